@@ -1,0 +1,45 @@
+# agsim: RTL co-simulation of a mesh accelerator (Icarus Verilog + cocotb).
+#
+#   make SIM=icarus        every bench, with a one-screen summary (the main job)
+#   make test              the test suite (pytest, parallel)
+#   make lint              verilator --lint-only -Wall on all RTL
+#   make bench             the speed benchmark (cocotb vs pure Verilog)
+#   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
+#
+# Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1
+# Both main targets bootstrap a .venv and the simulator first (tools/bootstrap.sh).
+
+SIM ?= icarus
+PY := .venv/bin/python
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES
+JOBS ?= auto
+
+.PHONY: all regress test lint bench waves bootstrap clean help
+
+all: regress
+
+bootstrap:
+	@tools/bootstrap.sh
+
+regress: bootstrap
+	@$(PY) -m tb.regress
+
+test: bootstrap
+	@$(PY) -m pytest -n $(JOBS) tests
+
+lint:
+	@tools/bootstrap.sh --with-verilator
+	@$(PY) -m tb.lint
+
+bench: bootstrap
+	@$(PY) -m tb.perf
+
+waves:
+	@tools/bootstrap.sh --with-gtkwave
+	@$(PY) -m tb.waves $(BENCH)
+
+clean:
+	rm -rf sim_build results.xml
+
+help:
+	@sed -n '1,12p' Makefile

@@ -1,0 +1,1 @@
+"""Pure-Python reference models of the NoC (flit layout, mesh geometry, traffic)."""

@@ -1,0 +1,30 @@
+// Clock and reset for a bench top, generated in Verilog (never by Python on long runs).
+//
+// resetn is low for 8 cycles at time zero and again whenever Python raises
+// rst_req (it drops rst_req after seeing resetn fall). Period is PERIOD_NS.
+`default_nettype none
+`timescale 1ns/1ps
+module harness_clock #(
+    parameter integer PERIOD_NS = 10
+) (
+    output reg clk = 1'b0,
+    output reg resetn = 1'b0
+);
+    reg       rst_req = 1'b0;
+    reg [3:0] rst_cnt = 4'd8;
+
+    always #(PERIOD_NS/2) clk = ~clk;
+
+    always @(posedge clk) begin
+        if (rst_req) begin
+            rst_cnt <= 4'd8;
+            resetn  <= 1'b0;
+        end else if (rst_cnt != 4'd0) begin
+            rst_cnt <= rst_cnt - 4'd1;
+            resetn  <= 1'b0;
+        end else begin
+            resetn  <= 1'b1;
+        end
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,130 @@
+// NX x NY mesh of noc_router (spec section 2).
+//
+// Endpoint port index space (models/mesh.py mirrors it exactly):
+//   0 .. NX*NY-1               Local endpoint of router (x,y): (y-1)*NX + (x-1)
+//   R = NX*NY, then the edge ring, ring position i = index - R:
+//   R + x-1                    north edge (x, 0)
+//   R + NX + x-1               south edge (x, NY+1)
+//   R + 2NX + y-1              west edge  (0, y)
+//   R + 2NX + NY + y-1         east edge  (NX+1, y)
+// EDGE_MASK bit i = an endpoint sits at ring position i. An absent edge endpoint
+// is tied off: it never offers a flit (valid 0) and never accepts one (busy 1);
+// a flit routed there is reported by the router's monitor.
+// ep_in_*  : endpoint -> mesh (the endpoint's transmit side)
+// ep_out_* : mesh -> endpoint (the endpoint's receive side)
+`default_nettype none
+`timescale 1ns/1ps
+`include "noc_pkg.vh"
+module noc_mesh #(
+    parameter integer NX = 2,
+    parameter integer NY = 2,
+    parameter integer FIFO_DEPTH = 4,
+    parameter [63:0]  EDGE_MASK = 64'h0,
+    parameter integer NP = NX*NY + 2*NX + 2*NY   // do not override
+) (
+    input  wire            clk,
+    input  wire            resetn,
+    // Data of an absent edge endpoint is ignored by design (tied off).
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [NP*288-1:0] ep_in_data,
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire [NP-1:0]     ep_in_valid,
+    output wire [NP-1:0]     ep_in_busy,
+    output wire [NP*288-1:0] ep_out_data,
+    output wire [NP-1:0]     ep_out_valid,
+    input  wire [NP-1:0]     ep_out_busy,
+    output wire              mon_err
+);
+    localparam integer W  = `NOC_FLIT_W;
+    localparam integer NR = NX*NY;
+    localparam integer R  = NR;
+
+    // Router-side port bundles, flattened: slot (r*5 + port).
+    wire [NR*5*W-1:0] rin_data;
+    wire [NR*5-1:0]   rin_valid;
+    wire [NR*5-1:0]   rin_busy;
+    /* verilator lint_off UNUSEDSIGNAL */  // outputs towards tied-off ports
+    wire [NR*5*W-1:0] rout_data;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [NR*5-1:0]   rout_valid;
+    wire [NR*5-1:0]   rout_busy;
+    wire [NR-1:0]     router_err;
+
+    genvar gx, gy, gp;
+    generate
+        for (gy = 1; gy <= NY; gy = gy + 1) begin : g_y
+            for (gx = 1; gx <= NX; gx = gx + 1) begin : g_x
+                localparam integer RI = (gy-1)*NX + (gx-1);
+                // Index of the neighbour router or edge endpoint on each side.
+                localparam integer EN = R + gx - 1;
+                localparam integer ES = R + NX + gx - 1;
+                localparam integer EW = R + 2*NX + gy - 1;
+                localparam integer EE = R + 2*NX + NY + gy - 1;
+                localparam [4:0] EDGE = {1'b1, gx == 1, gy == NY, gx == NX, gy == 1};
+                localparam [4:0] PRESENT = {1'b1,
+                    (gx == 1)  ? EDGE_MASK[EW - R] : 1'b1,
+                    (gy == NY) ? EDGE_MASK[ES - R] : 1'b1,
+                    (gx == NX) ? EDGE_MASK[EE - R] : 1'b1,
+                    (gy == 1)  ? EDGE_MASK[EN - R] : 1'b1};
+
+                noc_router #(
+                    .X(gx), .Y(gy), .NX(NX), .NY(NY), .FIFO_DEPTH(FIFO_DEPTH),
+                    .PORT_PRESENT(PRESENT), .PORT_EDGE(EDGE)
+                ) u_router (
+                    .clk(clk), .resetn(resetn),
+                    .in_data  (rin_data  [RI*5*W +: 5*W]),
+                    .in_valid (rin_valid [RI*5 +: 5]),
+                    .in_busy  (rin_busy  [RI*5 +: 5]),
+                    .out_data (rout_data [RI*5*W +: 5*W]),
+                    .out_valid(rout_valid[RI*5 +: 5]),
+                    .out_busy (rout_busy [RI*5 +: 5]),
+                    .mon_err  (router_err[RI])
+                );
+
+                // Local port: endpoint RI.
+                assign rin_data [(RI*5+`NOC_PORT_L)*W +: W] = ep_in_data[RI*W +: W];
+                assign rin_valid[RI*5+`NOC_PORT_L]          = ep_in_valid[RI];
+                assign ep_in_busy[RI]                       = rin_busy[RI*5+`NOC_PORT_L];
+                assign ep_out_data[RI*W +: W]               = rout_data[(RI*5+`NOC_PORT_L)*W +: W];
+                assign ep_out_valid[RI]                     = rout_valid[RI*5+`NOC_PORT_L];
+                assign rout_busy[RI*5+`NOC_PORT_L]          = ep_out_busy[RI];
+
+                for (gp = 0; gp < 4; gp = gp + 1) begin : g_dir
+                    // Neighbour across port gp and the port it uses to face us.
+                    localparam integer NBX = (gp == `NOC_PORT_E) ? gx + 1 : (gp == `NOC_PORT_W) ? gx - 1 : gx;
+                    localparam integer NBY = (gp == `NOC_PORT_S) ? gy + 1 : (gp == `NOC_PORT_N) ? gy - 1 : gy;
+                    localparam integer OPP = (gp + 2) % 4;
+                    localparam integer EI  = (gp == `NOC_PORT_N) ? EN : (gp == `NOC_PORT_S) ? ES :
+                                             (gp == `NOC_PORT_W) ? EW : EE;
+                    localparam integer SLOT = RI*5 + gp;
+                    if (EDGE[gp]) begin : g_edge
+                        if (PRESENT[gp]) begin : g_ep
+                            assign rin_data [SLOT*W +: W] = ep_in_data[EI*W +: W];
+                            assign rin_valid[SLOT]        = ep_in_valid[EI];
+                            assign ep_in_busy[EI]         = rin_busy[SLOT];
+                            assign ep_out_data[EI*W +: W] = rout_data[SLOT*W +: W];
+                            assign ep_out_valid[EI]       = rout_valid[SLOT];
+                            assign rout_busy[SLOT]        = ep_out_busy[EI];
+                        end else begin : g_tie
+                            // Nothing attached: never offers, never accepts.
+                            assign rin_data [SLOT*W +: W] = {W{1'b0}};
+                            assign rin_valid[SLOT]        = 1'b0;
+                            assign ep_in_busy[EI]         = 1'b1;
+                            assign ep_out_data[EI*W +: W] = {W{1'b0}};
+                            assign ep_out_valid[EI]       = 1'b0;
+                            assign rout_busy[SLOT]        = 1'b1;
+                        end
+                    end else begin : g_link
+                        localparam integer NSLOT = ((NBY-1)*NX + (NBX-1))*5 + OPP;
+                        assign rin_data [SLOT*W +: W] = rout_data[NSLOT*W +: W];
+                        assign rin_valid[SLOT]        = rout_valid[NSLOT];
+                        assign rout_busy[NSLOT]       = rin_busy[SLOT];
+                    end
+                end
+            end
+        end
+    endgenerate
+
+    assign mon_err = |router_err;
+endmodule
+`default_nettype wire

@@ -1,0 +1,1 @@
+"""Simulator-independent testbench helpers (importable and testable without cocotb)."""

@@ -1,0 +1,257 @@
+"""Python side of the Verilog bench harness (rtl/harness/).
+
+The harness owns the clock, reset, stall patterns and bulk stimulus/capture
+memories; this module only flips a few control registers and moves files, so a
+long run costs Python a handful of awaits instead of one per cycle.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from cocotb.triggers import Edge, First, ReadOnly, RisingEdge, Timer, with_timeout
+
+from models.flit import flit_from_hex, flit_to_hex
+
+CAPTURE_RECORD_BITS = 32 + 8 + 288
+NEVER = 0xFFFF_FFFF  # inj_time value of a flit that was never accepted
+
+
+class StallMode(IntEnum):
+    """tb_pattern.v modes for a source's idle cycles or a sink's busy cycles."""
+
+    NONE = 0
+    RANDOM = 1  # each cycle with probability level/256
+    BURST = 2  # with probability level/256 start a stall of 1..16 cycles
+    ALWAYS = 3
+
+
+@dataclass(frozen=True)
+class StallPattern:
+    """A stall pattern: mode and level (0..255, a probability in 1/256ths)."""
+
+    mode: StallMode = StallMode.NONE
+    level: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.level <= 255:
+            raise ValueError(f"stall level {self.level} is outside 0..255 (it is a probability in 1/256ths)")
+
+
+class Violation(IntEnum):
+    """Protocol violations a bench source can commit on purpose (monitor self-tests)."""
+
+    NONE = 0
+    WITHDRAW = 1
+    CHANGE = 2
+
+
+class RecorderFault(IntEnum):
+    """Faults the capture recorder can inject (scoreboard self-tests)."""
+
+    NONE = 0
+    DROP = 1
+    DUPLICATE = 2
+    MISROUTE = 3
+    REORDER = 4
+    CORRUPT = 5
+
+
+@dataclass(frozen=True)
+class CaptureRecord:
+    """One flit taken by a bench sink."""
+
+    cycle: int
+    port: int
+    flit: int
+
+
+@dataclass
+class RunOutcome:
+    """How a traffic run ended, with what was seen at the end."""
+
+    ended: str  # "done", "stalled" or "timeout"
+    cycles: int
+    injected: int
+    captured: int
+    last_event_cycle: int
+
+
+class HarnessClock:
+    """The clock/reset generator instance u_clk of a harness top."""
+
+    def __init__(self, handle: Any) -> None:
+        self.clk = handle.clk
+        self.resetn = handle.resetn
+        self._rst_req = handle.rst_req
+
+    async def reset(self) -> None:
+        """Hold reset for the generator's 8 cycles and wait until it is released."""
+        self._rst_req.value = 1
+        if str(self.resetn.value) != "0":
+            await Edge(self.resetn)
+        await RisingEdge(self.clk)
+        self._rst_req.value = 0
+        await RisingEdge(self.resetn)
+        await RisingEdge(self.clk)
+
+
+class EndpointBank:
+    """Drives tb_ep_bank: bulk load, seeded stall patterns, run, bulk dump.
+
+    Files are exchanged through the simulator's working directory, which is the
+    test's own build folder, so parallel runs never share them.
+    """
+
+    def __init__(self, handle: Any, clk: Any, num_ports: int, workdir: Path | None = None) -> None:
+        self.h = handle
+        self.clk = clk
+        self.num_ports = num_ports
+        self.workdir = workdir or Path(os.getcwd())
+        self.inj_depth = int(handle.INJ_DEPTH.value) if hasattr(handle, "INJ_DEPTH") else 65536
+        self.cap_depth = int(handle.CAP_DEPTH.value) if hasattr(handle, "CAP_DEPTH") else 65536
+        self._total = 0
+
+    # ---------------------------------------------------------------- setup
+    def configure(
+        self,
+        seed: int,
+        idle: StallPattern = StallPattern(),
+        backpressure: StallPattern = StallPattern(),
+        quiet_limit: int = 10_000,
+        violation: Violation = Violation.NONE,
+        fault: RecorderFault = RecorderFault.NONE,
+        fault_index: int = 0,
+        fault_port: int = 0,
+    ) -> None:
+        """Set every control register before a run (values take effect at start)."""
+        h = self.h
+        h.seed.value = seed & 0xFFFF_FFFF
+        h.idle_mode.value = int(idle.mode)
+        h.idle_level.value = idle.level
+        h.bp_mode.value = int(backpressure.mode)
+        h.bp_level.value = backpressure.level
+        h.quiet_limit.value = quiet_limit
+        h.violate.value = int(violation)
+        h.fault_mode.value = int(fault)
+        h.fault_index.value = fault_index
+        h.fault_port.value = fault_port
+
+    async def load(self, streams: Mapping[int, Sequence[int]]) -> list[tuple[int, int]]:
+        """Hand every port's flit list to the harness in one $readmemh.
+
+        Returns the (port, flit) of each global injection slot, in slot order, so
+        inj_time can be matched back after the run.
+        """
+        bad = [p for p in streams if not 0 <= p < self.num_ports]
+        if bad:
+            raise ValueError(f"ports {bad} do not exist (this harness has {self.num_ports} ports)")
+        total = sum(len(s) for s in streams.values())
+        if total > self.inj_depth:
+            raise ValueError(
+                f"{total} flits exceed the harness injection memory of {self.inj_depth} "
+                f"(INJ_DEPTH); split the run or raise INJ_DEPTH in tb/benches.py"
+            )
+        slots: list[tuple[int, int]] = []
+        meta: list[str] = []
+        lines: list[str] = []
+        for port in range(self.num_ports):
+            flits = list(streams.get(port, ()))
+            meta.append(f"{len(slots):08x}{len(flits):08x}")
+            for flit in flits:
+                slots.append((port, flit))
+                lines.append(flit_to_hex(flit))
+        (self.workdir / "inj_meta.hex").write_text("\n".join(meta) + "\n")
+        (self.workdir / "inj.hex").write_text("\n".join(lines) + "\n" if lines else "0\n")
+        self._total = total
+        self.h.inj_total.value = total
+        self.h.expect_total.value = total
+        await RisingEdge(self.clk)
+        self.h.load_req.value = 1
+        await RisingEdge(self.h.load_ack)
+        self.h.load_req.value = 0
+        await RisingEdge(self.clk)
+        return slots
+
+    # ---------------------------------------------------------------- run
+    async def run(self, expect_total: int, timeout_cycles: int, period_ns: int = 10) -> RunOutcome:
+        """Start the sources and wait for done, a stall, or the simulated-time bound."""
+        self.h.expect_total.value = expect_total
+        self.h.start.value = 1
+        ended = "done"
+        try:
+            await with_timeout(
+                First(RisingEdge(self.h.done), RisingEdge(self.h.stalled)),
+                timeout_cycles * period_ns,
+                "ns",
+            )
+            await ReadOnly()
+            if int(self.h.stalled.value):
+                ended = "stalled"
+        except TimeoutError:
+            ended = "timeout"
+        await RisingEdge(self.clk)
+        return self.status(ended)
+
+    async def settle(self, cycles: int, period_ns: int = 10) -> None:
+        """Let the machine run on after done so a surplus flit has time to show up."""
+        await Timer(cycles * period_ns, "ns")
+        await RisingEdge(self.clk)
+
+    def status(self, ended: str) -> RunOutcome:
+        h = self.h
+        return RunOutcome(
+            ended=ended,
+            cycles=int(h.cycle.value),
+            injected=int(h.inj_count.value),
+            captured=int(h.cap_count.value),
+            last_event_cycle=int(h.last_event.value),
+        )
+
+    async def stop(self) -> None:
+        self.h.start.value = 0
+        await RisingEdge(self.clk)
+
+    # ---------------------------------------------------------------- results
+    async def dump(self) -> tuple[list[CaptureRecord], list[int]]:
+        """Write the capture and injection-time memories out and read them back."""
+        self.h.dump_req.value = 1
+        await RisingEdge(self.h.dump_ack)
+        self.h.dump_req.value = 0
+        await RisingEdge(self.clk)
+        captured = int(self.h.cap_count.value)
+        records = [self._record(line) for line in _hex_lines(self.workdir / "cap.hex")][:captured]
+        times = [int(line, 16) for line in _hex_lines(self.workdir / "inj_time.hex")][: self._total] if self._total else []
+        return records, times
+
+    @staticmethod
+    def _record(line: str) -> CaptureRecord:
+        value = int(line, 16)
+        return CaptureRecord(cycle=value >> 296, port=(value >> 288) & 0xFF, flit=value & ((1 << 288) - 1))
+
+
+def _hex_lines(path: Path) -> Iterable[str]:
+    """Data lines of a $writememh file (skips '//' address comments and blanks)."""
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("//"):
+            yield line
+
+
+__all__ = [
+    "CAPTURE_RECORD_BITS",
+    "NEVER",
+    "CaptureRecord",
+    "EndpointBank",
+    "HarnessClock",
+    "RecorderFault",
+    "RunOutcome",
+    "StallMode",
+    "StallPattern",
+    "Violation",
+    "flit_from_hex",
+]

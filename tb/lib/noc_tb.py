@@ -1,0 +1,162 @@
+"""Testbench class shared by every NoC bench (router, mesh, checker).
+
+Looks its handles up once, resets through the Verilog clock generator, runs one
+traffic scenario end to end (bulk load -> run -> dump -> scoreboard) and turns
+the outcome into checks on a Verdict. The watchdog is threefold: the harness's
+quiet-cycle detector (`stalled`), a simulated-time bound per run, and a
+wall-clock bound per test enforced between simulated-time slices.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import cocotb
+
+from models.flit import describe_flit
+from models.mesh import MeshGeometry
+from tb.benches import Bench, get_bench
+from tb.lib.harness import (
+    NEVER,
+    CaptureRecord,
+    EndpointBank,
+    HarnessClock,
+    RecorderFault,
+    RunOutcome,
+    StallPattern,
+    Violation,
+)
+from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
+from tb.lib.stimulus import build_streams, count_flits
+from tb.lib.verdict import Verdict, test_seed
+
+PERIOD_NS = 10
+SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
+
+
+@dataclass
+class TrafficResult:
+    """Everything one traffic run produced, for checks and self-tests."""
+
+    outcome: RunOutcome
+    report: ScoreboardReport
+    records: list[CaptureRecord]
+    expected: int
+    mon_err: int
+
+
+class NocTB:
+    """A bench on a harness top with u_clk, u_bank and (optionally) a DUT mon_err."""
+
+    def __init__(self, dut: Any, test_name: str) -> None:
+        self.dut = dut
+        self.log = dut._log
+        self.bench: Bench = get_bench(os.environ.get("AGSIM_BENCH", ""))
+        if self.bench.shape is None:
+            raise ValueError(f"bench {self.bench.name} has no endpoint geometry in tb/benches.py")
+        s = self.bench.shape
+        self.geometry = MeshGeometry(s.nx, s.ny, s.edge_mask)
+        self.clock = HarnessClock(dut.u_clk)
+        self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
+        self.mon_err = dut.mon_err
+        self.run_seed = int(cocotb.RANDOM_SEED)
+        self.seed = test_seed(self.run_seed, test_name)
+        self.rng = random.Random(self.seed)
+        self.verdict = Verdict(self.bench.name, test_name, self.seed, self.run_seed, self.log)
+        self.log.info("bench %s test %s seed %d (run seed %d)", self.bench.name, test_name, self.seed, self.run_seed)
+
+    async def reset(self) -> None:
+        await self.clock.reset()
+
+    async def run_traffic(
+        self,
+        pairs: Iterable[tuple[int, int]],
+        *,
+        idle: StallPattern = StallPattern(),
+        backpressure: StallPattern = StallPattern(),
+        violation: Violation = Violation.NONE,
+        fault: RecorderFault = RecorderFault.NONE,
+        fault_index: int = 0,
+        fault_port: int = 0,
+        quiet_limit: int = 5_000,
+        max_cycles: int | None = None,
+        wall_limit_s: float | None = None,
+    ) -> TrafficResult:
+        """Inject `pairs`, wait for every flit (or a watchdog), dump and score."""
+        streams = build_streams(self.geometry, pairs, self.rng)
+        total = count_flits(streams)
+        await self.reset()
+        self.bank.configure(
+            seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit,
+            violation=violation, fault=fault, fault_index=fault_index, fault_port=fault_port,
+        )
+        slots = await self.bank.load(streams)
+        bound = max_cycles or max(20_000, 200 * total)
+        outcome = await self._run_sliced(total, bound, wall_limit_s or self.bench.max_wall_s)
+        if outcome.ended == "done":
+            await self.bank.settle(SETTLE_CYCLES, PERIOD_NS)
+            outcome = self.bank.status("done")
+        records, times = await self.bank.dump()
+        mon_err = int(self.mon_err.value)
+        await self.bank.stop()
+
+        board = FlitScoreboard(self.geometry)
+        for (port, flit), t in zip(slots, times):
+            if t != NEVER:
+                board.expect(port, flit, t)
+        for rec in records:
+            board.observe(rec.port, rec.flit, rec.cycle)
+        report = board.finish()
+        self.verdict.cycles += outcome.cycles
+        not_sent = [(p, f) for (p, f), t in zip(slots, times) if t == NEVER]
+        if outcome.ended != "done" or not_sent:
+            self._explain_hang(outcome, total, not_sent, report)
+        return TrafficResult(outcome, report, records, total, mon_err)
+
+    async def _run_sliced(self, total: int, bound_cycles: int, wall_limit_s: float) -> RunOutcome:
+        """Run in simulated-time slices so a wall-clock bound can end a slow run."""
+        t0 = time.monotonic()
+        slice_cycles = 200_000
+        left = bound_cycles
+        while True:
+            step = min(slice_cycles, left)
+            outcome = await self.bank.run(total, step, PERIOD_NS)
+            left -= step
+            if outcome.ended != "timeout":
+                return outcome
+            if left <= 0:
+                return outcome
+            if time.monotonic() - t0 > wall_limit_s:
+                outcome.ended = "wall-timeout"
+                return outcome
+
+    def _explain_hang(self, outcome: RunOutcome, total: int, not_sent: list, report: ScoreboardReport) -> None:
+        """Name what was outstanding when a run did not finish."""
+        self.log.error(
+            "run ended by %s at cycle %d: %d/%d flits injected, %d captured, last event at cycle %d",
+            outcome.ended, outcome.cycles, outcome.injected, total, outcome.captured, outcome.last_event_cycle,
+        )
+        by_port: dict[int, int] = {}
+        for port, _ in not_sent:
+            by_port[port] = by_port.get(port, 0) + 1
+        for port, n in sorted(by_port.items()):
+            self.log.error("  endpoint %s still had %d flit(s) it could not inject; first: %s",
+                           self.geometry.port_coord(port), n,
+                           describe_flit(next(f for p, f in not_sent if p == port)))
+
+    def check_clean(self, result: TrafficResult, *, min_latency_per_hop: int = 1) -> None:
+        """The standard end-of-run checks: verdict, counts, scoreboard, monitors."""
+        v = self.verdict
+        v.check(result.outcome.ended == "done",
+                f"run ended by {result.outcome.ended} with {result.outcome.captured}/{result.expected} flits captured")
+        v.check(result.outcome.injected == result.expected,
+                f"{result.outcome.injected} of {result.expected} flits were injected")
+        v.check(result.outcome.captured == result.expected,
+                f"{result.outcome.captured} flits captured, {result.expected} expected (surplus or shortfall)")
+        v.add_checks(result.report.checks, list(result.report.errors))
+        v.check(result.mon_err == 0, "an RTL assertion monitor raised mon_err (see ERROR lines above)")
+        self.log.info("scoreboard: %s", result.report.summary())

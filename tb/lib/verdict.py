@@ -1,0 +1,72 @@
+"""Seeds, verdict lines and per-test statistics shared by every bench.
+
+Every test ends with exactly one line `VERDICT PASS|FAIL bench=... test=...`
+and one JSON record in stats.jsonl (read by tb.runner), so a test that dies
+without a verdict is visible as such. Seeds are derived from the run seed
+(COCOTB_RANDOM_SEED) and the test's name, so one test replays alone with
+COCOTB_TEST_FILTER and the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STATS_FILE = "stats.jsonl"
+
+
+def test_seed(run_seed: int, test_name: str) -> int:
+    """A 32-bit seed for one test: depends on the run seed and the name only."""
+    return (run_seed ^ zlib.crc32(test_name.encode())) & 0xFFFF_FFFF
+
+
+@dataclass
+class Verdict:
+    """Collects checks for one test and writes its verdict exactly once."""
+
+    bench: str
+    test: str
+    seed: int
+    run_seed: int
+    log: object
+    checks: int = 0
+    cycles: int = 0
+    failures: list[str] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+    def check(self, ok: bool, what: str) -> bool:
+        """Count one check; a false one is recorded as a failure."""
+        self.checks += 1
+        if not ok:
+            self.failures.append(what)
+        return ok
+
+    def add_checks(self, n: int, errors: list[str]) -> None:
+        """Fold in a block of checks made elsewhere (e.g. a scoreboard)."""
+        self.checks += n
+        self.failures.extend(errors)
+
+    def finish(self) -> None:
+        """Print the verdict, write the stats record, raise if anything failed."""
+        status = "PASS" if not self.failures else "FAIL"
+        wall = time.monotonic() - self.started
+        self.log.info(
+            "VERDICT %s bench=%s test=%s checks=%d cycles=%d wall=%.2fs seed=%d "
+            "(replay: COCOTB_RANDOM_SEED=%d)",
+            status, self.bench, self.test, self.checks, self.cycles, wall, self.seed, self.run_seed,
+        )
+        record = {
+            "test": self.test, "bench": self.bench, "verdict": status, "checks": self.checks,
+            "cycles": self.cycles, "wall_s": round(wall, 3), "seed": self.seed, "run_seed": self.run_seed,
+            "failures": self.failures[:20],
+        }
+        with Path(os.getcwd(), STATS_FILE).open("a") as f:
+            f.write(json.dumps(record) + "\n")
+        if self.failures:
+            shown = "\n  ".join(self.failures[:10])
+            more = f"\n  ... and {len(self.failures) - 10} more" if len(self.failures) > 10 else ""
+            raise AssertionError(f"{len(self.failures)} check(s) failed:\n  {shown}{more}")

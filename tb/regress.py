@@ -1,0 +1,110 @@
+"""The main job: build and run every bench of the table, print one summary.
+
+`make SIM=icarus` calls this. Options narrow it to one bench (BENCH=) or one
+test (COCOTB_TEST_FILTER=); WAVES=1 gives each test its own FST and GTKWave
+save file. Writes a merged results.xml at the repository root and exits
+non-zero if any test failed, any bench failed to build or run, or no test ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from tb.benches import BENCHES, ROOT, get_bench
+from tb.runner import BenchResult, run_bench
+
+
+def _seed_from_env() -> int:
+    raw = os.environ.get("COCOTB_RANDOM_SEED", "")
+    return int(raw) if raw.strip() else random.SystemRandom().randrange(1, 2**31)
+
+
+def format_summary(results: list[BenchResult], seed: int) -> str:
+    """The one-screen table: bench, passed/failed, checks, cycles, wall, cycles/s."""
+    head = f"{'bench':18s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'wall s':>8s} {'cycles/s':>10s}"
+    lines = ["", "=" * len(head), head, "-" * len(head)]
+    for r in results:
+        rate = f"{r.cycles / r.wall_s:10.0f}" if r.wall_s > 0 else f"{'-':>10s}"
+        lines.append(f"{r.bench:18s} {r.passed:5d} {r.failed:5d} {r.checks:9d} {r.cycles:11d} {r.wall_s:8.1f} {rate}")
+    tot_p = sum(r.passed for r in results)
+    tot_f = sum(r.failed for r in results)
+    tot_c = sum(r.checks for r in results)
+    tot_y = sum(r.cycles for r in results)
+    tot_w = sum(r.wall_s for r in results)
+    lines.append("-" * len(head))
+    rate = f"{tot_y / tot_w:10.0f}" if tot_w > 0 else f"{'-':>10s}"
+    lines.append(f"{'total':18s} {tot_p:5d} {tot_f:5d} {tot_c:9d} {tot_y:11d} {tot_w:8.1f} {rate}")
+    lines.append("=" * len(head))
+    for r in results:
+        if r.error:
+            lines.append(f"FAILED {r.bench}: {r.error}")
+        for t in r.tests:
+            if not t.passed:
+                lines.append(f"FAILED {r.bench}::{t.name}: {t.message.splitlines()[0] if t.message else ''}")
+    lines.append(f"seed {seed} (replay: make SIM=icarus COCOTB_RANDOM_SEED={seed})")
+    lines.append(f"{tot_p} passed, {tot_f} failed")
+    return "\n".join(lines)
+
+
+def merge_results(results: list[BenchResult], out: Path) -> None:
+    """One results.xml with a testsuite per bench, for CI viewers."""
+    root = ET.Element("testsuites", name="agsim")
+    for r in results:
+        suite = ET.SubElement(root, "testsuite", name=r.bench, tests=str(len(r.tests) + bool(r.error)),
+                              failures=str(r.failed))
+        for t in r.tests:
+            case = ET.SubElement(suite, "testcase", classname=r.bench, name=t.name,
+                                 time=f"{r.wall_s / max(1, len(r.tests)):.3f}")
+            if not t.passed:
+                ET.SubElement(case, "failure", message=t.message[:2000] or "failed")
+        if r.error:
+            case = ET.SubElement(suite, "testcase", classname=r.bench, name="bench")
+            ET.SubElement(case, "failure", message=r.error)
+    ET.ElementTree(root).write(out, encoding="utf-8", xml_declaration=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sim", default=os.environ.get("SIM", "icarus"))
+    ap.add_argument("--bench", default=os.environ.get("BENCH", ""), help="comma-separated bench names")
+    ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
+    ap.add_argument("--waves", action="store_true", default=os.environ.get("WAVES", "") not in ("", "0"))
+    ap.add_argument("--results", default=str(ROOT / "results.xml"))
+    ap.add_argument("--quiet", action="store_true", help="send simulator output to each build folder's sim.log")
+    args = ap.parse_args(argv)
+
+    try:
+        benches = [get_bench(n) for n in args.bench.split(",") if n] or list(BENCHES)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seed = _seed_from_env()
+    print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
+    results: list[BenchResult] = []
+    for bench in benches:
+        print(f"--- {bench.name}: {bench.description}", flush=True)
+        try:
+            r = run_bench(bench, sim=args.sim, test_filter=args.filter or None, seed=seed,
+                          waves=args.waves, log_to_file=args.quiet)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        status = "ok" if r.failed == 0 else "FAILED"
+        print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+        results.append(r)
+    merge_results(results, Path(args.results))
+    print(format_summary(results, seed))
+    ran = sum(len(r.tests) for r in results)
+    if ran == 0:
+        print("error: no test ran", file=sys.stderr)
+        return 1
+    return 0 if all(r.failed == 0 for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

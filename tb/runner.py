@@ -1,0 +1,215 @@
+"""Build and run one bench of the table through cocotb_tools.runner.
+
+Used by the main job (tb.regress), the pytest wrappers and the benchmark. Each
+bench builds in sim_build/<bench>/; with waves on, every test runs in its own
+simulator process and folder sim_build/<bench>/<test>/ so each gets its own
+FST and GTKWave save file.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import os
+import re
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tb.benches import ROOT, Bench
+
+BUILD_ROOT = ROOT / "sim_build"
+STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
+
+
+@dataclass
+class TestResult:
+    """One cocotb test as reported by results.xml and its verdict line."""
+
+    name: str
+    passed: bool
+    sim_time_ns: float = 0.0
+    checks: int = 0
+    cycles: int = 0
+    message: str = ""
+
+
+@dataclass
+class BenchResult:
+    """All tests of one bench run, with the wall time of the run."""
+
+    bench: str
+    tests: list[TestResult] = field(default_factory=list)
+    wall_s: float = 0.0
+    error: str = ""  # a failure outside any test (build error, crash, no results)
+    results_files: list[Path] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(t.passed for t in self.tests)
+
+    @property
+    def failed(self) -> int:
+        return sum(not t.passed for t in self.tests) + (1 if self.error else 0)
+
+    @property
+    def checks(self) -> int:
+        return sum(t.checks for t in self.tests)
+
+    @property
+    def cycles(self) -> int:
+        return sum(t.cycles for t in self.tests)
+
+
+def list_tests(bench: Bench) -> list[str]:
+    """Full cocotb names of every test in the bench's module (parametrisations expanded)."""
+    import importlib
+
+    from cocotb._decorators import TestGenerator  # cocotb has no public listing API
+
+    module = importlib.import_module(bench.test_module)
+    names: list[str] = []
+    for obj in vars(module).values():
+        if isinstance(obj, TestGenerator):
+            names.extend(t.fullname for t in obj.generate_tests())
+    return names
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name.split(".", 1)[-1])
+
+
+def run_bench(
+    bench: Bench,
+    *,
+    sim: str = "icarus",
+    test_filter: str | None = None,
+    seed: int | None = None,
+    waves: bool = False,
+    build_root: Path = BUILD_ROOT,
+    extra_env: dict[str, str] | None = None,
+    log_to_file: bool = False,
+) -> BenchResult:
+    """Build `bench` and run its tests; never raises for a test failure."""
+    from cocotb_tools.runner import get_runner
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(1, 2**31)
+    if sim != "icarus":
+        raise ValueError(f"simulator '{sim}' is not supported: cocotb needs Icarus here (SIM=icarus)")
+    build_dir = build_root / bench.name
+    build_dir.mkdir(parents=True, exist_ok=True)
+    result = BenchResult(bench=bench.name)
+    runner = get_runner(sim)
+    env = {"AGSIM_BENCH": bench.name, "PYTHONPATH": _pythonpath()}
+    if extra_env:
+        env.update(extra_env)
+
+    stamp = build_dir / "build.json"
+    config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources)})
+    rebuild = not stamp.exists() or stamp.read_text() != config
+    t0 = time.monotonic()
+    try:
+        runner.build(
+            sources=bench.source_paths,
+            includes=bench.include_paths,
+            hdl_toplevel=bench.toplevel,
+            parameters=dict(bench.parameters),
+            build_dir=build_dir,
+            waves=waves,
+            always=rebuild,
+            log_file=build_dir / "build.log" if log_to_file else None,
+        )
+        stamp.write_text(config)
+    except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
+        result.error = f"build failed: {exc}"
+        result.wall_s = time.monotonic() - t0
+        return result
+
+    if waves:
+        runs = [(name, build_dir / _safe(name)) for name in list_tests(bench)
+                if not test_filter or re.search(test_filter, name)]
+    else:
+        runs = [(test_filter, build_dir)]
+    for filt, test_dir in runs:
+        test_dir.mkdir(parents=True, exist_ok=True)
+        stats = test_dir / STATS_FILE
+        if stats.exists():
+            stats.unlink()
+        results_xml = test_dir / "results.xml"
+        if results_xml.exists():
+            results_xml.unlink()
+        plusargs: list[str] = []
+        if waves:
+            from tb.gtkw import write_save_file
+
+            plusargs.append(f"+dumpfile_path={test_dir / 'waves.fst'}")
+            write_save_file(bench, test_dir / "waves.fst", test_dir / "waves.gtkw")
+        test_filter_re = (re.escape(filt) + "$") if (waves and filt) else filt
+        try:
+            runner.test(
+                test_module=bench.test_module,
+                hdl_toplevel=bench.toplevel,
+                build_dir=build_dir,
+                test_dir=test_dir,
+                test_filter=test_filter_re,
+                seed=seed,
+                extra_env=env,
+                plusargs=plusargs,
+                waves=waves,
+                results_xml=str(results_xml),
+                log_file=test_dir / "sim.log" if log_to_file else None,
+            )
+        except (SystemExit, Exception) as exc:
+            if not results_xml.exists():
+                result.error = f"simulation failed: {exc}"
+        if results_xml.exists():
+            result.results_files.append(results_xml)
+            result.tests.extend(_read_results(results_xml, stats))
+        elif not result.error:
+            result.error = "no results.xml: the simulator ended before cocotb reported"
+    result.wall_s = time.monotonic() - t0
+    if not result.tests and not result.error:
+        result.error = "no test ran (check COCOTB_TEST_FILTER)"
+    return result
+
+
+def _pythonpath() -> str:
+    parts = [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join(dict.fromkeys(parts))
+
+
+def _read_results(results_xml: Path, stats_file: Path) -> list[TestResult]:
+    """Join cocotb's results.xml with the verdict lines the tests wrote."""
+    stats: dict[str, dict] = {}
+    if stats_file.exists():
+        for line in stats_file.read_text().splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                stats[rec["test"]] = rec
+    out: list[TestResult] = []
+    for case in ET.parse(results_xml).getroot().iter("testcase"):
+        name = case.get("name", "?")
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        skipped = case.find("skipped")
+        rec = stats.get(name, {})
+        passed = failure is None and skipped is None and bool(rec.get("verdict") == "PASS")
+        message = ""
+        if failure is not None:
+            message = (failure.get("message") or failure.text or "failed").strip()
+        elif skipped is not None:
+            message = "skipped (a skipped check is a failure here)"
+        elif not rec:
+            message = "no verdict recorded (a bench that prints no verdict has failed)"
+        out.append(TestResult(
+            name=name,
+            passed=passed,
+            sim_time_ns=float(case.get("sim_time_ns", 0.0) or 0.0),
+            checks=int(rec.get("checks", 0)),
+            cycles=int(rec.get("cycles", 0)),
+            message=message,
+        ))
+    return out

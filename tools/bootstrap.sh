@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Bring a fresh Debian 12 machine to the point where every bench and test runs:
+# a .venv with the pinned Python packages, and the simulator (plus gtkwave and
+# verilator when asked). Idempotent: a second run only checks.
+#
+# usage: tools/bootstrap.sh [--with-gtkwave] [--with-verilator]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_gtkwave=0
+want_verilator=0
+for arg in "$@"; do
+    case "$arg" in
+        --with-gtkwave) want_gtkwave=1 ;;
+        --with-verilator) want_verilator=1 ;;
+        *) echo "bootstrap: unknown option $arg" >&2; exit 2 ;;
+    esac
+done
+
+say() { echo "bootstrap: $*" >&2; }
+
+apt_install() {  # apt_install <command> <debian package>
+    local cmd="$1" pkg="$2"
+    command -v "$cmd" >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        say "'$cmd' is missing; install the Debian package '$pkg' (sudo apt-get install $pkg) and run again"
+        return 1
+    fi
+    say "installing $pkg (apt-get)"
+    if [ ! -f /tmp/.agsim-apt-updated ]; then
+        apt-get update -qq >&2 && touch /tmp/.agsim-apt-updated
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >&2
+}
+
+# --- simulator -------------------------------------------------------------
+apt_install iverilog iverilog
+ver="$(iverilog -V 2>/dev/null | head -n1 | sed -n 's/^Icarus Verilog version \([0-9]*\).*/\1/p')"
+if [ -z "$ver" ] || [ "$ver" -lt 11 ]; then
+    say "Icarus Verilog 11 or newer is needed (found '${ver:-none}')"; exit 1
+fi
+if [ "$want_gtkwave" = 1 ]; then apt_install gtkwave gtkwave; fi
+if [ "$want_verilator" = 1 ]; then apt_install verilator verilator; fi
+
+# --- python ----------------------------------------------------------------
+PY="${PYTHON:-python3}"
+if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    say "Python 3.11 or newer is needed as '$PY' (set PYTHON=...)"; exit 1
+fi
+if [ ! -x .venv/bin/python ]; then
+    say "creating .venv"
+    if ! "$PY" -m venv .venv 2>/dev/null; then
+        apt_install /usr/lib/python3/dist-packages/ensurepip python3-venv || true
+        "$PY" -m venv .venv
+    fi
+fi
+stamp=.venv/.requirements.stamp
+if [ ! -f "$stamp" ] || ! cmp -s requirements.txt "$stamp"; then
+    say "installing pinned Python packages into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt >&2
+    cp requirements.txt "$stamp"
+fi
