@@ -19,10 +19,10 @@ module mesh_harness #(
     wire resetn;
     harness_clock u_clk (.clk(clk), .resetn(resetn));
 
-    wire [NP*288-1:0] tx_data;
+    wire [287:0]      tx_data [0:NP-1];
     wire [NP-1:0]     tx_valid;
     wire [NP-1:0]     tx_busy;
-    wire [NP*288-1:0] rx_data;
+    wire [287:0]      rx_data [0:NP-1];
     wire [NP-1:0]     rx_valid;
     wire [NP-1:0]     rx_busy;
     wire              mon_err;

@@ -18,10 +18,10 @@ module router_harness #(
     wire resetn;
     harness_clock u_clk (.clk(clk), .resetn(resetn));
 
-    wire [5*W-1:0] tx_data;
+    wire [W-1:0]   tx_data [0:4];
     wire [4:0]     tx_valid;
     wire [4:0]     tx_busy;
-    wire [5*W-1:0] rx_data;
+    wire [W-1:0]   rx_data [0:4];
     wire [4:0]     rx_valid;
     wire [4:0]     rx_busy;
     wire           mon_err;
@@ -32,10 +32,10 @@ module router_harness #(
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 
     // bench port index -> router port
-    wire [5*W-1:0] r_in_data;
+    wire [W-1:0]   r_in_data [0:4];
     wire [4:0]     r_in_valid;
     wire [4:0]     r_in_busy;
-    wire [5*W-1:0] r_out_data;
+    wire [W-1:0]   r_out_data [0:4];
     wire [4:0]     r_out_valid;
     wire [4:0]     r_out_busy;
 
@@ -44,10 +44,10 @@ module router_harness #(
         for (b = 0; b < 5; b = b + 1) begin : g_map
             localparam integer RP = (b == 0) ? `NOC_PORT_L : (b == 1) ? `NOC_PORT_N :
                                     (b == 2) ? `NOC_PORT_S : (b == 3) ? `NOC_PORT_W : `NOC_PORT_E;
-            assign r_in_data[RP*W +: W] = tx_data[b*W +: W];
+            assign r_in_data[RP]       = tx_data[b];
             assign r_in_valid[RP]       = tx_valid[b];
             assign tx_busy[b]           = r_in_busy[RP];
-            assign rx_data[b*W +: W]    = r_out_data[RP*W +: W];
+            assign rx_data[b]           = r_out_data[RP];
             assign rx_valid[b]          = r_out_valid[RP];
             assign r_out_busy[RP]       = rx_busy[b];
         end

@@ -27,11 +27,11 @@ module tb_ep_bank #(
     input  wire              clk,
     input  wire              resetn,
     // endpoint -> DUT
-    output wire [NP*288-1:0] tx_data,
+    output wire [287:0]      tx_data [0:NP-1],
     output wire [NP-1:0]     tx_valid,
     input  wire [NP-1:0]     tx_busy,
     // DUT -> endpoint
-    input  wire [NP*288-1:0] rx_data,
+    input  wire [287:0]      rx_data [0:NP-1],
     input  wire [NP-1:0]     rx_valid,
     output wire [NP-1:0]     rx_busy
 );
@@ -98,6 +98,7 @@ module tb_ep_bank #(
             reg [31:0]  ptr;
             reg         violated;
             reg         hold_seen;
+            reg         started;
             wire [31:0] base  = inj_meta[e][63:32];
             wire [31:0] limit = inj_meta[e][63:32] + inj_meta[e][31:0];
             wire idle;
@@ -114,9 +115,12 @@ module tb_ep_bank #(
             always @(posedge clk) begin
                 if (!resetn || !start) begin
                     valid_r   <= 1'b0;
-                    ptr       <= base;
+                    started   <= 1'b0;
                     violated  <= 1'b0;
                     hold_seen <= 1'b0;
+                end else if (!started) begin
+                    ptr       <= base;          // first cycle of a run: meta is loaded
+                    started   <= 1'b1;
                 end else if (PRESENT[e]) begin
                     hold_seen <= valid_r && tx_busy[e];
                     if (valid_r && !tx_busy[e]) begin
@@ -141,9 +145,9 @@ module tb_ep_bank #(
                 end
             end
             assign tx_valid[e]         = valid_r;
-            assign tx_data[e*288 +: 288] = data_r;
+            assign tx_data[e] = data_r;
             assign rx_busy[e]          = PRESENT[e] ? stall_rx : 1'b1;
-            assign src_done[e]         = !PRESENT[e] || (start && !valid_r && ptr >= limit);
+            assign src_done[e]         = !PRESENT[e] || (started && !valid_r && ptr >= limit);
         end
     endgenerate
 
@@ -173,12 +177,12 @@ module tb_ep_bank #(
             seen = nth;
             for (p = 0; p < NP; p = p + 1) begin
                 if (cap_fire[p]) begin
-                    rec = {cycle, p[7:0], rx_data[p*288 +: 288]};
+                    rec = {cycle, p[7:0], rx_data[p]};
                     if (fault_mode != 3'd0 && seen == fault_index) begin
                         case (fault_mode)
                             3'd1: ;                                   // drop
                             3'd2: begin cap_mem[wp] = rec; cap_mem[wp+1] = rec; wp = wp + 2; end
-                            3'd3: begin cap_mem[wp] = {cycle, fault_port, rx_data[p*288 +: 288]}; wp = wp + 1; end
+                            3'd3: begin cap_mem[wp] = {cycle, fault_port, rx_data[p]}; wp = wp + 1; end
                             3'd4: begin held_rec = rec; held_vld <= 1'b1; held_port = p[7:0]; end
                             3'd5: begin cap_mem[wp] = rec ^ {{(CAPW-1){1'b0}}, 1'b1}; wp = wp + 1; end
                             default: begin cap_mem[wp] = rec; wp = wp + 1; end

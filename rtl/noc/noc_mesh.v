@@ -26,11 +26,11 @@ module noc_mesh #(
     input  wire            resetn,
     // Data of an absent edge endpoint is ignored by design (tied off).
     /* verilator lint_off UNUSEDSIGNAL */
-    input  wire [NP*288-1:0] ep_in_data,
+    input  wire [287:0]      ep_in_data [0:NP-1],
     /* verilator lint_on UNUSEDSIGNAL */
     input  wire [NP-1:0]     ep_in_valid,
     output wire [NP-1:0]     ep_in_busy,
-    output wire [NP*288-1:0] ep_out_data,
+    output wire [287:0]      ep_out_data [0:NP-1],
     output wire [NP-1:0]     ep_out_valid,
     input  wire [NP-1:0]     ep_out_busy,
     output wire              mon_err
@@ -40,11 +40,11 @@ module noc_mesh #(
     localparam integer R  = NR;
 
     // Router-side port bundles, flattened: slot (r*5 + port).
-    wire [NR*5*W-1:0] rin_data;
+    wire [W-1:0]      rin_data [0:NR*5-1];
     wire [NR*5-1:0]   rin_valid;
     wire [NR*5-1:0]   rin_busy;
     /* verilator lint_off UNUSEDSIGNAL */  // outputs towards tied-off ports
-    wire [NR*5*W-1:0] rout_data;
+    wire [W-1:0]      rout_data [0:NR*5-1];
     /* verilator lint_on UNUSEDSIGNAL */
     wire [NR*5-1:0]   rout_valid;
     wire [NR*5-1:0]   rout_busy;
@@ -67,25 +67,33 @@ module noc_mesh #(
                     (gx == NX) ? EDGE_MASK[EE - R] : 1'b1,
                     (gy == 1)  ? EDGE_MASK[EN - R] : 1'b1};
 
+                // The router's own port arrays, copied to/from the mesh-wide arrays.
+                wire [W-1:0] r_in  [0:4];
+                wire [W-1:0] r_out [0:4];
+                for (gp = 0; gp < 5; gp = gp + 1) begin : g_port
+                    assign r_in[gp]             = rin_data[RI*5 + gp];
+                    assign rout_data[RI*5 + gp] = r_out[gp];
+                end
+
                 noc_router #(
                     .X(gx), .Y(gy), .NX(NX), .NY(NY), .FIFO_DEPTH(FIFO_DEPTH),
                     .PORT_PRESENT(PRESENT), .PORT_EDGE(EDGE)
                 ) u_router (
                     .clk(clk), .resetn(resetn),
-                    .in_data  (rin_data  [RI*5*W +: 5*W]),
+                    .in_data  (r_in),
                     .in_valid (rin_valid [RI*5 +: 5]),
                     .in_busy  (rin_busy  [RI*5 +: 5]),
-                    .out_data (rout_data [RI*5*W +: 5*W]),
+                    .out_data (r_out),
                     .out_valid(rout_valid[RI*5 +: 5]),
                     .out_busy (rout_busy [RI*5 +: 5]),
                     .mon_err  (router_err[RI])
                 );
 
                 // Local port: endpoint RI.
-                assign rin_data [(RI*5+`NOC_PORT_L)*W +: W] = ep_in_data[RI*W +: W];
+                assign rin_data [RI*5+`NOC_PORT_L] = ep_in_data[RI];
                 assign rin_valid[RI*5+`NOC_PORT_L]          = ep_in_valid[RI];
                 assign ep_in_busy[RI]                       = rin_busy[RI*5+`NOC_PORT_L];
-                assign ep_out_data[RI*W +: W]               = rout_data[(RI*5+`NOC_PORT_L)*W +: W];
+                assign ep_out_data[RI]               = rout_data[RI*5+`NOC_PORT_L];
                 assign ep_out_valid[RI]                     = rout_valid[RI*5+`NOC_PORT_L];
                 assign rout_busy[RI*5+`NOC_PORT_L]          = ep_out_busy[RI];
 
@@ -99,24 +107,24 @@ module noc_mesh #(
                     localparam integer SLOT = RI*5 + gp;
                     if (EDGE[gp]) begin : g_edge
                         if (PRESENT[gp]) begin : g_ep
-                            assign rin_data [SLOT*W +: W] = ep_in_data[EI*W +: W];
+                            assign rin_data [SLOT] = ep_in_data[EI];
                             assign rin_valid[SLOT]        = ep_in_valid[EI];
                             assign ep_in_busy[EI]         = rin_busy[SLOT];
-                            assign ep_out_data[EI*W +: W] = rout_data[SLOT*W +: W];
+                            assign ep_out_data[EI] = rout_data[SLOT];
                             assign ep_out_valid[EI]       = rout_valid[SLOT];
                             assign rout_busy[SLOT]        = ep_out_busy[EI];
                         end else begin : g_tie
                             // Nothing attached: never offers, never accepts.
-                            assign rin_data [SLOT*W +: W] = {W{1'b0}};
+                            assign rin_data [SLOT] = {W{1'b0}};
                             assign rin_valid[SLOT]        = 1'b0;
                             assign ep_in_busy[EI]         = 1'b1;
-                            assign ep_out_data[EI*W +: W] = {W{1'b0}};
+                            assign ep_out_data[EI] = {W{1'b0}};
                             assign ep_out_valid[EI]       = 1'b0;
                             assign rout_busy[SLOT]        = 1'b1;
                         end
                     end else begin : g_link
                         localparam integer NSLOT = ((NBY-1)*NX + (NBX-1))*5 + OPP;
-                        assign rin_data [SLOT*W +: W] = rout_data[NSLOT*W +: W];
+                        assign rin_data [SLOT] = rout_data[NSLOT];
                         assign rin_valid[SLOT]        = rout_valid[NSLOT];
                         assign rout_busy[NSLOT]       = rin_busy[SLOT];
                     end

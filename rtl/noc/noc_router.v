@@ -1,5 +1,9 @@
 // Five-port NoC router (spec sections 2 and 3).
 //
+// Data ports are unpacked arrays indexed by port (N,E,S,W,L): Icarus updates a
+// wide flat vector bit by bit for every part-select driver, which made a 4x4
+// mesh 100x slower than this form.
+//
 // Micro-architecture (ours; the protocol only fixes the link and the routing):
 //   input FIFO per port (depth FIFO_DEPTH) -> XY route on the FIFO head ->
 //   round-robin arbitration per output -> one output register per port.
@@ -15,7 +19,8 @@
 //   * per input link: a sender withdrew or changed a held flit (noc_link_mon);
 //   * per input FIFO: written while full / popped while empty (noc_fifo);
 //   * impossible turn: a flit that came from a neighbouring ROUTER on the N or
-//     S port asks to turn E/W, or asks to go back where it came from;
+//     S port asks to turn E/W towards another router, or asks to go back where
+//     it came from (the outward hop into an edge endpoint is an ejection, legal);
 //   * undeliverable: a flit asks for a port with nothing attached (PORT_PRESENT)
 //     or for a destination that is a corner or beyond the edge ring.
 `default_nettype none
@@ -34,10 +39,10 @@ module noc_router #(
 ) (
     input  wire               clk,
     input  wire               resetn,
-    input  wire [5*288-1:0]   in_data,
+    input  wire [287:0]       in_data [0:4],
     input  wire [4:0]         in_valid,
     output wire [4:0]         in_busy,
-    output wire [5*288-1:0]   out_data,
+    output wire [287:0]       out_data [0:4],
     output wire [4:0]         out_valid,
     input  wire [4:0]         out_busy,
     output wire               mon_err
@@ -87,7 +92,7 @@ module noc_router #(
     wire [4:0]   head_vld;
     wire [2:0]   head_port[0:4];
     wire [4:0]   fifo_full;
-    reg  [4:0]   pop;
+    wire [4:0]   pop;
     wire [4:0]   fifo_err;
     wire [4:0]   link_err;
 
@@ -97,7 +102,7 @@ module noc_router #(
             wire empty;
             noc_fifo #(.WIDTH(W), .DEPTH(FIFO_DEPTH)) u_fifo (
                 .clk(clk), .resetn(resetn),
-                .push(in_valid[p] && !fifo_full[p]), .din(in_data[p*W +: W]),
+                .push(in_valid[p] && !fifo_full[p]), .din(in_data[p]),
                 .pop(pop[p]), .dout(head[p]),
                 .empty(empty), .full(fifo_full[p]),
                 .mon_err(fifo_err[p])
@@ -106,7 +111,7 @@ module noc_router #(
             assign head_port[p] = route_port(head[p][`NOC_DST_X], head[p][`NOC_DST_Y]);
             noc_link_mon #(.WIDTH(W)) u_mon (
                 .clk(clk), .resetn(resetn),
-                .valid(in_valid[p]), .busy(fifo_full[p]), .data(in_data[p*W +: W]),
+                .valid(in_valid[p]), .busy(fifo_full[p]), .data(in_data[p]),
                 .mon_err(link_err[p])
             );
         end
@@ -114,43 +119,48 @@ module noc_router #(
     assign in_busy = fifo_full;
 
     // ------------------------------------------------------------ arbitration
-    reg [W-1:0] oreg      [0:4];
-    reg [4:0]   oreg_vld;
-    reg [2:0]   rr        [0:4];   // input that has priority next, per output
-    reg [2:0]   grant     [0:4];
-    reg [4:0]   grant_vld;
+    // Built from continuous assignments (evaluated only when an input changes)
+    // rather than one combinational loop, which Icarus re-ran several times a
+    // cycle per router and which dominated simulation time.
 
-    integer o;
-    integer k;
-    reg [3:0] cand;
-    always @* begin
-        cand      = 4'd0;
-        pop       = 5'b0;
-        grant_vld = 5'b0;
-        for (o = 0; o < 5; o = o + 1) begin
-            grant[o] = 3'd0;
-            // An output can take a new flit when empty or being emptied now.
-            if (PORT_PRESENT[o] && (!oreg_vld[o] || !out_busy[o])) begin
-                for (k = 0; k < 5; k = k + 1) begin
-                    cand = {1'b0, rr[o]} + k[3:0];
-                    if (cand >= 4'd5) cand = cand - 4'd5;
-                    if (!grant_vld[o] && head_vld[cand[2:0]] && head_port[cand[2:0]] == o[2:0]) begin
-                        grant_vld[o] = 1'b1;
-                        grant[o]     = cand[2:0];
-                    end
-                end
-            end
-            if (grant_vld[o]) pop[grant[o]] = 1'b1;
+    // Round-robin pick among the requesting inputs, starting at `first`.
+    // (`first` is 0..4; the result is the index of a set bit of `req`, or junk when req is 0.)
+    function automatic [2:0] rr_pick(input [4:0] req, input [2:0] first);
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [9:0] twice;  // only [4:0] is read after the shift
+        /* verilator lint_on UNUSEDSIGNAL */
+        reg [3:0] idx;
+        begin
+            twice = {req, req} >> first;
+            idx   = twice[0] ? 4'd0 : twice[1] ? 4'd1 : twice[2] ? 4'd2 : twice[3] ? 4'd3 : 4'd4;
+            idx   = idx + {1'b0, first};
+            idx   = (idx >= 4'd5) ? idx - 4'd5 : idx;
+            rr_pick = idx[2:0];
         end
-    end
+    endfunction
 
-    always @(posedge clk) begin
-        if (!resetn) begin
-            oreg_vld <= 5'b0;
-            for (o = 0; o < 5; o = o + 1) rr[o] <= 3'd0;
-        end else begin
-            for (o = 0; o < 5; o = o + 1) begin
-                if (grant_vld[o]) begin
+    reg  [W-1:0] oreg     [0:4];
+    reg  [4:0]   oreg_vld;
+    reg  [2:0]   rr       [0:4];   // input that has priority next, per output
+    wire [2:0]   grant    [0:4];
+    wire [4:0]   grant_vld;
+    wire [4:0]   req      [0:4];   // req[o][i]: input i's head wants output o
+
+    genvar o;
+    generate
+        for (o = 0; o < 5; o = o + 1) begin : g_arb
+            for (p = 0; p < 5; p = p + 1) begin : g_req
+                assign req[o][p] = head_vld[p] && (head_port[p] == o);
+            end
+            // An output takes a new flit when its register is empty or being emptied now.
+            assign grant_vld[o] = PORT_PRESENT[o] && (!oreg_vld[o] || !out_busy[o]) && (|req[o]);
+            assign grant[o]     = rr_pick(req[o], rr[o]);
+
+            always @(posedge clk) begin
+                if (!resetn) begin
+                    oreg_vld[o] <= 1'b0;
+                    rr[o]       <= 3'd0;
+                end else if (grant_vld[o]) begin
                     oreg[o]     <= head[grant[o]];
                     oreg_vld[o] <= 1'b1;
                     rr[o]       <= (grant[o] == 3'd4) ? 3'd0 : grant[o] + 3'd1;
@@ -158,17 +168,19 @@ module noc_router #(
                     oreg_vld[o] <= 1'b0;
                 end
             end
+            assign out_data[o]  = oreg[o];
+            assign out_valid[o] = oreg_vld[o];
         end
-    end
-
-    generate
-        for (p = 0; p < 5; p = p + 1) begin : g_out
-            assign out_data[p*W +: W] = oreg[p];
-            assign out_valid[p]       = oreg_vld[p];
+        // Each input is requested by one output at most, so pop is a plain OR.
+        for (p = 0; p < 5; p = p + 1) begin : g_pop
+            assign pop[p] = (grant_vld[0] && grant[0] == p) || (grant_vld[1] && grant[1] == p) ||
+                            (grant_vld[2] && grant[2] == p) || (grant_vld[3] && grant[3] == p) ||
+                            (grant_vld[4] && grant[4] == p);
         end
     endgenerate
 
     // ------------------------------------------------------------ monitors
+    integer mk;
     reg route_err;
     reg [4:0] reported;   // one message per offending head, not one per cycle
     initial route_err = 1'b0;
@@ -176,37 +188,40 @@ module noc_router #(
         if (!resetn) begin
             reported  <= 5'b0;
             route_err <= 1'b0;
-        end else begin
-            for (k = 0; k < 5; k = k + 1) begin
-                if (pop[k]) reported[k] <= 1'b0;
-                if (head_vld[k] && !reported[k]) begin
-                    if (!PORT_EDGE[k] && k != `NOC_PORT_L &&
-                        ((k == `NOC_PORT_N || k == `NOC_PORT_S) &&
-                         (head_port[k] == 3'd`NOC_PORT_E || head_port[k] == 3'd`NOC_PORT_W))) begin
+        end else if (|(head_vld & ~reported) || |pop) begin
+            for (mk = 0; mk < 5; mk = mk + 1) begin
+                if (pop[mk]) reported[mk] <= 1'b0;
+                if (head_vld[mk] && !reported[mk]) begin
+                    // The outward hop into an edge endpoint is an ejection, like
+                    // Local, so only a turn towards a neighbouring ROUTER counts.
+                    if (!PORT_EDGE[mk] && mk != `NOC_PORT_L &&
+                        ((mk == `NOC_PORT_N || mk == `NOC_PORT_S) &&
+                         (head_port[mk] == 3'd`NOC_PORT_E || head_port[mk] == 3'd`NOC_PORT_W) &&
+                         !PORT_EDGE[head_port[mk]])) begin
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible Y-to-X turn: flit from neighbour router on port %0d asks for port %0d: %h",
-                                 $time, X, Y, k, head_port[k], head[k]);
+                                 $time, X, Y, mk, head_port[mk], head[mk]);
                         route_err   <= 1'b1;
-                        reported[k] <= 1'b1;
-                    end else if (!PORT_EDGE[k] && k != `NOC_PORT_L && head_port[k] == k[2:0]) begin
+                        reported[mk] <= 1'b1;
+                    end else if (!PORT_EDGE[mk] && mk != `NOC_PORT_L && head_port[mk] == mk[2:0]) begin
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible U-turn: flit from neighbour router on port %0d asks to go back: %h",
-                                 $time, X, Y, k, head[k]);
+                                 $time, X, Y, mk, head[mk]);
                         route_err   <= 1'b1;
-                        reported[k] <= 1'b1;
-                    end else if (!PORT_PRESENT[head_port[k]]) begin
+                        reported[mk] <= 1'b1;
+                    end else if (!PORT_PRESENT[head_port[mk]]) begin
                         $display("ERROR %m t=%0t: router(%0d,%0d) flit on port %0d routed to port %0d where nothing is attached (dst=(%0d,%0d)): %h",
-                                 $time, X, Y, k, head_port[k], head[k][`NOC_DST_X], head[k][`NOC_DST_Y], head[k]);
+                                 $time, X, Y, mk, head_port[mk], head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
                         route_err   <= 1'b1;
-                        reported[k] <= 1'b1;
-                    end else if (head_port[k] != 3'd`NOC_PORT_L &&
-                                 bad_destination(head[k][`NOC_DST_X], head[k][`NOC_DST_Y]) &&
-                                 ((head_port[k] == 3'd`NOC_PORT_W && X == 1) ||
-                                  (head_port[k] == 3'd`NOC_PORT_E && X == NX) ||
-                                  (head_port[k] == 3'd`NOC_PORT_N && Y == 1) ||
-                                  (head_port[k] == 3'd`NOC_PORT_S && Y == NY))) begin
+                        reported[mk] <= 1'b1;
+                    end else if (head_port[mk] != 3'd`NOC_PORT_L &&
+                                 bad_destination(head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y]) &&
+                                 ((head_port[mk] == 3'd`NOC_PORT_W && X == 1) ||
+                                  (head_port[mk] == 3'd`NOC_PORT_E && X == NX) ||
+                                  (head_port[mk] == 3'd`NOC_PORT_N && Y == 1) ||
+                                  (head_port[mk] == 3'd`NOC_PORT_S && Y == NY))) begin
                         $display("ERROR %m t=%0t: router(%0d,%0d) undeliverable destination (%0d,%0d) (a corner or past the edge ring): %h",
-                                 $time, X, Y, head[k][`NOC_DST_X], head[k][`NOC_DST_Y], head[k]);
+                                 $time, X, Y, head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
                         route_err   <= 1'b1;
-                        reported[k] <= 1'b1;
+                        reported[mk] <= 1'b1;
                     end
                 end
             end
