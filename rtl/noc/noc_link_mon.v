@@ -33,8 +33,8 @@ module noc_link_mon #(
                 $display("ERROR %m t=%0t: sender changed a held flit: was %h now %h", $time, held_data, data);
                 mon_err <= 1'b1;
             end
-            held      <= valid && busy;
-            held_data <= data;
+            held <= valid && busy;
+            if (valid && busy) held_data <= data;
         end
     end
 endmodule

@@ -17,6 +17,7 @@
 // Assertion monitors (all print a line containing ERROR and raise mon_err,
 // which stays high until the next reset):
 //   * per input link: a sender withdrew or changed a held flit (noc_link_mon);
+//   * per output link into an endpoint: the same rule, for this router's own side;
 //   * per input FIFO: written while full / popped while empty (noc_fifo);
 //   * impossible turn: a flit that came from a neighbouring ROUTER on the N or
 //     S port asks to turn E/W towards another router, or asks to go back where
@@ -145,6 +146,7 @@ module noc_router #(
     wire [2:0]   grant    [0:4];
     wire [4:0]   grant_vld;
     wire [4:0]   req      [0:4];   // req[o][i]: input i's head wants output o
+    wire [4:0]   out_err;
 
     genvar o;
     generate
@@ -170,6 +172,17 @@ module noc_router #(
             end
             assign out_data[o]  = oreg[o];
             assign out_valid[o] = oreg_vld[o];
+            // Links into endpoints end here, so this router checks its own side of
+            // them (links into a neighbour are checked by the neighbour's input).
+            if (PORT_EDGE[o] || o == `NOC_PORT_L) begin : g_omon
+                noc_link_mon #(.WIDTH(W)) u_mon (
+                    .clk(clk), .resetn(resetn),
+                    .valid(oreg_vld[o]), .busy(out_busy[o]), .data(oreg[o]),
+                    .mon_err(out_err[o])
+                );
+            end else begin : g_nomon
+                assign out_err[o] = 1'b0;
+            end
         end
         // Each input is requested by one output at most, so pop is a plain OR.
         for (p = 0; p < 5; p = p + 1) begin : g_pop
@@ -228,6 +241,6 @@ module noc_router #(
         end
     end
 
-    assign mon_err = route_err | (|fifo_err) | (|link_err);
+    assign mon_err = route_err | (|fifo_err) | (|link_err) | (|out_err);
 endmodule
 `default_nettype wire
