@@ -8,6 +8,7 @@ FST and GTKWave save file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import os
@@ -90,10 +91,17 @@ def run_bench(
     build_root: Path = BUILD_ROOT,
     extra_env: dict[str, str] | None = None,
     log_to_file: bool = False,
+    test_module: str | None = None,
 ) -> BenchResult:
-    """Build `bench` and run its tests; never raises for a test failure."""
+    """Build `bench` and run its tests; never raises for a test failure.
+
+    `test_module` runs another cocotb module than the table's against the
+    bench's top, sources and parameters (the benchmark uses it).
+    """
     from cocotb_tools.runner import get_runner
 
+    if test_module:
+        bench = dataclasses.replace(bench, test_module=test_module)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
     if sim != "icarus":

@@ -25,7 +25,9 @@ module mesh_harness #(
     wire [287:0]      rx_data [0:NP-1];
     wire [NP-1:0]     rx_valid;
     wire [NP-1:0]     rx_busy;
+    /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire              mon_err;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     tb_ep_bank #(.NP(NP), .PRESENT(PRESENT), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
         .clk(clk), .resetn(resetn),

@@ -24,7 +24,9 @@ module router_harness #(
     wire [W-1:0]   rx_data [0:4];
     wire [4:0]     rx_valid;
     wire [4:0]     rx_busy;
+    /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire           mon_err;
+    /* verilator lint_on UNUSEDSIGNAL */
 
     tb_ep_bank #(.NP(5), .PRESENT(64'h1f), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
         .clk(clk), .resetn(resetn),
