@@ -95,9 +95,9 @@ BENCHES: tuple[Bench, ...] = (
         toplevel="router_harness",
         sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",),
         test_module="tb.module.test_router_turn",
-        # North port declared to face a neighbouring router: a flit from it that
-        # turns E/W is an impossible Y-to-X turn the monitor must report.
-        parameters={"FIFO_DEPTH": 4, "PORT_EDGE": 0b11110},
+        # North and East declared to face neighbouring routers: a flit from North
+        # that turns East is an impossible Y-to-X turn the monitor must report.
+        parameters={"FIFO_DEPTH": 4, "PORT_EDGE": 0b11100},
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="router impossible-turn monitor self-test",
     ),
