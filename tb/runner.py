@@ -98,7 +98,6 @@ def run_bench(
     `test_module` runs another cocotb module than the table's against the
     bench's top, sources and parameters (the benchmark uses it).
     """
-    from cocotb_tools.runner import get_runner
 
     if test_module:
         bench = dataclasses.replace(bench, test_module=test_module)
@@ -109,13 +108,14 @@ def run_bench(
     build_dir = build_root / bench.name
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
-    runner = get_runner(sim)
+    runner = _bounded_runner(bench.max_wall_s)
     env = {"AGSIM_BENCH": bench.name, "PYTHONPATH": _pythonpath()}
     if extra_env:
         env.update(extra_env)
 
     stamp = build_dir / "build.json"
-    config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources)})
+    config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
+                         "includes": _include_stamp(bench)})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     try:
@@ -176,11 +176,33 @@ def run_bench(
             result.results_files.append(results_xml)
             result.tests.extend(_read_results(results_xml, stats))
         elif not result.error:
-            result.error = "no results.xml: the simulator ended before cocotb reported"
+            result.error = (f"no results.xml: the simulator ended before cocotb reported (crash, or killed "
+                            f"at the bench's wall-clock bound of {bench.max_wall_s} s); see {test_dir / 'sim.log'}")
     result.wall_s = time.monotonic() - t0
     if not result.tests and not result.error:
         result.error = "no test ran (check COCOTB_TEST_FILTER)"
     return result
+
+
+def _bounded_runner(wall_s: int):
+    """An Icarus runner whose simulator is killed past the bench's wall-clock bound.
+
+    The in-test watchdogs end a hang as a named failure; this outer bound also
+    catches a simulator stuck where Python never runs (a zero-delay loop).
+    """
+    from cocotb_tools.runner import Icarus
+
+    class BoundedIcarus(Icarus):
+        def _get_sim_cmd_prefix(self) -> list[str]:
+            return ["timeout", "--kill-after=10", str(wall_s), *super()._get_sim_cmd_prefix()]
+
+    return BoundedIcarus()
+
+
+def _include_stamp(bench: Bench) -> dict[str, float]:
+    """Modification times of included files: the runner only watches sources."""
+    return {str(f.relative_to(ROOT)): f.stat().st_mtime
+            for d in bench.include_paths for f in sorted(d.glob("*.vh"))}
 
 
 def _pythonpath() -> str:

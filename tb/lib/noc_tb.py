@@ -120,7 +120,7 @@ class NocTB:
     async def _run_sliced(self, total: int, bound_cycles: int, wall_limit_s: float) -> RunOutcome:
         """Run in simulated-time slices so a wall-clock bound can end a slow run."""
         t0 = time.monotonic()
-        slice_cycles = 200_000
+        slice_cycles = 20_000  # between slices the wall-clock bound is checked
         left = bound_cycles
         while True:
             step = min(slice_cycles, left)
