@@ -25,7 +25,7 @@ STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
 
 
 @dataclass
-class TestResult:
+class CaseResult:
     """One cocotb test as reported by results.xml and its verdict line."""
 
     name: str
@@ -41,7 +41,7 @@ class BenchResult:
     """All tests of one bench run, with the wall time of the run."""
 
     bench: str
-    tests: list[TestResult] = field(default_factory=list)
+    tests: list[CaseResult] = field(default_factory=list)
     wall_s: float = 0.0
     error: str = ""  # a failure outside any test (build error, crash, no results)
     results_files: list[Path] = field(default_factory=list)
@@ -210,7 +210,7 @@ def _pythonpath() -> str:
     return os.pathsep.join(dict.fromkeys(parts))
 
 
-def _read_results(results_xml: Path, stats_file: Path) -> list[TestResult]:
+def _read_results(results_xml: Path, stats_file: Path) -> list[CaseResult]:
     """Join cocotb's results.xml with the verdict lines the tests wrote."""
     stats: dict[str, dict] = {}
     if stats_file.exists():
@@ -218,7 +218,7 @@ def _read_results(results_xml: Path, stats_file: Path) -> list[TestResult]:
             if line.strip():
                 rec = json.loads(line)
                 stats[rec["test"]] = rec
-    out: list[TestResult] = []
+    out: list[CaseResult] = []
     for case in ET.parse(results_xml).getroot().iter("testcase"):
         name = case.get("name", "?")
         failure = case.find("failure")
@@ -234,7 +234,7 @@ def _read_results(results_xml: Path, stats_file: Path) -> list[TestResult]:
             message = "skipped (a skipped check is a failure here)"
         elif not rec:
             message = "no verdict recorded (a bench that prints no verdict has failed)"
-        out.append(TestResult(
+        out.append(CaseResult(
             name=name,
             passed=passed,
             sim_time_ns=float(case.get("sim_time_ns", 0.0) or 0.0),

@@ -32,7 +32,7 @@ from tb.lib.harness import (
 )
 from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
 from tb.lib.stimulus import build_streams, count_flits
-from tb.lib.verdict import Verdict, test_seed
+from tb.lib.verdict import Verdict, derive_seed
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
@@ -64,7 +64,7 @@ class NocTB:
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
         self.mon_err = dut.mon_err
         self.run_seed = int(cocotb.RANDOM_SEED)
-        self.seed = test_seed(self.run_seed, test_name)
+        self.seed = derive_seed(self.run_seed, test_name)
         self.rng = random.Random(self.seed)
         self.verdict = Verdict(self.bench.name, test_name, self.seed, self.run_seed, self.log)
         self.log.info("bench %s test %s seed %d (run seed %d)", self.bench.name, test_name, self.seed, self.run_seed)

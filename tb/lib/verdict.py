@@ -19,7 +19,7 @@ from pathlib import Path
 STATS_FILE = "stats.jsonl"
 
 
-def test_seed(run_seed: int, test_name: str) -> int:
+def derive_seed(run_seed: int, test_name: str) -> int:
     """A 32-bit seed for one test: depends on the run seed and the name only."""
     return (run_seed ^ zlib.crc32(test_name.encode())) & 0xFFFF_FFFF
 

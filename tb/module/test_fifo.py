@@ -15,12 +15,12 @@ import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge
 
 from tb.lib.harness import HarnessClock
-from tb.lib.verdict import Verdict, test_seed
+from tb.lib.verdict import Verdict, derive_seed
 
 
 def _tb(dut, name: str) -> tuple[HarnessClock, Verdict, random.Random]:
     run_seed = int(cocotb.RANDOM_SEED)
-    seed = test_seed(run_seed, name)
+    seed = derive_seed(run_seed, name)
     verdict = Verdict(os.environ.get("AGSIM_BENCH", "fifo"), name, seed, run_seed, dut._log)
     return HarnessClock(dut.u_clk), verdict, random.Random(seed)
 

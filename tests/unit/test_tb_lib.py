@@ -1,0 +1,122 @@
+"""Unit tests of the pure-Python parts of the bench library (no simulator)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from pathlib import Path
+
+import pytest
+
+from models.flit import unpack_flit
+from models.mesh import MeshGeometry
+from tb.benches import BENCHES, ROOT, get_bench
+from tb.lib.harness import StallMode, StallPattern
+from tb.lib.stimulus import build_streams
+from tb.lib.verdict import STATS_FILE, Verdict, derive_seed
+from tb.regress import format_summary
+from tb.runner import BenchResult, CaseResult, _read_results
+
+
+def test_seed_depends_on_run_seed_and_name_only() -> None:
+    assert derive_seed(7, "a") == derive_seed(7, "a")
+    assert derive_seed(7, "a") != derive_seed(7, "b")
+    assert derive_seed(7, "a") != derive_seed(8, "a")
+    assert 0 <= derive_seed(2**80 + 3, "x") < 2**32
+
+
+def test_verdict_pass_writes_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
+    v.check(True, "fine")
+    v.cycles = 10
+    v.finish()
+    rec = json.loads((tmp_path / STATS_FILE).read_text())
+    assert rec["verdict"] == "PASS" and rec["checks"] == 1 and rec["cycles"] == 10
+
+
+def test_verdict_fail_raises_and_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
+    v.check(False, "count was 3, expected 4")
+    with pytest.raises(AssertionError, match="count was 3, expected 4"):
+        v.finish()
+    rec = json.loads((tmp_path / STATS_FILE).read_text())
+    assert rec["verdict"] == "FAIL" and rec["failures"] == ["count was 3, expected 4"]
+
+
+def _results_xml(path: Path, name: str, failure: bool = False) -> None:
+    body = '<failure message="boom"/>' if failure else ""
+    path.write_text(f'<testsuites><testsuite><testcase name="{name}" sim_time_ns="5">{body}'
+                    f"</testcase></testsuite></testsuites>")
+
+
+def test_results_without_verdict_count_as_failed(tmp_path: Path) -> None:
+    _results_xml(tmp_path / "r.xml", "t1")
+    (res,) = _read_results(tmp_path / "r.xml", tmp_path / "none.jsonl")
+    assert not res.passed and "no verdict" in res.message
+
+
+def test_results_with_pass_verdict(tmp_path: Path) -> None:
+    _results_xml(tmp_path / "r.xml", "t1")
+    (tmp_path / "s.jsonl").write_text(json.dumps({"test": "t1", "verdict": "PASS", "checks": 4, "cycles": 9}) + "\n")
+    (res,) = _read_results(tmp_path / "r.xml", tmp_path / "s.jsonl")
+    assert res.passed and res.checks == 4 and res.cycles == 9
+
+
+def test_results_with_failure_fail_even_with_pass_verdict(tmp_path: Path) -> None:
+    _results_xml(tmp_path / "r.xml", "t1", failure=True)
+    (tmp_path / "s.jsonl").write_text(json.dumps({"test": "t1", "verdict": "PASS", "checks": 1}) + "\n")
+    (res,) = _read_results(tmp_path / "r.xml", tmp_path / "s.jsonl")
+    assert not res.passed and res.message == "boom"
+
+
+def test_summary_names_failures_and_closes_with_counts() -> None:
+    ok = BenchResult("a", [CaseResult("t", True, checks=3, cycles=100)], wall_s=2.0)
+    bad = BenchResult("b", [CaseResult("u", False, message="LOST flit")], wall_s=1.0)
+    text = format_summary([ok, bad], seed=5)
+    assert "FAILED b::u: LOST flit" in text
+    assert text.splitlines()[-1] == "1 passed, 1 failed"
+    assert "COCOTB_RANDOM_SEED=5" in text
+
+
+def test_bench_table_is_consistent() -> None:
+    names = [b.name for b in BENCHES]
+    assert len(names) == len(set(names))
+    for b in BENCHES:
+        for src in b.sources:
+            assert (ROOT / src).is_file(), f"{b.name}: missing source {src}"
+        assert (ROOT / (b.test_module.replace(".", "/") + ".py")).is_file(), b.name
+        if b.toplevel == "mesh_harness":
+            assert b.shape is not None
+            assert (b.parameters["NX"], b.parameters["NY"], b.parameters["EDGE_MASK"]) == (
+                b.shape.nx, b.shape.ny, b.shape.edge_mask), f"{b.name}: shape disagrees with parameters"
+            MeshGeometry(b.shape.nx, b.shape.ny, b.shape.edge_mask)
+
+
+def test_unknown_bench_is_refused_with_the_list() -> None:
+    with pytest.raises(ValueError, match="unknown bench 'nope'; known benches: fifo"):
+        get_bench("nope")
+
+
+def test_stall_level_is_range_checked() -> None:
+    StallPattern(StallMode.RANDOM, 255)
+    with pytest.raises(ValueError, match="0..255"):
+        StallPattern(StallMode.RANDOM, 256)
+
+
+def test_stimulus_src_is_the_sender_and_slot_is_tagged() -> None:
+    g = MeshGeometry(3, 2, MeshGeometry.all_edges(3, 2))
+    pairs = [(s, d) for s in g.endpoints() for d in g.endpoints()]
+    streams = build_streams(g, pairs, random.Random(1))
+    slot = 0
+    seen = 0
+    for src, flits in streams.items():
+        for f in flits:
+            flit = unpack_flit(f)
+            assert flit.src == g.port_coord(src)
+            assert g.port_index(flit.dst) in g.endpoints()
+            seen += 1
+    tags = sorted(unpack_flit(f).payload >> 224 for fl in streams.values() for f in fl)
+    assert tags == list(range(len(pairs))) and seen == len(pairs) and slot == 0
