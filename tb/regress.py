@@ -24,13 +24,21 @@ def _seed_from_env() -> int:
     return int(raw) if raw.strip() else random.SystemRandom().randrange(1, 2**31)
 
 
-def format_summary(results: list[BenchResult], seed: int) -> str:
-    """The one-screen table: bench, passed/failed, checks, cycles, wall, cycles/s."""
-    head = f"{'bench':18s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'wall s':>8s} {'cycles/s':>10s}"
+def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None) -> str:
+    """The one-screen table: bench, passed/failed, checks, cycles, wall, cycles/s.
+
+    `ERROR lines` counts lines containing ERROR in each bench's simulator logs:
+    monitor self-tests produce some on purpose (their tests pass only if the
+    monitor fired); elsewhere a non-zero count comes with a failed test.
+    """
+    error_lines = error_lines or {}
+    head = (f"{'bench':18s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'wall s':>8s} "
+            f"{'cycles/s':>10s} {'ERROR lines':>11s}")
     lines = ["", "=" * len(head), head, "-" * len(head)]
     for r in results:
         rate = f"{r.cycles / r.wall_s:10.0f}" if r.wall_s > 0 else f"{'-':>10s}"
-        lines.append(f"{r.bench:18s} {r.passed:5d} {r.failed:5d} {r.checks:9d} {r.cycles:11d} {r.wall_s:8.1f} {rate}")
+        lines.append(f"{r.bench:18s} {r.passed:5d} {r.failed:5d} {r.checks:9d} {r.cycles:11d} {r.wall_s:8.1f} "
+                     f"{rate} {error_lines.get(r.bench, 0):11d}")
     tot_p = sum(r.passed for r in results)
     tot_f = sum(r.failed for r in results)
     tot_c = sum(r.checks for r in results)
@@ -49,6 +57,16 @@ def format_summary(results: list[BenchResult], seed: int) -> str:
     lines.append(f"seed {seed} (replay: make SIM=icarus COCOTB_RANDOM_SEED={seed})")
     lines.append(f"{tot_p} passed, {tot_f} failed")
     return "\n".join(lines)
+
+
+def scan_error_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
+    """Every line containing ERROR in the bench's simulator logs (none are filtered away)."""
+    found: list[str] = []
+    for log in sorted((root / bench).glob("**/sim.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if "ERROR" in line:
+                found.append(line.strip())
+    return found
 
 
 def merge_results(results: list[BenchResult], out: Path) -> None:
@@ -75,7 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
     ap.add_argument("--waves", action="store_true", default=os.environ.get("WAVES", "") not in ("", "0"))
     ap.add_argument("--results", default=str(ROOT / "results.xml"))
-    ap.add_argument("--quiet", action="store_true", help="send simulator output to each build folder's sim.log")
+    ap.add_argument("--verbose", action="store_true", default=os.environ.get("VERBOSE", "") not in ("", "0"),
+                    help="stream simulator output to the console (default: each test folder's sim.log)")
     args = ap.parse_args(argv)
 
     try:
@@ -86,19 +105,27 @@ def main(argv: list[str] | None = None) -> int:
     seed = _seed_from_env()
     print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
     results: list[BenchResult] = []
+    error_lines: dict[str, int] = {}
     for bench in benches:
         print(f"--- {bench.name}: {bench.description}", flush=True)
         try:
             r = run_bench(bench, sim=args.sim, test_filter=args.filter or None, seed=seed,
-                          waves=args.waves, log_to_file=args.quiet)
+                          waves=args.waves, log_to_file=not args.verbose)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         status = "ok" if r.failed == 0 else "FAILED"
         print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+        found = scan_error_lines(bench.name)
+        error_lines[bench.name] = len(found)
+        if r.failed and not args.verbose:
+            for line in found[:20]:
+                print(f"    {line}")
+            if len(found) > 20:
+                print(f"    ... {len(found) - 20} more ERROR lines in sim_build/{bench.name}/**/sim.log")
         results.append(r)
     merge_results(results, Path(args.results))
-    print(format_summary(results, seed))
+    print(format_summary(results, seed, error_lines))
     ran = sum(len(r.tests) for r in results)
     if ran == 0:
         print("error: no test ran", file=sys.stderr)
