@@ -26,6 +26,8 @@ HARNESS_RTL: tuple[str, ...] = (
     "rtl/harness/tb_pattern.v",
     "rtl/harness/tb_ep_bank.v",
 )
+ROUTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",)
+MESH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",)
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -69,6 +71,21 @@ def _full_ring(nx: int, ny: int) -> int:
     return (1 << (2 * nx + 2 * ny)) - 1
 
 
+def _mesh_bench(name: str, nx: int, ny: int, edge_mask: int, description: str, *,
+                fifo_depth: int = 4, test_module: str = "tb.mesh.test_mesh") -> Bench:
+    """A mesh_harness bench; its parameters and its shape come from one set of numbers."""
+    return Bench(
+        name=name,
+        level="mesh",
+        toplevel="mesh_harness",
+        sources=MESH_BENCH_RTL,
+        test_module=test_module,
+        parameters={"NX": nx, "NY": ny, "FIFO_DEPTH": fifo_depth, "EDGE_MASK": edge_mask},
+        shape=MeshShape(nx, ny, edge_mask),
+        description=description,
+    )
+
+
 BENCHES: tuple[Bench, ...] = (
     Bench(
         name="fifo",
@@ -83,7 +100,7 @@ BENCHES: tuple[Bench, ...] = (
         name="router",
         level="module",
         toplevel="router_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",),
+        sources=ROUTER_BENCH_RTL,
         test_module="tb.module.test_router",
         parameters={"FIFO_DEPTH": 4},
         shape=MeshShape(1, 1, _full_ring(1, 1)),
@@ -93,7 +110,7 @@ BENCHES: tuple[Bench, ...] = (
         name="router_turn",
         level="module",
         toplevel="router_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",),
+        sources=ROUTER_BENCH_RTL,
         test_module="tb.module.test_router_turn",
         # North and East declared to face neighbouring routers: a flit from North
         # that turns East is an impossible Y-to-X turn the monitor must report.
@@ -101,57 +118,14 @@ BENCHES: tuple[Bench, ...] = (
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="router impossible-turn monitor self-test",
     ),
-    Bench(
-        name="mesh_2x2",
-        level="mesh",
-        toplevel="mesh_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",),
-        test_module="tb.mesh.test_mesh",
-        parameters={"NX": 2, "NY": 2, "FIFO_DEPTH": 4, "EDGE_MASK": 0},
-        shape=MeshShape(2, 2, 0),
-        description="2x2 mesh, Local endpoints only",
-    ),
-    Bench(
-        name="mesh_4x4",
-        level="mesh",
-        toplevel="mesh_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",),
-        test_module="tb.mesh.test_mesh",
-        parameters={"NX": 4, "NY": 4, "FIFO_DEPTH": 4, "EDGE_MASK": 0},
-        shape=MeshShape(4, 4, 0),
-        description="4x4 mesh, Local endpoints only",
-    ),
-    Bench(
-        name="mesh_3x2_edge",
-        level="mesh",
-        toplevel="mesh_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",),
-        test_module="tb.mesh.test_mesh",
-        parameters={"NX": 3, "NY": 2, "FIFO_DEPTH": 4, "EDGE_MASK": _full_ring(3, 2)},
-        shape=MeshShape(3, 2, _full_ring(3, 2)),
-        description="3x2 mesh (non-square) with all ten edge-ring endpoints",
-    ),
-    Bench(
-        name="mesh_3x2_sparse",
-        level="mesh",
-        toplevel="mesh_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",),
-        test_module="tb.mesh.test_mesh",
-        # north (1,0), (3,0); south (2,3); west (0,1); east (4,2): other ring ports tied off
-        parameters={"NX": 3, "NY": 2, "FIFO_DEPTH": 2, "EDGE_MASK": 0b10_01_010_101},
-        shape=MeshShape(3, 2, 0b10_01_010_101),
-        description="3x2 mesh, some edge endpoints, 2-deep FIFOs",
-    ),
-    Bench(
-        name="checker",
-        level="mesh",
-        toplevel="mesh_harness",
-        sources=NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",),
-        test_module="tb.mesh.test_checker",
-        parameters={"NX": 2, "NY": 2, "FIFO_DEPTH": 4, "EDGE_MASK": 0},
-        shape=MeshShape(2, 2, 0),
-        description="scoreboard and link-monitor self-tests: injected faults must fail",
-    ),
+    _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
+    _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
+    _mesh_bench("mesh_3x2_edge", 3, 2, _full_ring(3, 2), "3x2 mesh (non-square) with all ten edge-ring endpoints"),
+    # north (1,0), (3,0); south (2,3); west (0,1); east (4,2): other ring ports tied off
+    _mesh_bench("mesh_3x2_sparse", 3, 2, 0b10_01_010_101, "3x2 mesh, some edge endpoints, 2-deep FIFOs",
+                fifo_depth=2),
+    _mesh_bench("checker", 2, 2, 0, "scoreboard self-tests: injected recorder faults must fail",
+                test_module="tb.mesh.test_checker"),
 )
 
 BY_NAME: dict[str, Bench] = {b.name: b for b in BENCHES}
