@@ -14,7 +14,7 @@ PY := .venv/bin/python
 export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES
 JOBS ?= auto
 
-.PHONY: all regress test lint bench waves bootstrap clean help
+.PHONY: all regress test lint bench waves list bootstrap clean help
 
 all: regress
 
@@ -43,3 +43,6 @@ clean:
 
 help:
 	@sed -n '1,12p' Makefile
+
+list:
+	@python3 -m tb.benches
