@@ -19,6 +19,11 @@ from tb.benches import BENCHES, ROOT, get_bench
 from tb.runner import BenchResult, run_bench
 
 
+def env_flag(name: str) -> bool:
+    """A yes/no environment variable: 1, yes, true, on (any case) mean yes."""
+    return os.environ.get(name, "").strip().lower() in ("1", "yes", "true", "on")
+
+
 def _seed_from_env() -> int:
     raw = os.environ.get("COCOTB_RANDOM_SEED", "")
     return int(raw) if raw.strip() else random.SystemRandom().randrange(1, 2**31)
@@ -91,9 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sim", default=os.environ.get("SIM", "icarus"))
     ap.add_argument("--bench", default=os.environ.get("BENCH", ""), help="comma-separated bench names")
     ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
-    ap.add_argument("--waves", action="store_true", default=os.environ.get("WAVES", "") not in ("", "0"))
+    ap.add_argument("--waves", action="store_true", default=env_flag("WAVES"))
     ap.add_argument("--results", default=str(ROOT / "results.xml"))
-    ap.add_argument("--verbose", action="store_true", default=os.environ.get("VERBOSE", "") not in ("", "0"),
+    ap.add_argument("--verbose", action="store_true", default=env_flag("VERBOSE"),
                     help="stream simulator output to the console (default: each test folder's sim.log)")
     args = ap.parse_args(argv)
 

@@ -77,8 +77,9 @@ def list_tests(bench: Bench) -> list[str]:
     return names
 
 
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name.split(".", 1)[-1])
+def _safe(name: str, module: str) -> str:
+    """A folder name for one test: its name within its module, filesystem-safe."""
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", name.removeprefix(module + "."))
 
 
 def run_bench(
@@ -113,6 +114,9 @@ def run_bench(
     if extra_env:
         env.update(extra_env)
 
+    # cocotb's runner lets the WAVES variable override its `waves` argument, and
+    # reads some values we treat as off as on: make the two agree.
+    os.environ["WAVES"] = "1" if waves else "0"
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench)})
@@ -136,7 +140,7 @@ def run_bench(
         return result
 
     if waves:
-        runs = [(name, build_dir / _safe(name)) for name in list_tests(bench)
+        runs = [(name, build_dir / _safe(name, bench.test_module)) for name in list_tests(bench)
                 if not test_filter or re.search(test_filter, name)]
     else:
         runs = [(test_filter, build_dir)]

@@ -110,7 +110,6 @@ def test_stimulus_src_is_the_sender_and_slot_is_tagged() -> None:
     g = MeshGeometry(3, 2, MeshGeometry.all_edges(3, 2))
     pairs = [(s, d) for s in g.endpoints() for d in g.endpoints()]
     streams = build_streams(g, pairs, random.Random(1))
-    slot = 0
     seen = 0
     for src, flits in streams.items():
         for f in flits:
@@ -119,4 +118,13 @@ def test_stimulus_src_is_the_sender_and_slot_is_tagged() -> None:
             assert g.port_index(flit.dst) in g.endpoints()
             seen += 1
     tags = sorted(unpack_flit(f).payload >> 224 for fl in streams.values() for f in fl)
-    assert tags == list(range(len(pairs))) and seen == len(pairs) and slot == 0
+    assert tags == list(range(len(pairs))) and seen == len(pairs)
+
+
+@pytest.mark.parametrize("value,expected", [("1", True), ("yes", True), ("TRUE", True), ("on", True),
+                                            ("0", False), ("no", False), ("false", False), ("", False)])
+def test_env_flags_read_like_cocotb(monkeypatch: pytest.MonkeyPatch, value: str, expected: bool) -> None:
+    from tb.regress import env_flag
+
+    monkeypatch.setenv("WAVES", value)
+    assert env_flag("WAVES") is expected

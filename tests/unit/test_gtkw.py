@@ -1,0 +1,185 @@
+"""Unit tests for tb.gtkw: the GTKWave save file names every link once, with the
+flit header fields as bit ranges taken from models.flit.FIELDS.
+
+Expected monitors are derived here from the RTL's rules (noc_mesh.v edge ring
+numbering, noc_router.v monitor placement), not from tb.gtkw's own helpers.
+Pure Python: nothing is simulated and GTKWave is not needed.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from models.flit import FIELDS, FLIT_WIDTH, FlitType
+from tb.benches import BENCHES, Bench, MeshShape
+from tb.gtkw import save_file_text, type_filter_text, write_save_file
+
+TR_GRP_BEGIN = 0x800000
+TR_GRP_END = 0x1000000
+TR_CLOSED = 0x400000
+N, E, S, W, L = range(5)
+SHOWN_FIELDS = ("dst_x", "dst_y", "src_x", "src_y", "type", "txn", "last")
+
+
+def _mesh_bench(name: str, nx: int, ny: int, edge_mask: int) -> Bench:
+    return Bench(
+        name=name, level="mesh", toplevel="mesh_harness", sources=(), test_module="tb.mesh.test_mesh",
+        parameters={"NX": nx, "NY": ny, "EDGE_MASK": edge_mask}, shape=MeshShape(nx, ny, edge_mask),
+    )
+
+
+MESH_2X2 = _mesh_bench("m2x2", 2, 2, 0)
+MESH_3X2_EDGE = _mesh_bench("m3x2e", 3, 2, (1 << (2 * 3 + 2 * 2)) - 1)
+
+
+def expected_monitors(nx: int, ny: int, edge_mask: int) -> set[str]:
+    """Hierarchical names of the noc_link_mon of every link of the mesh."""
+    def edge_present(x: int, y: int, port: int) -> bool:
+        # ring position (noc_mesh.v): north x-1, south NX+x-1, west 2NX+y-1, east 2NX+NY+y-1
+        pos = {N: x - 1, S: nx + x - 1, W: 2 * nx + y - 1, E: 2 * nx + ny + y - 1}[port]
+        return bool((edge_mask >> pos) & 1)
+
+    mons = set()
+    for y in range(1, ny + 1):
+        for x in range(1, nx + 1):
+            r = f"mesh_harness.u_dut.g_y[{y}].g_x[{x}].u_router"
+            mons.add(f"{r}.g_in[{L}].u_mon")
+            mons.add(f"{r}.g_arb[{L}].g_omon.u_mon")
+            for port, on_edge in ((N, y == 1), (S, y == ny), (W, x == 1), (E, x == nx)):
+                if not on_edge:
+                    mons.add(f"{r}.g_in[{port}].u_mon")  # from the neighbouring router
+                elif edge_present(x, y, port):
+                    mons.add(f"{r}.g_in[{port}].u_mon")
+                    mons.add(f"{r}.g_arb[{port}].g_omon.u_mon")
+    return mons
+
+
+def _flags_and_traces(text: str) -> list[tuple[int, str]]:
+    """(flags in force, line) for every trace and group line of a save file."""
+    flags, out = 0x20, []
+    for line in text.splitlines():
+        if line.startswith("@"):
+            flags = int(line[1:], 16)
+        elif line and line[0] not in "[*^":
+            out.append((flags, line))
+    return out
+
+
+@pytest.mark.parametrize(
+    "bench,links",
+    [(MESH_2X2, 2 * 1 * 2 + 2 * 2 * 1 + 4 + 4), (MESH_3X2_EDGE, 2 * 2 * 2 + 2 * 3 * 1 + 6 + 6 + 10 + 10)],
+    ids=["2x2", "3x2_edges"],
+)
+def test_every_link_monitor_named_exactly_once(bench: Bench, links: int) -> None:
+    shape = bench.shape
+    text = save_file_text(bench, Path("/tmp/some/run/waves.fst"))
+    expected = expected_monitors(shape.nx, shape.ny, shape.edge_mask)
+    assert len(expected) == links
+    valid_lines = re.findall(r"^\+\{valid\} (\S+)\.valid$", text, re.M)
+    busy_lines = re.findall(r"^\+\{busy\} (\S+)\.busy$", text, re.M)
+    data_lines = re.findall(rf"^\+{{data}} (\S+)\.data\[{FLIT_WIDTH - 1}:0\]$", text, re.M)
+    for found in (valid_lines, busy_lines, data_lines):
+        assert sorted(found) == sorted(expected)  # each monitor once, and nothing else
+
+
+@pytest.mark.parametrize("bench", [MESH_2X2, MESH_3X2_EDGE], ids=["2x2", "3x2_edges"])
+def test_header_fields_are_bit_ranges_from_fields_table(bench: Bench) -> None:
+    text = save_file_text(bench, Path("/tmp/w.fst"))
+    monitors = expected_monitors(bench.shape.nx, bench.shape.ny, bench.shape.edge_mask)
+    top = FLIT_WIDTH - 1
+    for mon in monitors:
+        vec = f"{mon}.data[{top}:0]"
+        for name in SHOWN_FIELDS:
+            spec = FIELDS[name]
+            # GTKWave's (i)vec selects bit top-i of vec; MSB first.
+            bits = " ".join(f"({top - b}){vec}" for b in range(spec.msb, spec.lsb - 1, -1))
+            if spec.msb == spec.lsb:
+                line = f"+{{{name}}} {bits}"
+            else:
+                line = f"+{{{name}}} #{{{mon}.data[{spec.msb}:{spec.lsb}]}} {bits}"
+            assert text.count(line + "\n") == 1, f"missing or repeated {name} trace of {mon}"
+
+
+def test_fields_follow_the_flit_table_not_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Moving a field in models.flit.FIELDS moves its trace: nothing is hard-coded."""
+    import models.flit
+    import tb.gtkw
+
+    moved = dict(models.flit.FIELDS)
+    moved["txn"] = models.flit.FieldSpec(100, 93)
+    monkeypatch.setattr(tb.gtkw, "FIELDS", moved)
+    text = save_file_text(MESH_2X2, Path("/tmp/w.fst"))
+    assert re.search(r"\+\{txn\} #\{\S+\.data\[100:93\]\} \(187\)\S+ ", text)
+    assert "[267:260]" not in text
+
+
+def test_groups_nest_router_then_link() -> None:
+    text = save_file_text(MESH_3X2_EDGE, Path("/tmp/w.fst"), open_routers={(2, 1)})
+    stack: list[str] = []
+    routers, link_groups = [], 0
+    for flags, line in _flags_and_traces(text):
+        if flags & TR_GRP_BEGIN:
+            stack.append(line)
+            if len(stack) == 1:
+                routers.append((line, not flags & TR_CLOSED))
+            else:
+                link_groups += 1
+                assert re.fullmatch(r"-(in|out) [NESWL]  (from|to) (router|endpoint) \(\d+,\d+\)", line)
+        elif flags & TR_GRP_END:
+            assert stack.pop() == line
+        elif stack:
+            assert len(stack) == 2, f"trace outside a link group: {line}"
+    assert not stack
+    assert [r for r, _ in routers] == [f"-router ({x},{y})" for y in (1, 2) for x in (1, 2, 3)]
+    assert [r for r, is_open in routers if is_open] == ["-router (2,1)"]
+    assert link_groups == len(expected_monitors(3, 2, MESH_3X2_EDGE.shape.edge_mask))
+
+
+def test_points_at_the_given_fst_and_writes_filter(tmp_path: Path) -> None:
+    fst = tmp_path / "run" / "waves.fst"
+    gtkw = tmp_path / "run" / "waves.gtkw"
+    write_save_file(MESH_2X2, fst, gtkw)
+    text = gtkw.read_text()
+    assert f'[dumpfile] "{fst.resolve()}"' in text.splitlines()
+    assert text.count("[dumpfile]") == 1
+    flt = gtkw.with_name("waves.types.txt")
+    assert flt.read_text() == type_filter_text()
+    assert f"^1 {flt.resolve()}" in text.splitlines()
+    assert dict(line.split() for line in flt.read_text().splitlines()) == {
+        f"{int(t):X}": t.name for t in FlitType
+    }
+    # top of the file: clock, reset and status before the first group
+    first = [line for _, line in _flags_and_traces(text)][:4]
+    assert first == ["+{clk} mesh_harness.u_clk.clk", "+{resetn} mesh_harness.u_clk.resetn",
+                     "+{mon_err} mesh_harness.mon_err", "+{cycle} mesh_harness.u_bank.cycle[31:0]"]
+
+
+def test_router_bench_without_output_monitor_shows_valid_busy_bits() -> None:
+    bench = Bench(name="rt", level="module", toplevel="router_harness", sources=(), test_module="x",
+                  parameters={"PORT_EDGE": 0b11110}, shape=MeshShape(1, 1, 0xF))
+    text = save_file_text(bench, Path("/tmp/w.fst"))
+    assert "router_harness.u_dut.g_arb[0]" not in text  # N has no output monitor then
+    assert "+{valid} (4)router_harness.u_dut.out_valid[4:0]" in text  # bit 0 = port N
+    assert "+{busy} (4)router_harness.u_dut.out_busy[4:0]" in text
+    for port in (E, S, W, L):
+        assert f"router_harness.u_dut.g_arb[{port}].g_omon.u_mon.valid" in text
+    for port in (N, E, S, W, L):
+        assert f"router_harness.u_dut.g_in[{port}].u_mon.valid" in text
+
+
+def test_fifo_bench_shows_its_ports() -> None:
+    bench = next(b for b in BENCHES if b.toplevel == "fifo_harness")
+    text = save_file_text(bench, Path("/tmp/w.fst"))
+    for port in ("push", "pop", "full", "empty", "din[287:0]", "dout[287:0]"):
+        assert f"fifo_harness.{port}\n" in text
+    assert "-router" not in text
+
+
+@pytest.mark.parametrize("bench", BENCHES, ids=lambda b: b.name)
+def test_every_bench_of_the_table_gets_a_save_file(bench: Bench) -> None:
+    text = save_file_text(bench, Path("/tmp/w.fst"))
+    assert f"+{{clk}} {bench.toplevel}.u_clk.clk" in text
+    assert text.count("\n-") % 2 == 0  # every group is closed
