@@ -34,6 +34,7 @@ __all__ = [
     "type_name",
     "Flit",
     "pack_flit",
+    "pack_fields",
     "unpack_flit",
     "describe_flit",
     "flit_to_hex",
@@ -253,6 +254,27 @@ def pack_flit(**fields: int) -> int:
     Unknown field names raise TypeError, out-of-range values ValueError.
     """
     return Flit(**fields).pack()
+
+
+_SHIFTS: tuple[tuple[str, int, int], ...] = tuple((n, f.lsb, f.mask) for n, f in FIELDS.items())
+
+
+def pack_fields(fields: Mapping[str, int]) -> int:
+    """Pack a mapping of fields (missing ones are 0), with range checks, without a Flit.
+
+    The same result as :func:`pack_flit`, several times faster: stimulus for
+    20,000-flit runs is built with it.
+    """
+    value = 0
+    for name, lsb, mask in _SHIFTS:
+        v = fields.get(name, 0)
+        if v < 0 or v > mask:
+            raise ValueError(f"flit field '{name}' is {mask.bit_length()} bits wide (0..{mask:#x}); got {v:#x}")
+        value |= v << lsb
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise TypeError(f"unknown flit field(s): {', '.join(sorted(unknown))}")
+    return value
 
 
 def unpack_flit(value: int) -> Flit:

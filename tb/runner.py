@@ -110,7 +110,9 @@ def run_bench(
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
     runner = _bounded_runner(bench.max_wall_s)
-    env = {"AGSIM_BENCH": bench.name, "PYTHONPATH": _pythonpath()}
+    # cocotb hands each test a seed derived from the run seed and the test's
+    # name; benches print the run seed itself, which is what replays a run.
+    env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath()}
     if extra_env:
         env.update(extra_env)
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from cocotb.triggers import Edge, First, ReadOnly, RisingEdge, Timer, with_timeout
 
-from models.flit import flit_from_hex, flit_to_hex
+from models.flit import flit_to_hex
 
 CAPTURE_RECORD_BITS = 32 + 8 + 288
 NEVER = 0xFFFF_FFFF  # inj_time value of a flit that was never accepted
@@ -253,5 +253,4 @@ __all__ = [
     "StallMode",
     "StallPattern",
     "Violation",
-    "flit_from_hex",
 ]

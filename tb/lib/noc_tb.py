@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-import cocotb
 
 from models.flit import describe_flit
 from models.mesh import MeshGeometry
@@ -32,7 +31,7 @@ from tb.lib.harness import (
 )
 from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
 from tb.lib.stimulus import build_streams, count_flits
-from tb.lib.verdict import Verdict, derive_seed
+from tb.lib.verdict import Verdict, derive_seed, run_seed
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
@@ -63,7 +62,7 @@ class NocTB:
         self.clock = HarnessClock(dut.u_clk)
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
         self.mon_err = dut.mon_err
-        self.run_seed = int(cocotb.RANDOM_SEED)
+        self.run_seed = run_seed()
         self.seed = derive_seed(self.run_seed, test_name)
         self.rng = random.Random(self.seed)
         self.verdict = Verdict(self.bench.name, test_name, self.seed, self.run_seed, self.log)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Iterable, Sequence
 
-from models.flit import pack_flit
+from models.flit import pack_fields
 from models.mesh import MeshGeometry
 
 # Types a bench may put on the NoC at random (reserved 9..E and ERROR are not sent).
@@ -27,11 +27,11 @@ def build_streams(
         sx, sy = geometry.port_coord(src)
         dx, dy = geometry.port_coord(dst)
         payload = (slot << 224) | rng.getrandbits(224)
-        flit = pack_flit(
-            dst_x=dx, dst_y=dy, src_x=sx, src_y=sy,
-            type=rng.choice(TRAFFIC_TYPES), txn=rng.getrandbits(8), last=rng.getrandbits(1),
-            rsvd=0, payload=payload,
-        )
+        flit = pack_fields({
+            "dst_x": dx, "dst_y": dy, "src_x": sx, "src_y": sy,
+            "type": rng.choice(TRAFFIC_TYPES), "txn": rng.getrandbits(8), "last": rng.getrandbits(1),
+            "payload": payload,
+        })
         streams.setdefault(src, []).append(flit)
     return streams
 

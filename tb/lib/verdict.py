@@ -19,6 +19,20 @@ from pathlib import Path
 STATS_FILE = "stats.jsonl"
 
 
+def run_seed() -> int:
+    """The seed of the whole run (set by tb.runner), else cocotb's seed for this test.
+
+    cocotb 2.1 gives each test RANDOM_SEED = run seed + a hash of the test's
+    name, so only the run seed is worth printing as the replay value.
+    """
+    raw = os.environ.get("AGSIM_RUN_SEED", "")
+    if raw.strip():
+        return int(raw)
+    import cocotb
+
+    return int(cocotb.RANDOM_SEED)
+
+
 def derive_seed(run_seed: int, test_name: str) -> int:
     """A 32-bit seed for one test: depends on the run seed and the name only."""
     return (run_seed ^ zlib.crc32(test_name.encode())) & 0xFFFF_FFFF

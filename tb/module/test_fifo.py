@@ -15,13 +15,13 @@ import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge
 
 from tb.lib.harness import HarnessClock
-from tb.lib.verdict import Verdict, derive_seed
+from tb.lib.verdict import Verdict, derive_seed, run_seed
 
 
 def _tb(dut, name: str) -> tuple[HarnessClock, Verdict, random.Random]:
-    run_seed = int(cocotb.RANDOM_SEED)
-    seed = derive_seed(run_seed, name)
-    verdict = Verdict(os.environ.get("AGSIM_BENCH", "fifo"), name, seed, run_seed, dut._log)
+    run = run_seed()
+    seed = derive_seed(run, name)
+    verdict = Verdict(os.environ.get("AGSIM_BENCH", "fifo"), name, seed, run, dut._log)
     return HarnessClock(dut.u_clk), verdict, random.Random(seed)
 
 

@@ -152,3 +152,20 @@ def test_hex_refusals() -> None:
             flit_from_hex(bad)
     with pytest.raises(ValueError):
         flit_to_hex(1 << 288)
+
+
+def test_pack_fields_equals_pack_flit_and_checks_ranges() -> None:
+    import random
+
+    import pytest
+
+    from models.flit import FIELDS, pack_fields, pack_flit
+
+    rng = random.Random(3)
+    for _ in range(200):
+        fields = {n: rng.getrandbits(f.width) for n, f in FIELDS.items()}
+        assert pack_fields(fields) == pack_flit(**fields)
+    with pytest.raises(ValueError, match="txn"):
+        pack_fields({"txn": 256})
+    with pytest.raises(TypeError, match="bogus"):
+        pack_fields({"bogus": 1})
