@@ -13,7 +13,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from tb.benches import BENCHES, INCLUDE_DIRS, NOC_RTL, ROOT
+from tb.benches import BENCHES, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,9 @@ def lint_jobs() -> list[LintJob]:
     ]
     for b in BENCHES:
         jobs.append(LintJob(f"bench {b.name}", b.toplevel, b.sources, tuple(b.parameters.items()), timing=True))
+    perf = get_bench("mesh_4x4")
+    jobs.append(LintJob("benchmark mesh_pure_tb", "mesh_pure_tb", perf.sources + ("rtl/harness/mesh_pure_tb.v",),
+                        tuple(perf.parameters.items()), timing=True))
     return jobs
 
 

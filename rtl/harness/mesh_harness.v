@@ -20,11 +20,11 @@ module mesh_harness #(
     harness_clock u_clk (.clk(clk), .resetn(resetn));
 
     wire [287:0]      tx_data [0:NP-1];
-    wire [NP-1:0]     tx_valid;
-    wire [NP-1:0]     tx_busy;
+    wire              tx_valid [0:NP-1];
+    wire              tx_busy  [0:NP-1];
     wire [287:0]      rx_data [0:NP-1];
-    wire [NP-1:0]     rx_valid;
-    wire [NP-1:0]     rx_busy;
+    wire              rx_valid [0:NP-1];
+    wire              rx_busy  [0:NP-1];
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire              mon_err;
     /* verilator lint_on UNUSEDSIGNAL */

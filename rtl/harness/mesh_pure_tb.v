@@ -132,12 +132,10 @@ module mesh_pure_tb #(
 
     // Sample the mesh -> endpoint links at each edge, as the bank's sinks do.
     integer p;
-    wire [NP-1:0] fire = h.rx_valid & ~h.rx_busy;
     always @(posedge clk) begin
         if (checking) begin
-            if (|fire)
-                for (p = 0; p < NP; p = p + 1)
-                    if (fire[p]) check_capture(p, h.rx_data[p]);
+            for (p = 0; p < NP; p = p + 1)
+                if (h.rx_valid[p] && !h.rx_busy[p]) check_capture(p, h.rx_data[p]);
             if (h.u_bank.cycle >= max_cycles) timed_out <= 1'b1;
         end
     end

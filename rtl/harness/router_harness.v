@@ -19,11 +19,11 @@ module router_harness #(
     harness_clock u_clk (.clk(clk), .resetn(resetn));
 
     wire [W-1:0]   tx_data [0:4];
-    wire [4:0]     tx_valid;
-    wire [4:0]     tx_busy;
+    wire           tx_valid [0:4];
+    wire           tx_busy  [0:4];
     wire [W-1:0]   rx_data [0:4];
-    wire [4:0]     rx_valid;
-    wire [4:0]     rx_busy;
+    wire           rx_valid [0:4];
+    wire           rx_busy  [0:4];
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire           mon_err;
     /* verilator lint_on UNUSEDSIGNAL */

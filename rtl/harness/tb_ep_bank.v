@@ -33,12 +33,12 @@ module tb_ep_bank #(
     input  wire              resetn,
     // endpoint -> DUT
     output wire [287:0]      tx_data [0:NP-1],
-    output wire [NP-1:0]     tx_valid,
-    input  wire [NP-1:0]     tx_busy,
+    output wire              tx_valid [0:NP-1],
+    input  wire              tx_busy  [0:NP-1],
     // DUT -> endpoint
     input  wire [287:0]      rx_data [0:NP-1],
-    input  wire [NP-1:0]     rx_valid,
-    output wire [NP-1:0]     rx_busy
+    input  wire              rx_valid [0:NP-1],
+    output wire              rx_busy  [0:NP-1]
 );
     localparam integer CAPW = 32 + 8 + 288;
 
@@ -95,8 +95,9 @@ module tb_ep_bank #(
     always @(negedge dump_req) dump_ack = 1'b0;
 
     // ---------------- sources ----------------
-    wire [NP-1:0] src_done;
-    wire [NP-1:0] src_fire = tx_valid & ~tx_busy;
+    // Per-port status as arrays, not vectors: Icarus rebuilds a whole vector for
+    // every bit driver, which cost more than the mesh itself.
+    wire          src_done [0:NP-1];
     genvar e;
     generate
         for (e = 0; e < NP; e = e + 1) begin : g_ep
@@ -159,7 +160,6 @@ module tb_ep_bank #(
     endgenerate
 
     // ---------------- capture ----------------
-    wire [NP-1:0] cap_fire = rx_valid & ~rx_busy;
     /* verilator lint_off UNUSEDSIGNAL */  // its old cycle stamp is replaced on release
     reg [CAPW-1:0] held_rec;
     /* verilator lint_on UNUSEDSIGNAL */
@@ -169,6 +169,8 @@ module tb_ep_bank #(
     reg [CAPW-1:0] rec;
     reg [31:0]     wp;
     reg [31:0]     seen;       // index of the capture being recorded
+    reg [31:0]     n_inj;      // injections this cycle
+    reg            all_done;
     integer p;
     always @(posedge clk) begin
         if (!resetn) begin
@@ -184,8 +186,12 @@ module tb_ep_bank #(
             cycle <= cycle + 32'd1;
             wp = cap_count;
             seen = nth;
+            n_inj = 32'd0;
+            all_done = 1'b1;
             for (p = 0; p < NP; p = p + 1) begin
-                if (cap_fire[p]) begin
+                if (tx_valid[p] && !tx_busy[p]) n_inj = n_inj + 32'd1;
+                if (!src_done[p]) all_done = 1'b0;
+                if (rx_valid[p] && !rx_busy[p]) begin
                     rec = {cycle, p[7:0], rx_data[p]};
                     if (fault_mode != 3'd0 && seen == fault_index) begin
                         case (fault_mode)
@@ -211,9 +217,9 @@ module tb_ep_bank #(
             end
             nth       <= seen;
             cap_count <= wp;
-            inj_count <= inj_count + $countones(src_fire);
-            if ((|cap_fire) || (|src_fire)) last_event <= cycle;
-            if (start && (&src_done) && wp >= expect_total && !held_vld) done <= 1'b1;
+            inj_count <= inj_count + n_inj;
+            if (seen != nth || n_inj != 32'd0) last_event <= cycle;
+            if (start && all_done && wp >= expect_total && !held_vld) done <= 1'b1;
             if (start && !done && cycle - last_event > quiet_limit) stalled <= 1'b1;
         end
     end

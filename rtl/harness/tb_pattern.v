@@ -5,7 +5,9 @@
 //   2 bursts: with probability LEVEL/256 start a stall of 1..16 cycles;
 //   3 always stall (a hostile extreme for directed tests; bounded by the bench).
 // The xorshift32 state is seeded from SEED and the instance's SALT, so every
-// endpoint gets its own stream and a run replays from the printed seed.
+// endpoint gets its own stream and a run replays from the printed seed. The
+// state only advances when a mode needs it: in mode 0 the block costs the
+// simulator one comparison a cycle.
 `default_nettype none
 module tb_pattern #(
     parameter [31:0] SALT = 32'h0
@@ -15,30 +17,58 @@ module tb_pattern #(
     input  wire [31:0] seed,
     input  wire [1:0]  mode,
     input  wire [7:0]  level,
-    output wire        stall
+    output reg         stall
 );
     reg [31:0] s;
-    reg [4:0]  burst;      // remaining stall cycles of the current burst
-    wire [31:0] x1 = s ^ (s << 13);
-    wire [31:0] x2 = x1 ^ (x1 >> 17);
-    wire [31:0] nxt = x2 ^ (x2 << 5);
+    reg [4:0]  burst;      // remaining stall cycles of the current burst, this one included
 
-    // A non-zero start state derived from seed and salt (xorshift must not be 0).
-    wire [31:0] mixed = (seed ^ SALT ^ 32'h6d2b79f5) * 32'h9e3779b1;
+    function automatic [31:0] xorshift(input [31:0] v);
+        reg [31:0] a;
+        reg [31:0] b;
+        begin
+            a = v ^ (v << 13);
+            b = a ^ (a >> 17);
+            xorshift = b ^ (b << 5);
+        end
+    endfunction
+
+    // A non-zero start state from seed and salt (xorshift must not start at 0).
+    function automatic [31:0] start_state(input [31:0] sd);
+        reg [31:0] m;
+        begin
+            m = (sd ^ SALT ^ 32'h6d2b79f5) * 32'h9e3779b1;
+            start_state = (m == 32'd0) ? 32'h1 : m;
+        end
+    endfunction
+
+    wire [31:0] x = xorshift(s);   // re-evaluated only when s moves
 
     always @(posedge clk) begin
         if (!resetn) begin
-            s     <= (mixed == 32'd0) ? 32'h1 : mixed;
+            s     <= start_state(seed);
             burst <= 5'd0;
+            stall <= 1'b0;
+        end else if (mode == 2'd0) begin
+            stall <= 1'b0;
         end else begin
-            s <= nxt;
-            if (burst != 5'd0)                        burst <= burst - 5'd1;
-            else if (mode == 2'd2 && s[7:0] < level)  burst <= {1'b0, s[11:8]} + 5'd1;
+            s <= x;
+            case (mode)
+                2'd1: stall <= (x[7:0] < level);
+                2'd2: begin
+                    if (burst > 5'd1) begin
+                        burst <= burst - 5'd1;
+                        stall <= 1'b1;
+                    end else if (x[7:0] < level) begin
+                        burst <= {1'b0, x[11:8]} + 5'd1;
+                        stall <= 1'b1;
+                    end else begin
+                        burst <= 5'd0;
+                        stall <= 1'b0;
+                    end
+                end
+                default: stall <= 1'b1;
+            endcase
         end
     end
-
-    assign stall = (mode == 2'd3) ||
-                   (mode == 2'd1 && s[7:0] < level) ||
-                   (mode == 2'd2 && burst != 5'd0);
 endmodule
 `default_nettype wire

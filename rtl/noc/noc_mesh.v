@@ -28,26 +28,27 @@ module noc_mesh #(
     /* verilator lint_off UNUSEDSIGNAL */
     input  wire [287:0]      ep_in_data [0:NP-1],
     /* verilator lint_on UNUSEDSIGNAL */
-    input  wire [NP-1:0]     ep_in_valid,
-    output wire [NP-1:0]     ep_in_busy,
+    input  wire              ep_in_valid [0:NP-1],
+    output wire              ep_in_busy  [0:NP-1],
     output wire [287:0]      ep_out_data [0:NP-1],
-    output wire [NP-1:0]     ep_out_valid,
-    input  wire [NP-1:0]     ep_out_busy,
+    output wire              ep_out_valid [0:NP-1],
+    input  wire              ep_out_busy  [0:NP-1],
     output wire              mon_err
 );
     localparam integer W  = `NOC_FLIT_W;
     localparam integer NR = NX*NY;
     localparam integer R  = NR;
 
-    // Router-side port bundles, flattened: slot (r*5 + port).
-    wire [W-1:0]      rin_data [0:NR*5-1];
-    wire [NR*5-1:0]   rin_valid;
-    wire [NR*5-1:0]   rin_busy;
+    // Router-side port bundles, one array word per slot (r*5 + port). Arrays,
+    // not flat vectors: Icarus rebuilds a whole vector for every bit driver.
+    wire [W-1:0]      rin_data  [0:NR*5-1];
+    wire              rin_valid [0:NR*5-1];
+    wire              rin_busy  [0:NR*5-1];
     /* verilator lint_off UNUSEDSIGNAL */  // outputs towards tied-off ports
-    wire [W-1:0]      rout_data [0:NR*5-1];
+    wire [W-1:0]      rout_data  [0:NR*5-1];
+    wire              rout_valid [0:NR*5-1];
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [NR*5-1:0]   rout_valid;
-    wire [NR*5-1:0]   rout_busy;
+    wire              rout_busy  [0:NR*5-1];
     wire [NR-1:0]     router_err;
 
     genvar gx, gy, gp;
@@ -70,9 +71,17 @@ module noc_mesh #(
                 // The router's own port arrays, copied to/from the mesh-wide arrays.
                 wire [W-1:0] r_in  [0:4];
                 wire [W-1:0] r_out [0:4];
+                wire [4:0]   r_in_busy;
+                wire [4:0]   r_out_valid;
+                wire [4:0]   r_in_valid  = {rin_valid[RI*5+4], rin_valid[RI*5+3], rin_valid[RI*5+2],
+                                            rin_valid[RI*5+1], rin_valid[RI*5]};
+                wire [4:0]   r_out_busy  = {rout_busy[RI*5+4], rout_busy[RI*5+3], rout_busy[RI*5+2],
+                                            rout_busy[RI*5+1], rout_busy[RI*5]};
                 for (gp = 0; gp < 5; gp = gp + 1) begin : g_port
-                    assign r_in[gp]             = rin_data[RI*5 + gp];
-                    assign rout_data[RI*5 + gp] = r_out[gp];
+                    assign r_in[gp]              = rin_data[RI*5 + gp];
+                    assign rout_data[RI*5 + gp]  = r_out[gp];
+                    assign rin_busy[RI*5 + gp]   = r_in_busy[gp];
+                    assign rout_valid[RI*5 + gp] = r_out_valid[gp];
                 end
 
                 noc_router #(
@@ -81,11 +90,11 @@ module noc_mesh #(
                 ) u_router (
                     .clk(clk), .resetn(resetn),
                     .in_data  (r_in),
-                    .in_valid (rin_valid [RI*5 +: 5]),
-                    .in_busy  (rin_busy  [RI*5 +: 5]),
+                    .in_valid (r_in_valid),
+                    .in_busy  (r_in_busy),
                     .out_data (r_out),
-                    .out_valid(rout_valid[RI*5 +: 5]),
-                    .out_busy (rout_busy [RI*5 +: 5]),
+                    .out_valid(r_out_valid),
+                    .out_busy (r_out_busy),
                     .mon_err  (router_err[RI])
                 );
 

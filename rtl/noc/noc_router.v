@@ -151,9 +151,11 @@ module noc_router #(
     genvar o;
     generate
         for (o = 0; o < 5; o = o + 1) begin : g_arb
-            for (p = 0; p < 5; p = p + 1) begin : g_req
-                assign req[o][p] = head_vld[p] && (head_port[p] == o);
-            end
+            // One assignment per output (five one-bit drivers would cost Icarus a
+            // vector rebuild each).
+            assign req[o] = {head_vld[4] && head_port[4] == o, head_vld[3] && head_port[3] == o,
+                             head_vld[2] && head_port[2] == o, head_vld[1] && head_port[1] == o,
+                             head_vld[0] && head_port[0] == o};
             // An output takes a new flit when its register is empty or being emptied now.
             assign grant_vld[o] = PORT_PRESENT[o] && (!oreg_vld[o] || !out_busy[o]) && (|req[o]);
             assign grant[o]     = rr_pick(req[o], rr[o]);
