@@ -11,7 +11,7 @@
 
 SIM ?= icarus
 PY := .venv/bin/python
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
 JOBS ?= auto
 
 .PHONY: all regress test lint bench waves list bootstrap clean help

@@ -15,8 +15,10 @@ import os
 import re
 import time
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from tb.benches import ROOT, Bench
 
@@ -116,25 +118,23 @@ def run_bench(
     if extra_env:
         env.update(extra_env)
 
-    # cocotb's runner lets the WAVES variable override its `waves` argument, and
-    # reads some values we treat as off as on: make the two agree.
-    os.environ["WAVES"] = "1" if waves else "0"
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench)})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     try:
-        runner.build(
-            sources=bench.source_paths,
-            includes=bench.include_paths,
-            hdl_toplevel=bench.toplevel,
-            parameters=dict(bench.parameters),
-            build_dir=build_dir,
-            waves=waves,
-            always=rebuild,
-            log_file=build_dir / "build.log" if log_to_file else None,
-        )
+        with _process_env(test_filter, seed, waves):
+            runner.build(
+                sources=bench.source_paths,
+                includes=bench.include_paths,
+                hdl_toplevel=bench.toplevel,
+                parameters=dict(bench.parameters),
+                build_dir=build_dir,
+                waves=waves,
+                always=rebuild,
+                log_file=build_dir / "build.log" if log_to_file else None,
+            )
         stamp.write_text(config)
     except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
         result.error = f"build failed: {exc}"
@@ -162,19 +162,20 @@ def run_bench(
             write_save_file(bench, test_dir / "waves.fst", test_dir / "waves.gtkw")
         test_filter_re = (re.escape(filt) + "$") if (waves and filt) else filt
         try:
-            runner.test(
-                test_module=bench.test_module,
-                hdl_toplevel=bench.toplevel,
-                build_dir=build_dir,
-                test_dir=test_dir,
-                test_filter=test_filter_re,
-                seed=seed,
-                extra_env=env,
-                plusargs=plusargs,
-                waves=waves,
-                results_xml=str(results_xml),
-                log_file=test_dir / "sim.log" if log_to_file else None,
-            )
+            with _process_env(test_filter_re, seed, waves):
+                runner.test(
+                    test_module=bench.test_module,
+                    hdl_toplevel=bench.toplevel,
+                    build_dir=build_dir,
+                    test_dir=test_dir,
+                    test_filter=test_filter_re,
+                    seed=seed,
+                    extra_env=env,
+                    plusargs=plusargs,
+                    waves=waves,
+                    results_xml=str(results_xml),
+                    log_file=test_dir / "sim.log" if log_to_file else None,
+                )
         except (SystemExit, Exception) as exc:
             if not results_xml.exists():
                 result.error = f"simulation failed: {exc}"
@@ -188,6 +189,35 @@ def run_bench(
     if not result.tests and not result.error:
         result.error = "no test ran (check COCOTB_TEST_FILTER)"
     return result
+
+
+@contextmanager
+def _process_env(test_filter: str | None, seed: int, waves: bool) -> Iterator[None]:
+    """Make the process environment agree with the arguments while a test runs.
+
+    cocotb's runner copies os.environ over the values it was given, so an
+    exported COCOTB_TEST_FILTER (make exports even an empty one), an old seed or
+    a WAVES spelled differently would silently replace ours.
+    """
+    wanted = {
+        "COCOTB_TEST_FILTER": test_filter,
+        "COCOTB_RANDOM_SEED": str(seed),
+        "WAVES": "1" if waves else "0",
+    }
+    saved = {k: os.environ.get(k) for k in wanted}
+    try:
+        for k, v in wanted.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def _bounded_runner(wall_s: int):

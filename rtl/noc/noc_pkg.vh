@@ -17,3 +17,4 @@
 `define NOC_PORT_W   3
 `define NOC_PORT_L   4
 `endif
+

@@ -128,3 +128,22 @@ def test_env_flags_read_like_cocotb(monkeypatch: pytest.MonkeyPatch, value: str,
 
     monkeypatch.setenv("WAVES", value)
     assert env_flag("WAVES") is expected
+
+
+def test_process_env_overrides_exported_values_and_restores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """make exports COCOTB_TEST_FILTER even when empty; cocotb would let it win."""
+    import os
+
+    from tb.runner import _process_env
+
+    monkeypatch.setenv("COCOTB_TEST_FILTER", "")
+    monkeypatch.setenv("WAVES", "no")
+    monkeypatch.delenv("COCOTB_RANDOM_SEED", raising=False)
+    with _process_env("only_this$", 42, True):
+        assert os.environ["COCOTB_TEST_FILTER"] == "only_this$"
+        assert os.environ["COCOTB_RANDOM_SEED"] == "42"
+        assert os.environ["WAVES"] == "1"
+    assert os.environ["COCOTB_TEST_FILTER"] == "" and os.environ["WAVES"] == "no"
+    assert "COCOTB_RANDOM_SEED" not in os.environ
+    with _process_env(None, 1, False):
+        assert "COCOTB_TEST_FILTER" not in os.environ
