@@ -29,7 +29,19 @@ def _seed_from_env() -> int:
     return int(raw) if raw.strip() else random.SystemRandom().randrange(1, 2**31)
 
 
-def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None) -> str:
+def replay_command(seed: int, benches: str = "", test_filter: str = "") -> str:
+    """The make command that reruns exactly this selection with this seed."""
+    parts = ["make SIM=icarus"]
+    if benches:
+        parts.append(f"BENCH={benches}")
+    if test_filter:
+        parts.append(f"COCOTB_TEST_FILTER='{test_filter}'")
+    parts.append(f"COCOTB_RANDOM_SEED={seed}")
+    return " ".join(parts)
+
+
+def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None,
+                   benches: str = "", test_filter: str = "") -> str:
     """The one-screen table: bench, passed/failed, checks, cycles, wall, cycles/s.
 
     `ERROR lines` counts lines containing ERROR in each bench's simulator logs:
@@ -59,7 +71,7 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
         for t in r.tests:
             if not t.passed:
                 lines.append(f"FAILED {r.bench}::{t.name}: {t.message.splitlines()[0] if t.message else ''}")
-    lines.append(f"seed {seed} (replay: make SIM=icarus COCOTB_RANDOM_SEED={seed})")
+    lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter)})")
     lines.append(f"{tot_p} passed, {tot_f} failed")
     return "\n".join(lines)
 
@@ -130,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"    ... {len(found) - 20} more ERROR lines in sim_build/{bench.name}/**/sim.log")
         results.append(r)
     merge_results(results, Path(args.results))
-    print(format_summary(results, seed, error_lines))
+    print(format_summary(results, seed, error_lines, args.bench, args.filter))
     ran = sum(len(r.tests) for r in results)
     if ran == 0:
         print("error: no test ran", file=sys.stderr)

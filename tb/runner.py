@@ -107,7 +107,9 @@ def run_bench(
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
     if sim != "icarus":
-        raise ValueError(f"simulator '{sim}' is not supported: cocotb needs Icarus here (SIM=icarus)")
+        raise ValueError(
+            f"simulator '{sim}' is not supported: the benches run on Icarus Verilog (SIM=icarus); "
+            f"Verilator is used only by `make lint` (cocotb needs Verilator 5.036+, Debian ships 5.006)")
     build_dir = build_root / bench.name
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
