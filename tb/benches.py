@@ -28,6 +28,8 @@ HARNESS_RTL: tuple[str, ...] = (
 )
 ROUTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",)
 MESH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",)
+CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
+    "rtl/units/cu_base.v", "rtl/harness/cu_null.v", "rtl/harness/cu_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -117,6 +119,17 @@ BENCHES: tuple[Bench, ...] = (
         parameters={"FIFO_DEPTH": 4, "PORT_EDGE": 0b11100},
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="router impossible-turn monitor self-test",
+    ),
+    Bench(
+        name="cu_base",
+        level="module",
+        toplevel="cu_harness",
+        sources=CU_BASE_BENCH_RTL,
+        test_module="tb.module.test_cu_base",
+        parameters={"INST_DEPTH": 32, "RECV_DEPTH": 8},
+        # the unit is the Local endpoint (1,1); bench endpoints on the four edges
+        shape=MeshShape(1, 1, _full_ring(1, 1)),
+        description="compute-unit endpoint base behind a test unit: completions, CU_CTRL, drops, monitors",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),

@@ -13,7 +13,7 @@ import os
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 
 from models.flit import describe_flit
@@ -35,6 +35,19 @@ from tb.lib.verdict import Verdict, derive_seed, run_seed
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
+
+
+@dataclass
+class StreamRun:
+    """What one bulk run produced: what was sent (and when), and what was captured."""
+
+    outcome: RunOutcome
+    slots: list[tuple[int, int]]  # (port, flit) per injection slot
+    inject_times: list[int]  # cycle each slot was accepted, NEVER if it was not
+    records: list[CaptureRecord]
+    sent: int
+    expected_captures: int
+    mon_err: int
 
 
 @dataclass
@@ -71,10 +84,11 @@ class NocTB:
     async def reset(self) -> None:
         await self.clock.reset()
 
-    async def run_traffic(
+    async def run_streams(
         self,
-        pairs: Iterable[tuple[int, int]],
+        streams: Mapping[int, Sequence[int]],
         *,
+        expect_total: int | None = None,
         idle: StallPattern = StallPattern(),
         backpressure: StallPattern = StallPattern(),
         violation: Violation = Violation.NONE,
@@ -84,37 +98,46 @@ class NocTB:
         quiet_limit: int = 5_000,
         max_cycles: int | None = None,
         wall_limit_s: float | None = None,
-    ) -> TrafficResult:
-        """Inject `pairs`, wait for every flit (or a watchdog), dump and score."""
-        streams = build_streams(self.geometry, pairs, self.rng)
+    ) -> StreamRun:
+        """Reset, inject each port's flits, wait until `expect_total` flits were
+        captured (default: as many as were sent) or a watchdog fired, dump.
+
+        Benches whose device consumes flits and answers with others (a compute
+        unit, the memory agent) call this and check the answers themselves.
+        """
         total = count_flits(streams)
+        expect = total if expect_total is None else expect_total
         await self.reset()
         self.bank.configure(
             seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit,
             violation=violation, fault=fault, fault_index=fault_index, fault_port=fault_port,
         )
         slots = await self.bank.load(streams)
-        bound = max_cycles or max(20_000, 200 * total)
-        outcome = await self._run_sliced(total, bound, wall_limit_s or self.bench.max_wall_s)
+        bound = max_cycles or max(20_000, 200 * max(total, expect))
+        outcome = await self._run_sliced(expect, bound, wall_limit_s or self.bench.max_wall_s)
         if outcome.ended == "done":
             await self.bank.settle(SETTLE_CYCLES, PERIOD_NS)
             outcome = self.bank.status("done")
         records, times = await self.bank.dump()
         mon_err = int(self.mon_err.value)
         await self.bank.stop()
-
-        board = FlitScoreboard(self.geometry)
-        for (port, flit), t in zip(slots, times):
-            if t != NEVER:
-                board.expect(port, flit, t)
-        for rec in records:
-            board.observe(rec.port, rec.flit, rec.cycle)
-        report = board.finish()
         self.verdict.cycles += outcome.cycles
         not_sent = [(p, f) for (p, f), t in zip(slots, times) if t == NEVER]
         if outcome.ended != "done" or not_sent:
-            self._explain_hang(outcome, total, not_sent, report)
-        return TrafficResult(outcome, report, records, total, mon_err)
+            self._explain_hang(outcome, total, not_sent)
+        return StreamRun(outcome, slots, times, records, total, expect, mon_err)
+
+    async def run_traffic(self, pairs: Iterable[tuple[int, int]], **options: Any) -> TrafficResult:
+        """Inject `pairs` (source, destination), wait for every flit, and score them."""
+        streams = build_streams(self.geometry, pairs, self.rng)
+        run = await self.run_streams(streams, **options)
+        board = FlitScoreboard(self.geometry)
+        for (port, flit), t in zip(run.slots, run.inject_times):
+            if t != NEVER:
+                board.expect(port, flit, t)
+        for rec in run.records:
+            board.observe(rec.port, rec.flit, rec.cycle)
+        return TrafficResult(run.outcome, board.finish(), run.records, run.sent, run.mon_err)
 
     async def _run_sliced(self, total: int, bound_cycles: int, wall_limit_s: float) -> RunOutcome:
         """Run in simulated-time slices so a wall-clock bound can end a slow run."""
@@ -133,7 +156,7 @@ class NocTB:
                 outcome.ended = "wall-timeout"
                 return outcome
 
-    def _explain_hang(self, outcome: RunOutcome, total: int, not_sent: list, report: ScoreboardReport) -> None:
+    def _explain_hang(self, outcome: RunOutcome, total: int, not_sent: list) -> None:
         """Name what was outstanding when a run did not finish."""
         self.log.error(
             "run ended by %s at cycle %d: %d/%d flits injected, %d captured, last event at cycle %d",
@@ -147,7 +170,7 @@ class NocTB:
                            self.geometry.port_coord(port), n,
                            describe_flit(next(f for p, f in not_sent if p == port)))
 
-    def check_clean(self, result: TrafficResult, *, min_latency_per_hop: int = 1) -> None:
+    def check_clean(self, result: TrafficResult) -> None:
         """The standard end-of-run checks: verdict, counts, scoreboard, monitors."""
         v = self.verdict
         v.check(result.outcome.ended == "done",
