@@ -1,0 +1,65 @@
+"""The fused planner: layout arithmetic, pairing, ack counts, and the five refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.machines import FUSED4, MM_MESH, Machine, UnitKind
+from models.planner import (
+    Acc, Const, Op, Operand, PlanRefused, deal, expected_acks, mul, plan_fused, silu, span_words,
+)
+
+
+def test_span_and_slots() -> None:
+    assert span_words(3, 3) == 16 and span_words(4, 8) == 32 and span_words(1, 1) == 8
+    p = plan_fused(32, 32, 64, 4, 8, 2, mul(Acc(0), silu(Acc(1))), FUSED4)
+    assert p.slots == (0, 32) and p.result_word == 64 and p.footprint_words == 96
+
+
+def test_reference_geometry_on_mm_mesh() -> None:
+    p = plan_fused(12, 12, 64, 3, 3, 2, Op("add", (Acc(), Acc())), MM_MESH)
+    assert len(p.instances) == 1 and p.instances[0].vector_core == (1, 0)
+    assert p.acks_per_drain == 2  # ceil(9/8)
+    assert expected_acks(p) == {(1, 0): 2}
+
+
+def test_gated_mlp_acks_add() -> None:
+    p = plan_fused(32, 32, 32, 8, 8, 1, mul(Acc(0), silu(Acc(1))), FUSED4)
+    assert p.accumulators == 2 and p.acks_per_core == 16  # 2 x ceil(64/8)
+
+
+def test_deal_is_round_robin_over_sorted_keys() -> None:
+    nodes = [(1, 0), (2, 0)]
+    assert deal([(1, 0), (0, 0), (0, 1)], nodes) == {(0, 0): (1, 0), (0, 1): (2, 0), (1, 0): (1, 0)}
+
+
+@pytest.mark.parametrize("args,match", [
+    ((64, 64, 64, 4, 4, 2, silu(Acc())), "instances but 1 vector cores"),          # not injective
+    ((64, 128, 64, 16, 32, 2, silu(Acc())), "> 256"),                               # F_LEN
+    ((64, 64, 64, 16, 16, 2, silu(Acc())), "exceeds L1_SAFE"),                       # 256+256 > 320
+    ((16, 16, 64, 4, 4, 2, mul(Acc(), Operand("bias"))), "neither an accumulator"),  # second operand
+])
+def test_refusals_name_limit_and_both_fixes(args, match) -> None:
+    with pytest.raises(PlanRefused, match=match) as info:
+        plan_fused(*args, MM_MESH)
+    assert "retile" in str(info.value) and "two stages with a temp" in str(info.value)
+
+
+def test_footprint_in_the_bad_band_is_named() -> None:
+    with pytest.raises(PlanRefused, match="measured-bad band"):
+        plan_fused(32, 96, 64, 8, 24, 2, silu(Acc()), FUSED4)  # span 192: 384 words
+
+
+def test_machine_without_agent_is_refused() -> None:
+    no_agent = Machine("noagent", 2, 1, {(0, 1): UnitKind.MAG, (1, 0): UnitKind.VECTOR,
+                                         (2, 1): UnitKind.CLUSTER})
+    with pytest.raises(PlanRefused, match="no agent coordinate"):
+        plan_fused(12, 12, 64, 3, 3, 2, silu(Acc()), no_agent)
+
+
+def test_constants_are_fine_and_shapes_are_checked() -> None:
+    plan_fused(12, 12, 64, 3, 3, 2, mul(Acc(), Const(2.0)), MM_MESH)
+    with pytest.raises(PlanRefused, match="not a whole number"):
+        plan_fused(10, 12, 64, 3, 3, 2, silu(Acc()), MM_MESH)
+    with pytest.raises(PlanRefused, match="32\\*nk"):
+        plan_fused(12, 12, 60, 3, 3, 2, silu(Acc()), MM_MESH)
