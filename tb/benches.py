@@ -30,6 +30,9 @@ ROUTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/router
 MESH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",)
 CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/units/cu_base.v", "rtl/harness/cu_null.v", "rtl/harness/cu_harness.v")
+ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
+    "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
+    "rtl/harness/orch_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -130,6 +133,16 @@ BENCHES: tuple[Bench, ...] = (
         # the unit is the Local endpoint (1,1); bench endpoints on the four edges
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="compute-unit endpoint base behind a test unit: completions, CU_CTRL, drops, monitors",
+    ),
+    Bench(
+        name="orch",
+        level="module",
+        toplevel="orch_harness",
+        sources=ORCH_BENCH_RTL,
+        test_module="tb.module.test_orch",
+        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "SIG_CYCLES": 3, "BUSY_LIMIT": 2000},
+        description="orchestrator on (1,1) of a 2x2 mesh: staging, dispatch rewrite, credit, NODE_STATUS, Await, "
+                    "monitors; host over AXI4-Lite (cocotbext-axi)",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
