@@ -33,6 +33,8 @@ CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
 ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
     "rtl/harness/orch_harness.v")
+MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
+    "rtl/mag/mag_dram.v", "rtl/mag/mag.v", "rtl/harness/mag_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -143,6 +145,30 @@ BENCHES: tuple[Bench, ...] = (
         parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "SIG_CYCLES": 3, "BUSY_LIMIT": 2000},
         description="orchestrator on (1,1) of a 2x2 mesh: staging, dispatch rewrite, credit, NODE_STATUS, Await, "
                     "monitors; host over AXI4-Lite (cocotbext-axi)",
+    ),
+    Bench(
+        name="mag",
+        level="module",
+        toplevel="mag_harness",
+        sources=MAG_BENCH_RTL,
+        test_module="tb.module.test_mag",
+        parameters={"NX": 2, "NY": 1, "EDGE_MASK": _full_ring(2, 1), "DRAM_WORDS": 4096,
+                    "RD_LATENCY": 6, "RD_INTERVAL": 1},
+        # the agent is the west edge endpoint (0,1) (port 6); bench endpoints on the other seven
+        shape=MeshShape(2, 1, _full_ring(2, 1)),
+        description="memory agent + DRAM: plain/stream/multicast reads, writes bound by source, drops, monitors",
+    ),
+    Bench(
+        name="mag_slow",
+        level="module",
+        toplevel="mag_harness",
+        sources=MAG_BENCH_RTL,
+        test_module="tb.module.test_mag",
+        parameters={"NX": 2, "NY": 1, "EDGE_MASK": _full_ring(2, 1), "DRAM_WORDS": 4096,
+                    "RD_LATENCY": 20, "RD_INTERVAL": 3, "SLOTS": 2, "RDQ_DEPTH": 2, "WRQ_DEPTH": 2,
+                    "ACKQ_DEPTH": 1, "FIFO_DEPTH": 2},
+        shape=MeshShape(2, 1, _full_ring(2, 1)),
+        description="the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and minimal queues",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),

@@ -34,6 +34,8 @@ def lint_jobs() -> list[LintJob]:
         LintJob("noc_router(2,3)/3x4", "noc_router", NOC_RTL[:3],
                 (("X", 2), ("Y", 3), ("NX", 3), ("NY", 4), ("PORT_EDGE", 0b10000))),
         LintJob("noc_mesh 14x14", "noc_mesh", NOC_RTL, (("NX", 14), ("NY", 14))),
+        LintJob("mag_dram", "mag_dram", ("rtl/mag/mag_dram.v",)),
+        LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
