@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from tb.benches import BENCHES, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
 
@@ -40,6 +41,10 @@ def lint_jobs() -> list[LintJob]:
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
     ]
+    arith = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rtl/arith").glob("*.v")))
+    for path in arith:
+        top = Path(path).stem
+        jobs.append(LintJob(f"arith {top}", top, arith))
     for b in BENCHES:
         jobs.append(LintJob(f"bench {b.name}", b.toplevel, b.sources, tuple(b.parameters.items()), timing=True))
     perf = get_bench("mesh_4x4")

@@ -1,0 +1,94 @@
+"""The integer rounding kernel every format and operation in this package uses.
+
+A value is handled as an exact integer magnitude and the exponent of its least
+significant bit: ``value = mag * 2**lsb_exp``.  Two helpers do all the work:
+
+* :func:`round_nearest_even` rounds such a value to a given number of
+  significant bits (round to nearest, ties to even), optionally with a floor on
+  the exponent of the result's lsb (gradual underflow, as in IEEE subnormals);
+* :func:`align_add` adds two signed values, keeping the smaller one's lost bits
+  as a sticky bit ORed into the lsb ("jamming"), which is exact for rounding as
+  long as the caller leaves enough guard bits (see docs/numerics.md).
+
+The Verilog modules ``fp_round`` and ``fp_align_add`` in rtl/arith are the same
+two steps, so every model and every RTL block shares one definition of
+rounding.  All functions take and return numpy int64 arrays (scalars broadcast);
+magnitudes must stay below 2**62.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+I64 = np.int64
+
+
+def as_i64(x) -> np.ndarray:
+    """An int64 array view of an int, sequence or array."""
+    return np.asarray(x, dtype=I64)
+
+
+def bit_length(v) -> np.ndarray:
+    """Bit length of each non-negative int64 (0 for 0), by a 6-step binary search."""
+    v = as_i64(v)
+    n = np.zeros(v.shape, I64)
+    for s in (32, 16, 8, 4, 2, 1):
+        big = v >= (I64(1) << s)
+        n = np.where(big, n + s, n)
+        v = np.where(big, v >> s, v)
+    return n + (v > 0)
+
+
+def round_nearest_even(mag, lsb_exp, prec: int, emin_lsb: int | None = None, sticky=False):
+    """Round ``mag * 2**lsb_exp`` to ``prec`` significant bits, ties to even.
+
+    ``sticky`` marks a value slightly above ``mag`` (by less than one lsb); it is
+    only meaningful when ``mag`` has more than ``prec`` bits (it does here).
+    ``emin_lsb`` is the smallest exponent the result's lsb may take (gradual
+    underflow: below it the result keeps fewer than ``prec`` bits); ``None``
+    means unbounded (the caller flushes).
+
+    Returns ``(sig, out_lsb)`` with ``value = sig * 2**out_lsb``, ``sig < 2**prec``;
+    ``sig >= 2**(prec-1)`` unless the result is zero or under the ``emin_lsb``
+    floor.  A carry out of the top bit is renormalised (``sig`` halves,
+    ``out_lsb`` grows by one).
+    """
+    mag, lsb, st = np.broadcast_arrays(as_i64(mag), as_i64(lsb_exp), np.asarray(sticky, bool))
+    out = lsb + bit_length(mag) - prec
+    if emin_lsb is not None:
+        out = np.maximum(out, emin_lsb)
+    sh = out - lsb
+    right = np.clip(sh, 0, 63)
+    q = mag >> right
+    rem = mag - (q << right)
+    half = np.where(right > 0, I64(1) << np.maximum(right - 1, 0), 0)
+    up = (right > 0) & ((rem > half) | ((rem == half) & (st | ((q & 1) == 1))))
+    q = np.where(sh < 0, mag << np.clip(-sh, 0, 62), q + up)
+    carry = (q >> prec) > 0
+    return np.where(carry, q >> 1, q), np.where(carry, out + 1, out)
+
+
+def align_add(sx, mx, ex, sy, my, ey, width: int, guard: int):
+    """Signed sum of ``(-1)**sx * mx * 2**ex`` and ``(-1)**sy * my * 2**ey``.
+
+    Both magnitudes are ``width``-bit registers whose top set bit is at
+    ``width-1`` or ``width-2`` (or zero).  The operand with the larger lsb
+    exponent (a non-zero one if there is one) is kept exactly, shifted left by
+    ``guard`` bits; the other is shifted right to align, and any bit shifted out
+    is ORed into the lsb.  Returns ``(sign, mag, lsb_exp)`` of the (possibly
+    jammed) sum; ``mag == 0`` only for an exact zero sum (the caller picks the
+    sign of zero).  With ``guard >= 4`` the jammed sum rounds exactly like the
+    true sum to any precision up to ``width`` bits.
+    """
+    sx, mx, ex, sy, my, ey = (as_i64(v) for v in (sx, mx, ex, sy, my, ey))
+    swap = (mx == 0) | ((my != 0) & (ey > ex))
+    s_big, m_big, e_big = (np.where(swap, b, a) for a, b in ((sx, sy), (mx, my), (ex, ey)))
+    s_sml, m_sml, e_sml = (np.where(swap, a, b) for a, b in ((sx, sy), (mx, my), (ex, ey)))
+    d = np.clip(e_big - e_sml, 0, width + guard + 1)
+    yg = m_sml << guard
+    ya = yg >> d
+    ya = ya | ((ya << d) != yg)
+    xg = m_big << guard
+    total = np.where(s_big == s_sml, xg + ya, xg - ya)
+    sign = np.where(total < 0, s_sml, s_big)
+    return sign, np.abs(total), e_big - guard
