@@ -5,7 +5,9 @@
 //   * it writes inj.hex (one 288-bit flit per line, all ports concatenated) and
 //     inj_meta.hex (per port: {base[31:0], count[31:0]}) into the simulator's
 //     working directory, then raises load_req and waits for load_ack;
-//   * it sets the controls below, raises `start`, and awaits `done` or `stalled`;
+//   * it sets the controls below, raises `start`, and awaits `done` or `stalled`
+//     (expect_total counts captures since reset, so a later run without a reset
+//     asks for the running total);
 //   * it raises dump_req and waits for dump_ack, then reads cap.hex (one record
 //     per captured flit: {cycle[31:0], port[7:0], flit[287:0]}) and inj_time.hex
 //     (per injected flit, the cycle its handshake happened; all ones = never).
@@ -218,9 +220,16 @@ module tb_ep_bank #(
             nth       <= seen;
             cap_count <= wp;
             inj_count <= inj_count + n_inj;
-            if (seen != nth || n_inj != 32'd0) last_event <= cycle;
-            if (start && all_done && wp >= expect_total && !held_vld) done <= 1'b1;
-            if (start && !done && cycle - last_event > quiet_limit) stalled <= 1'b1;
+            if (seen != nth || n_inj != 32'd0 || !start) last_event <= cycle;
+            // A run ends with start falling: done and stalled clear for the next
+            // run, which may follow without a reset (captures keep accumulating).
+            if (!start) begin
+                done    <= 1'b0;
+                stalled <= 1'b0;
+            end else begin
+                if (all_done && wp >= expect_total && !held_vld) done <= 1'b1;
+                if (!done && cycle - last_event > quiet_limit) stalled <= 1'b1;
+            end
         end
     end
 endmodule

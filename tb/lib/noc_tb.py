@@ -98,30 +98,39 @@ class NocTB:
         quiet_limit: int = 5_000,
         max_cycles: int | None = None,
         wall_limit_s: float | None = None,
+        reset: bool = True,
     ) -> StreamRun:
         """Reset, inject each port's flits, wait until `expect_total` flits were
         captured (default: as many as were sent) or a watchdog fired, dump.
 
         Benches whose device consumes flits and answers with others (a compute
         unit, the memory agent) call this and check the answers themselves.
+        With reset=False the machine keeps its state from the previous run (a
+        host sequence in phases); only this run's captures are returned.
         """
         total = count_flits(streams)
         expect = total if expect_total is None else expect_total
-        await self.reset()
+        before, start_cycle = 0, 0
+        if reset:
+            await self.reset()
+        else:
+            now = self.bank.status("continue")
+            before, start_cycle = now.captured, now.cycles
         self.bank.configure(
             seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit,
             violation=violation, fault=fault, fault_index=fault_index, fault_port=fault_port,
         )
         slots = await self.bank.load(streams)
         bound = max_cycles or max(20_000, 200 * max(total, expect))
-        outcome = await self._run_sliced(expect, bound, wall_limit_s or self.bench.max_wall_s)
+        outcome = await self._run_sliced(before + expect, bound, wall_limit_s or self.bench.max_wall_s)
         if outcome.ended == "done":
             await self.bank.settle(SETTLE_CYCLES, PERIOD_NS)
             outcome = self.bank.status("done")
         records, times = await self.bank.dump()
+        records = records[before:]
         mon_err = int(self.mon_err.value)
         await self.bank.stop()
-        self.verdict.cycles += outcome.cycles
+        self.verdict.cycles += outcome.cycles - start_cycle
         not_sent = [(p, f) for (p, f), t in zip(slots, times) if t == NEVER]
         if outcome.ended != "done" or not_sent:
             self._explain_hang(outcome, total, not_sent)

@@ -163,3 +163,19 @@ async def test_monitor_catches_unit_bug(dut, bug: int) -> None:
     run = await tb.run_streams({port: [cu_inst(UNIT, src, 1, 0, payload)]}, expect_total=1, quiet_limit=300)
     tb.verdict.check(run.mon_err == 1, f"unit bug {bug} did not raise mon_err")
     tb.verdict.finish()
+
+
+@cocotb.test()
+async def test_phases_without_reset(dut) -> None:
+    """A host sequence in two runs without a reset: the second run sees only its own answers."""
+    tb = NocTB(dut, "test_phases_without_reset")
+    port = _sources(tb)[0]
+    src = tb.geometry.port_coord(port)
+    first = [cu_inst(UNIT, src, i, 0, null_work(3, i)) for i in range(5)]
+    second = [cu_inst(UNIT, src, 0x10 + i, int(i == 2), null_work(3, 0x10 + i)) for i in range(3)]
+    run1 = await tb.run_streams({port: first}, expect_total=5)
+    checks, errors = compare_per_port({port: [completion(UNIT, f, False, i) for i, f in enumerate(first)]},
+                                      run1.records)
+    tb.verdict.add_checks(checks, errors)
+    run2 = await tb.run_streams({port: second}, expect_total=3, reset=False)
+    _finish(tb, run2, {port: [completion(UNIT, f, False, 0x10 + i) for i, f in enumerate(second)]})
