@@ -35,6 +35,12 @@ ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/harness/orch_harness.v")
 MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/mag/mag_dram.v", "rtl/mag/mag.v", "rtl/harness/mag_harness.v")
+CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
+    "rtl/arith/fp_round.v", "rtl/arith/fp_align_add.v", "rtl/arith/acc_round_pack.v", "rtl/arith/acc_add.v",
+    "rtl/arith/cu_gemm_subtile.v", "rtl/arith/fp16_round_pack_sat.v", "rtl/arith/acc_to_fp16.v",
+    "rtl/arith/acc_emit_subtile.v",
+    "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cluster_cu.v",
+    "rtl/harness/cl_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -169,6 +175,17 @@ BENCHES: tuple[Bench, ...] = (
                     "ACKQ_DEPTH": 1, "FIFO_DEPTH": 2},
         shape=MeshShape(2, 1, _full_ring(2, 1)),
         description="the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and minimal queues",
+    ),
+    Bench(
+        name="cluster",
+        level="module",
+        toplevel="cl_harness",
+        sources=CLUSTER_BENCH_RTL,
+        test_module="tb.module.test_cluster",
+        parameters={"INST_DEPTH": 32, "RECV_DEPTH": 8},
+        shape=MeshShape(1, 1, _full_ring(1, 1)),
+        description="cluster CU alone: operand bursts, GEMM, node/memory drains, FILL, acks (rejected too), "
+                    "OP_SEND/ADD_PEER, faults",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),

@@ -37,6 +37,8 @@ def lint_jobs() -> list[LintJob]:
         LintJob("noc_mesh 14x14", "noc_mesh", NOC_RTL, (("NX", 14), ("NY", 14))),
         LintJob("mag_dram", "mag_dram", ("rtl/mag/mag_dram.v",)),
         LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag.v")),
+        LintJob("cluster_cu", "cluster_cu", tuple(s for s in get_bench("cluster").sources
+                                                  if s != "rtl/harness/cl_harness.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),

@@ -1,0 +1,38 @@
+// Arithmetic boundary of the cluster CU: one accumulator command on one 4x4
+// sub-tile. The sequencer (cluster_cu.v) reaches the arithmetic only through
+// this module and cl_emit.v; the arithmetic itself is the project's bit-exact
+// blocks in rtl/arith (docs/numerics.md, models/numerics/cluster.py).
+//
+// Ports (combinational; the cluster registers every input):
+//   op      0 LOAD  acc_out = prod                 (kb == 0 && !acc)
+//           1 ADD   acc_out = acc_add(acc_in, prod)
+//           2 PEER  acc_out = acc_add(acc_in, peer_in)   (ADD_PEER, CU_DATA buf 2)
+//           where prod = cu_gemm_subtile's S1E7M14 value of the entry pair:
+//           dot * (8+MA)(8+MB) * 2^(EA+EB-anchor-6), rounded once.
+//   a_ent, b_ent  one L1A / L1B entry, granule w at [256w +: 256] (the layout
+//           of models/numerics/layout.py)
+//   anchor  the GEMM's anchor field, applied as above (40 is neutral)
+//   acc_in, peer_in, acc_out: 16 S1E7M14 elements, (r,c) at [(4r+c)*22 +: 22]
+`default_nettype none
+`timescale 1ns/1ps
+module cl_mac (
+    input  wire [1:0]    op,
+    input  wire [1023:0] a_ent,
+    input  wire [1023:0] b_ent,
+    input  wire [7:0]    anchor,
+    input  wire [351:0]  acc_in,
+    input  wire [351:0]  peer_in,
+    output wire [351:0]  acc_out
+);
+    wire [351:0] gemm_out, peer_out;
+    cu_gemm_subtile u_gemm (.a_entry(a_ent), .b_entry(b_ent), .anchor(anchor), .accumulate(op == 2'd1),
+                            .acc_in(acc_in), .acc_out(gemm_out));
+    genvar e;
+    generate
+        for (e = 0; e < 16; e = e + 1) begin : g_peer
+            acc_add u_add (.x(acc_in[e*22 +: 22]), .y(peer_in[e*22 +: 22]), .z(peer_out[e*22 +: 22]));
+        end
+    endgenerate
+    assign acc_out = (op == 2'd2) ? peer_out : gemm_out;
+endmodule
+`default_nettype wire
