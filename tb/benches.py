@@ -41,6 +41,12 @@ CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/arith/acc_emit_subtile.v",
     "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cluster_cu.v",
     "rtl/harness/cl_harness.v")
+VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + tuple(f"rtl/arith/{m}.v" for m in (
+    "fp_round", "fp_align_add", "e8m15_unpack", "e8m15_round_pack", "fp16_round_pack_sat",
+    "e8m15_fma", "e8m15_minmax", "e8m15_negabs", "e8m15_exp2", "e8m15_inv",
+    "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + (
+    "rtl/units/cu_base.v", "rtl/units/vc_alu.v", "rtl/units/vc_cvt16.v", "rtl/units/vc_cvt32.v",
+    "rtl/units/vector_core.v", "rtl/harness/vc_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
 
 
@@ -70,6 +76,9 @@ class Bench:
     max_cycles: int = 5_000_000
     # Wall-clock bound of the whole bench run, in seconds.
     max_wall_s: int = 600
+    # A machine of models/machines.py whose generated top and harness
+    # (tb/machine_top.py) are added to the sources at build time.
+    machine: str | None = None
 
     @property
     def source_paths(self) -> list[Path]:
@@ -78,6 +87,25 @@ class Bench:
     @property
     def include_paths(self) -> list[Path]:
         return [ROOT / d for d in INCLUDE_DIRS]
+
+
+def _machine_bench(name: str, machine: str, test_module: str, description: str) -> Bench:
+    """A system bench on a whole machine: its top and harness are generated from models/machines.py."""
+    from models.machines import get_machine
+    from tb.machine_top import unit_sources
+
+    m = get_machine(machine)
+    g = m.geometry
+    return Bench(
+        name=name,
+        level="system",
+        toplevel=f"{machine}_harness",
+        sources=NOC_RTL + HARNESS_RTL + tuple(unit_sources(m, ROOT)),
+        test_module=test_module,
+        shape=MeshShape(g.nx, g.ny, g.edge_mask),
+        description=description,
+        machine=machine,
+    )
 
 
 def _full_ring(nx: int, ny: int) -> int:
@@ -186,6 +214,18 @@ BENCHES: tuple[Bench, ...] = (
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="cluster CU alone: operand bursts, GEMM, node/memory drains, FILL, acks (rejected too), "
                     "OP_SEND/ADD_PEER, faults",
+    ),
+    Bench(
+        name="vector_core",
+        level="module",
+        toplevel="vc_harness",
+        sources=VC_BENCH_RTL,
+        test_module="tb.module.test_vector_core",
+        parameters={"INST_DEPTH": 32, "RECV_DEPTH": 8},
+        # the core is the Local endpoint (1,1); bench endpoints on the four edges, (0,1) = memory agent
+        shape=MeshShape(1, 1, _full_ring(1, 1)),
+        description="vector core behind cu_base: IMEM/DESC/RUN, peer bursts into L1, acks, VDRAIN/VFILL flits, "
+                    "faults",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tb.benches import BENCHES, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
+from tb.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,8 @@ def lint_jobs() -> list[LintJob]:
         LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag.v")),
         LintJob("cluster_cu", "cluster_cu", tuple(s for s in get_bench("cluster").sources
                                                   if s != "rtl/harness/cl_harness.v")),
+        LintJob("vector_core", "vector_core", tuple(s for s in get_bench("vector_core").sources
+                                                    if s not in HARNESS_RTL and s != "rtl/harness/vc_harness.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
@@ -48,7 +50,14 @@ def lint_jobs() -> list[LintJob]:
         top = Path(path).stem
         jobs.append(LintJob(f"arith {top}", top, arith))
     for b in BENCHES:
-        jobs.append(LintJob(f"bench {b.name}", b.toplevel, b.sources, tuple(b.parameters.items()), timing=True))
+        sources = b.sources
+        if b.machine:  # lint the generated top and harness as they are built
+            from models.machines import get_machine
+            from tb.machine_top import write_machine_sources
+
+            gen = write_machine_sources(get_machine(b.machine), ROOT / "sim_build" / "lint" / b.name)
+            sources = sources + tuple(str(p) for p in gen)
+        jobs.append(LintJob(f"bench {b.name}", b.toplevel, sources, tuple(b.parameters.items()), timing=True))
     perf = get_bench("mesh_4x4")
     jobs.append(LintJob("benchmark mesh_pure_tb", "mesh_pure_tb", perf.sources + ("rtl/harness/mesh_pure_tb.v",),
                         tuple(perf.parameters.items()), timing=True))
@@ -72,7 +81,7 @@ def command(job: LintJob) -> list[str]:
     cmd += [f"-I{ROOT / d}" for d in INCLUDE_DIRS]
     cmd += [f"-G{k}={_literal(k, v)}" for k, v in job.parameters]
     cmd += ["--top-module", job.top]
-    cmd += [str(ROOT / s) for s in job.sources]
+    cmd += [str(ROOT / s) for s in job.sources]  # absolute paths stay absolute
     return cmd
 
 

@@ -120,6 +120,12 @@ def run_bench(
     if extra_env:
         env.update(extra_env)
 
+    sources = bench.source_paths
+    if bench.machine:
+        from models.machines import get_machine
+        from tb.machine_top import write_machine_sources
+
+        sources = sources + write_machine_sources(get_machine(bench.machine), build_dir / "gen")
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench)})
@@ -128,7 +134,7 @@ def run_bench(
     try:
         with _process_env(test_filter, seed, waves):
             runner.build(
-                sources=bench.source_paths,
+                sources=sources,
                 includes=bench.include_paths,
                 hdl_toplevel=bench.toplevel,
                 parameters=dict(bench.parameters),
