@@ -227,6 +227,8 @@ BENCHES: tuple[Bench, ...] = (
         description="vector core behind cu_base: IMEM/DESC/RUN, peer bursts into L1, acks, VDRAIN/VFILL flits, "
                     "faults",
     ),
+    _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
+                   "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
     _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
     _mesh_bench("mesh_3x2_edge", 3, 2, _full_ring(3, 2), "3x2 mesh (non-square) with all ten edge-ring endpoints"),
