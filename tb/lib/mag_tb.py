@@ -24,7 +24,7 @@ from models.mesh import Coord, MeshGeometry
 from tb.benches import get_bench
 from tb.lib.dram import DramBackdoor
 from tb.lib.harness import NEVER, CaptureRecord, EndpointBank, HarnessClock, RunOutcome, StallPattern
-from tb.lib.verdict import Verdict, derive_seed, run_seed
+from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200
@@ -70,12 +70,10 @@ class MagTB:
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
         self.dram = DramBackdoor(dut.dram, self.clock.clk)
         self.model = MagModel(self.mag, DramImage(self.dram.words))
-        self.run_seed = run_seed()
-        self.seed = derive_seed(self.run_seed, test_name)
+        self.verdict = begin_test(self.bench_name, test_name, self.log)
+        self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
-        self.verdict = Verdict(self.bench_name, test_name, self.seed, self.run_seed, self.log)
-        self.log.info("bench %s test %s seed %d (run seed %d); agent at %s (port %d), sources %s",
-                      self.bench_name, test_name, self.seed, self.run_seed, self.mag, self.mag_port,
+        self.log.info("agent at %s (port %d), sources %s", self.mag, self.mag_port,
                       [self.coords[p] for p in self.ports])
 
     @classmethod

@@ -31,7 +31,7 @@ from tb.lib.harness import (
 )
 from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
 from tb.lib.stimulus import build_streams, count_flits
-from tb.lib.verdict import Verdict, derive_seed, run_seed
+from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
@@ -75,11 +75,9 @@ class NocTB:
         self.clock = HarnessClock(dut.u_clk)
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
         self.mon_err = dut.mon_err
-        self.run_seed = run_seed()
-        self.seed = derive_seed(self.run_seed, test_name)
+        self.verdict = begin_test(self.bench.name, test_name, self.log)
+        self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
-        self.verdict = Verdict(self.bench.name, test_name, self.seed, self.run_seed, self.log)
-        self.log.info("bench %s test %s seed %d (run seed %d)", self.bench.name, test_name, self.seed, self.run_seed)
 
     async def reset(self) -> None:
         await self.clock.reset()

@@ -34,7 +34,7 @@ from tb.lib.harness import (
     Violation,
 )
 from tb.lib.host import Orchestrator
-from tb.lib.verdict import Verdict, derive_seed, run_seed
+from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
 
@@ -53,13 +53,11 @@ class OrchTB:
         self.direct_port = nx * ny
         self.clock = HarnessClock(dut.u_clk)
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, nx * ny + 1)
-        self.run_seed = run_seed()
-        self.seed = derive_seed(self.run_seed, test_name)
+        self.verdict = begin_test(self.bench_name, test_name, self.log)
+        self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
-        self.verdict = Verdict(self.bench_name, test_name, self.seed, self.run_seed, self.log)
         self._host: Orchestrator | None = None
         self._cycle0 = 0
-        self.log.info("bench %s test %s seed %d (run seed %d)", self.bench_name, test_name, self.seed, self.run_seed)
 
     # ---------------------------------------------------------------- parts
     @property

@@ -15,14 +15,12 @@ import cocotb
 from cocotb.triggers import FallingEdge, RisingEdge
 
 from tb.lib.harness import HarnessClock
-from tb.lib.verdict import Verdict, derive_seed, run_seed
+from tb.lib.verdict import Verdict, begin_test
 
 
 def _tb(dut, name: str) -> tuple[HarnessClock, Verdict, random.Random]:
-    run = run_seed()
-    seed = derive_seed(run, name)
-    verdict = Verdict(os.environ.get("AGSIM_BENCH", "fifo"), name, seed, run, dut._log)
-    return HarnessClock(dut.u_clk), verdict, random.Random(seed)
+    verdict = begin_test(os.environ.get("AGSIM_BENCH", "fifo"), name, dut._log)
+    return HarnessClock(dut.u_clk), verdict, random.Random(verdict.seed)
 
 
 async def _step(dut, push: bool, pop: bool, din: int) -> None:
