@@ -159,6 +159,14 @@ BENCHES: tuple[Bench, ...] = (
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="router impossible-turn monitor self-test",
     ),
+    _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
+    _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
+    _mesh_bench("mesh_3x2_edge", 3, 2, _full_ring(3, 2), "3x2 mesh (non-square) with all ten edge-ring endpoints"),
+    # north (1,0), (3,0); south (2,3); west (0,1); east (4,2): other ring ports tied off
+    _mesh_bench("mesh_3x2_sparse", 3, 2, 0b10_01_010_101, "3x2 mesh, some edge endpoints, 2-deep FIFOs",
+                fifo_depth=2),
+    _mesh_bench("checker", 2, 2, 0, "scoreboard self-tests: injected recorder faults must fail",
+                test_module="tb.mesh.test_checker"),
     Bench(
         name="cu_base",
         level="module",
@@ -229,14 +237,7 @@ BENCHES: tuple[Bench, ...] = (
     ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
-    _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
-    _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
-    _mesh_bench("mesh_3x2_edge", 3, 2, _full_ring(3, 2), "3x2 mesh (non-square) with all ten edge-ring endpoints"),
-    # north (1,0), (3,0); south (2,3); west (0,1); east (4,2): other ring ports tied off
-    _mesh_bench("mesh_3x2_sparse", 3, 2, 0b10_01_010_101, "3x2 mesh, some edge endpoints, 2-deep FIFOs",
-                fifo_depth=2),
-    _mesh_bench("checker", 2, 2, 0, "scoreboard self-tests: injected recorder faults must fail",
-                test_module="tb.mesh.test_checker"),
+
 )
 
 BY_NAME: dict[str, Bench] = {b.name: b for b in BENCHES}
