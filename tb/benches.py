@@ -47,7 +47,7 @@ VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + tuple(f"rtl/arith/{m}.v"
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + (
     "rtl/units/cu_base.v", "rtl/units/vc_alu.v", "rtl/units/vc_cvt16.v", "rtl/units/vc_cvt32.v",
     "rtl/units/vector_core.v", "rtl/harness/vc_harness.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc",)
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness")
 
 
 @dataclass(frozen=True)

@@ -12,61 +12,14 @@ module cu_harness #(
     parameter integer INJ_DEPTH = 4096,
     parameter integer CAP_DEPTH = 4096
 ) ();
-    localparam integer NP = 5;
-    wire clk;
-    wire resetn;
-    harness_clock u_clk (.clk(clk), .resetn(resetn));
+`include "unit_bay.vh"
 
-    wire [287:0] tx_data  [0:NP-1];
-    wire         tx_valid [0:NP-1];
-    wire         tx_busy  [0:NP-1];
-    wire [287:0] rx_data  [0:NP-1];
-    wire         rx_valid [0:NP-1];
-    wire         rx_busy  [0:NP-1];
-    wire [287:0] ep_in_data  [0:NP-1];
-    wire         ep_in_valid [0:NP-1];
-    wire         ep_out_busy [0:NP-1];
-    wire         ep_in_busy_w [0:NP-1];
-    wire         mesh_err, base_err;
+    wire         base_err;
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire         mon_err = mesh_err | base_err;
     wire [15:0]  inst_space;
     wire         busy;
     /* verilator lint_on UNUSEDSIGNAL */
-
-    // Bench port 0 (the Local endpoint) is absent in the bank: the unit is there.
-    tb_ep_bank #(.NP(NP), .PRESENT(64'h1e), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
-        .clk(clk), .resetn(resetn),
-        .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
-        .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
-
-    wire [287:0] unit_in_data,  unit_out_data;
-    wire         unit_in_valid, unit_in_busy, unit_out_valid, unit_out_busy;
-    genvar e;
-    generate
-        for (e = 0; e < NP; e = e + 1) begin : g_ep
-            if (e == 0) begin : g_unit
-                assign ep_in_data[e]  = unit_out_data;
-                assign ep_in_valid[e] = unit_out_valid;
-                assign ep_out_busy[e] = unit_in_busy;
-                assign tx_busy[e]     = 1'b1;
-            end else begin : g_bank
-                assign ep_in_data[e]  = tx_data[e];
-                assign ep_in_valid[e] = tx_valid[e];
-                assign ep_out_busy[e] = rx_busy[e];
-                assign tx_busy[e]     = ep_in_busy_w[e];
-            end
-        end
-    endgenerate
-    assign unit_out_busy = ep_in_busy_w[0];
-    assign unit_in_data  = rx_data[0];
-    assign unit_in_valid = rx_valid[0];
-
-    noc_mesh #(.NX(1), .NY(1), .FIFO_DEPTH(4), .EDGE_MASK(64'hf)) u_mesh (
-        .clk(clk), .resetn(resetn),
-        .ep_in_data(ep_in_data), .ep_in_valid(ep_in_valid), .ep_in_busy(ep_in_busy_w),
-        .ep_out_data(rx_data), .ep_out_valid(rx_valid), .ep_out_busy(ep_out_busy),
-        .mon_err(mesh_err));
 
     wire [287:0] inst_flit, send_flit, recv_flit;
     wire inst_valid, inst_ready, exec_done, exec_fault, send_valid, send_ready, recv_valid, recv_ready;
