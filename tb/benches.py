@@ -237,6 +237,11 @@ BENCHES: tuple[Bench, ...] = (
     ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
+    _machine_bench("fused_kernels", "mm_mesh", "tb.system.test_fused_kernels",
+                   "fused linear+SiLU, gated MLP and constrained-random fused kernels on mm_mesh"),
+    _machine_bench("mm_mesh_sys", "mm_mesh_sys", "tb.system.test_mm_mesh_sys",
+                   "mm_mesh with the orchestrator at (1,1): the host sequence (stage, dispatch, Await, DRAM), "
+                   "granule/ack counts, named faults, the reference epilogue through the host"),
 
 )
 

@@ -1,0 +1,261 @@
+"""Per-test artifacts of the system benches: one `artifacts.npz` per build folder.
+
+A system test writes what it fed the machine, what it read back and the counts
+it saw, so a run can be re-checked (or re-judged against a newer model) outside
+the simulator: ``python -m tb.lib.artifacts sim_build/<bench>/artifacts.npz``
+lists every test and re-checks it (see :func:`recheck`).
+
+File format
+-----------
+A plain ``numpy.savez_compressed`` archive (``np.load(path)`` needs no
+pickle). Every key is ``<test>/<name>``: ``<test>`` is the cocotb test name
+with ``/`` replaced by ``.`` (``test_granules_and_acks.tiles=9``), ``<name>``
+matches ``[a-z0-9_]+``. All tests of one simulator process (one bench run)
+land in one file, merged; the first save of a process starts the file afresh,
+so it never mixes two runs. With WAVES=1 each test has its own folder and
+file.
+
+Keys every test has:
+
+===================  ======  =======  ===============================================
+name                 dtype   shape    meaning
+===================  ======  =======  ===============================================
+``meta``             <U      ()       JSON object: bench, test, machine, seed,
+                                      run_seed, verdict (PASS/FAIL), checks, cycles,
+                                      failures (first 20)
+``seed``             int64   ()       the test's seed (replay: ``run_seed``)
+``run_seed``         int64   ()       COCOTB_RANDOM_SEED of the run
+===================  ======  =======  ===============================================
+
+Conventions for the rest (what :func:`recheck` relies on):
+
+* ``exp_<x>`` / ``obs_<x>``: an expected array (from the Python models) and the
+  one observed on the machine, same dtype and shape; re-checked for equality.
+  256-bit DRAM/L1 words are stored as **uint16 (n, 16)**: row = word, column
+  i = bits [16i+15:16i] (FP16 lane i).
+* ``n_<x>_exp`` / ``n_<x>_seen``: an expected and a seen count, int64 ``()``;
+  re-checked for equality (``n_<x>`` alone is informational).
+* ``node_status``: uint64 (k, 2) of ``[packed {y,x}, NODE_STATUS word]`` rows
+  read at the end of the test (``{code[63:56], arg[55:24], count[23:8],
+  valid[0]}``).
+* ``fault_<x>``: int64 ``()``, a fault code the unit reported (0 = none).
+* ``error_<x>``: <U ``()``, the text of a named failure the test provoked.
+
+Inputs of the matmul scenarios (``test_granules_and_acks.*``,
+``test_reference_epilogue``, fault tests (a), (b), (d)):
+
+=============  =====  ==============  ============================================
+``a``          int8   (4gm, 32nk)     int7 A operand (rows x K)
+``b``          int8   (32nk, 4gn)     int7 B operand (K x columns)
+``scale_a``    uint8  (4gm, nk)       E5M3 scale of each A row per K block
+``scale_b``    uint8  (nk, 4gn)       E5M3 scale of each B column per K block
+``shape``      int64  (4,)            gm, gn, nk, anchor
+``peer_word``  int64  ()              first vector-core L1 word the drain targets
+=============  =====  ==============  ============================================
+
+Per test of tb/system/test_mm_mesh_sys.py (P = gm*gn; words as uint16 (n, 16)):
+
+* ``test_granules_and_acks.tiles=P``: inputs above; ``obs_tile``/``exp_tile``
+  (P, 16) the tile read back from DRAM after VDRAIN / the models' tile;
+  ``obs_after``/``exp_after`` (8, 16) the L1 sentinel after the tile;
+  ``n_granules_*`` (granules that replaced the sentinel), ``n_acks_*`` (count
+  delta on the vector core's NODE_STATUS), ``n_tile_words_matched_*``,
+  ``n_sig_done_*``; ``node_status`` rows for (1,0) and (2,1).
+* ``test_fault_cudata_buf``: inputs; ``error_await`` (the AwaitError text);
+  ``n_acks_awaited`` (2, what the host waited for), ``n_acks_exp`` (0, the
+  model) / ``n_acks_seen``; ``fault_run`` (9 = F_CUDATA); ``obs_l1``/``exp_l1``
+  (9, 16) L1 after the rejected bursts (the sentinel); ``node_status``.
+* ``test_fault_dack_zero``: inputs; ``error_plan`` (the PlanRefused text),
+  ``error_await``; ``obs_tile``/``exp_tile`` (9, 16); ``n_acks_on_receiver_*``
+  (0), ``n_cluster_signals_*`` (2); ``node_status``.
+* ``test_fault_walk_len``: ``fault_0``, ``fault_1`` (5 = F_LEN) and
+  ``error_0``, ``error_1`` (UnitFaultError texts); ``obs_guard``/``exp_guard``
+  (8, 16) DRAM under the faulted walks; ``obs_walk256``/``exp_walk256``
+  (256, 16); ``node_status``.
+* ``test_fault_l1_range``: inputs (``peer_word`` 500); ``error_await``;
+  ``n_acks_awaited`` (2), ``n_acks_exp`` (1) / ``n_acks_seen``; ``fault_run``
+  (9); ``obs_l1_low``/``exp_l1_low`` (8, 16) L1 words 0..7;
+  ``obs_l1_high``/``exp_l1_high`` (12, 16) L1 words 500..511; ``node_status``.
+* ``test_fp16_saturation``: ``in_words`` (2, 16) the DRAM input;
+  ``obs_doubled`` (2, 16), ``exp_doubled`` (2, 16) uint16; ``n_windows_*``;
+  ``node_status``.
+* ``test_reference_epilogue``: inputs; ``obs_tile``/``exp_tile`` (9, 16) the
+  VDRAIN at 0x8000; ``obs_doubled``/``exp_doubled`` (9, 16) the epilogue at
+  0x8800; ``n_acks_*`` (2), ``n_sig_done_*``; ``node_status``.
+* every test: ``history_json`` (<U ()): the host's programs in order (unit,
+  flits, instructions, windows, baseline, final count/code/arg, cycles).
+
+:func:`recheck` recomputes the delivered tile of every test holding ``a``,
+``b``, ``scale_a``, ``scale_b`` and ``shape`` with models.cluster (GEMM then
+OP_EMIT, bit exact) and compares it with ``obs_tile`` (uint16 (gm*gn, 16):
+the granules the vector core wrote back to DRAM, sub-tile t = g*gn + h, lane
+4r+c = element (r, c)). ``test_reference_epilogue`` and
+``test_fp16_saturation`` also hold ``obs_doubled`` and ``exp_doubled``; the
+re-check verifies ``exp_doubled`` lane by lane against "FP16 doubled,
+saturating at +-65504" of the input lanes (``obs_tile`` / ``in_words``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+FILE_NAME = "artifacts.npz"
+_NAME_RE = re.compile(r"^[a-z0-9_]+$")
+_started: set[Path] = set()  # files this process has already (re)started
+
+
+def test_key(test: str) -> str:
+    """The key prefix of a test: its name with '/' made '.'."""
+    return test.replace("/", ".")
+
+
+def words_to_lanes(words: Sequence[int]) -> np.ndarray:
+    """256-bit words -> uint16 (n, 16), lane i = bits [16i+15:16i]."""
+    out = np.zeros((len(words), 16), dtype=np.uint16)
+    for r, w in enumerate(words):
+        w = int(w)
+        out[r] = [(w >> (16 * i)) & 0xFFFF for i in range(16)]
+    return out
+
+
+def lanes_to_words(lanes: np.ndarray) -> list[int]:
+    """Inverse of words_to_lanes."""
+    arr = np.asarray(lanes, dtype=np.uint16).reshape(-1, 16)
+    return [sum(int(v) << (16 * i) for i, v in enumerate(row)) for row in arr]
+
+
+class Artifacts:
+    """The artifacts of one test, saved (merged) into `<dir>/artifacts.npz`."""
+
+    def __init__(self, test: str, directory: Path | None = None) -> None:
+        self.test = test
+        self.prefix = test_key(test)
+        self.path = Path(directory or os.getcwd()) / FILE_NAME
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def add(self, name: str, value: Any, dtype: Any = None) -> None:
+        """One array (or scalar) under `name`; object arrays are refused (no pickle in the file)."""
+        if not _NAME_RE.match(name):
+            raise ValueError(f"artifact name '{name}' must match [a-z0-9_]+")
+        arr = np.asarray(value, dtype=dtype)
+        if arr.dtype == object:
+            raise ValueError(f"artifact '{name}' would need pickle (object dtype); give a numeric or str dtype")
+        self.arrays[name] = arr
+
+    def words(self, name: str, words: Sequence[int]) -> None:
+        """256-bit words as uint16 (n, 16) lanes."""
+        self.add(name, words_to_lanes(words))
+
+    def count(self, name: str, expected: int | None = None, seen: int | None = None) -> None:
+        """`n_<name>_exp` and/or `n_<name>_seen` (int64 scalars)."""
+        if expected is not None:
+            self.add(f"n_{name}_exp", int(expected), np.int64)
+        if seen is not None:
+            self.add(f"n_{name}_seen", int(seen), np.int64)
+
+    def save(self, meta: Mapping[str, Any]) -> Path:
+        """Merge this test's arrays (plus meta/seed/run_seed) into the file; returns its path."""
+        self.add("meta", json.dumps(dict(meta), sort_keys=True, default=str))
+        for k in ("seed", "run_seed"):
+            if k in meta:
+                self.add(k, int(meta[k]), np.int64)
+        merged: dict[str, np.ndarray] = {}
+        if self.path in _started and self.path.exists():
+            with np.load(self.path, allow_pickle=False) as old:
+                merged = {k: old[k] for k in old.files if not k.startswith(self.prefix + "/")}
+        _started.add(self.path)
+        merged.update({f"{self.prefix}/{k}": v for k, v in self.arrays.items()})
+        tmp = self.path.with_name(self.path.name + ".tmp.npz")
+        np.savez_compressed(tmp, **merged)
+        os.replace(tmp, self.path)
+        return self.path
+
+
+def load(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
+    """The file as {test: {name: array}}."""
+    out: dict[str, dict[str, np.ndarray]] = {}
+    with np.load(path, allow_pickle=False) as z:
+        for key in z.files:
+            test, _, name = key.partition("/")
+            out.setdefault(test, {})[name] = z[key]
+    return out
+
+
+# ---------------------------------------------------------------- re-check outside the simulator
+def fp16_doubled(h: int) -> int:
+    """FP16 x 2 rounded once, saturating at +-65504 (0x7bff/0xfbff): the vector core's VADD v+v then VST."""
+    sign, mag = h & 0x8000, h & 0x7FFF
+    if mag >= 0x7C00:  # Inf/NaN are never produced by the benches' inputs; keep them as they are
+        return h
+    if mag < 0x0400:  # subnormal or zero: doubling is exact (may become the smallest normal)
+        return sign | (mag << 1)
+    exp = mag >> 10
+    return sign | (0x7BFF if exp + 1 >= 0x1F else mag + 0x0400)
+
+
+def _model_tile(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
+    from models import cluster as cl
+    from models.cu_base import cu_inst
+
+    gm, gn, nk, anchor = (int(v) for v in arrays["shape"])
+    model = cl.ClusterModel((2, 1))
+    a_g = cl.granules_of(cl.a_entries(arrays["a"].astype(np.int64), arrays["scale_a"].astype(np.int64)))
+    b_g = cl.granules_of(cl.b_entries(arrays["b"].astype(np.int64), arrays["scale_b"].astype(np.int64)))
+    model.receive(cl.cu_data_bursts((2, 1), (1, 1), 0, 0, a_g) + cl.cu_data_bursts((2, 1), (1, 1), 1, 0, b_g))
+    model.execute(cu_inst((2, 1), (1, 1), 0, 0, cl.gemm(gm, gn, nk, anchor=anchor)))
+    return words_to_lanes(model.fp16_tiles(gm * gn))
+
+
+def recheck(path: str | Path) -> tuple[int, list[str]]:
+    """(checks, errors) over every test in the file: exp/obs pairs, count pairs, model re-derivations."""
+    checks, errors = 0, []
+    for test, arrays in sorted(load(path).items()):
+        for name in sorted(arrays):
+            if name.startswith("exp_") and "obs_" + name[4:] in arrays:
+                e, o = arrays[name], arrays["obs_" + name[4:]]
+                checks += 1
+                if e.shape != o.shape or not np.array_equal(e, o):
+                    bad = int(np.sum(e != o)) if e.shape == o.shape else "shape"
+                    errors.append(f"{test}: {name} vs obs_{name[4:]} differ ({bad})")
+            if name.startswith("n_") and name.endswith("_exp"):
+                seen = name[:-4] + "_seen"
+                if seen in arrays:
+                    checks += 1
+                    if int(arrays[name]) != int(arrays[seen]):
+                        errors.append(f"{test}: {name}={int(arrays[name])} but {seen}={int(arrays[seen])}")
+        if all(k in arrays for k in ("a", "b", "scale_a", "scale_b", "shape", "obs_tile")):
+            checks += 1
+            tile = _model_tile(arrays)
+            if not np.array_equal(tile, arrays["obs_tile"]):
+                errors.append(f"{test}: obs_tile differs from models.cluster's GEMM + OP_EMIT of the inputs")
+        src = arrays.get("obs_tile", arrays.get("in_words"))
+        if "exp_doubled" in arrays and src is not None:
+            checks += 1
+            want = np.vectorize(fp16_doubled, otypes=[np.uint16])(src.astype(np.int64))
+            if not np.array_equal(want, arrays["exp_doubled"]):
+                errors.append(f"{test}: exp_doubled is not the saturating FP16 double of the input lanes")
+    return checks, errors
+
+
+def main(argv: Iterable[str]) -> int:
+    args = list(argv)
+    path = Path(args[0]) if args else Path("sim_build/mm_mesh_sys") / FILE_NAME
+    for test, arrays in sorted(load(path).items()):
+        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+        print(f"{test}: {meta.get('verdict', '?')} seed={meta.get('seed', '?')} keys={len(arrays)}")
+    checks, errors = recheck(path)
+    for e in errors:
+        print("MISMATCH", e)
+    print(f"re-checked {checks}, {len(errors)} mismatch(es)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
