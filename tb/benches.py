@@ -237,6 +237,8 @@ BENCHES: tuple[Bench, ...] = (
     ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
+    _machine_bench("fused4", "fused4", "tb.system.test_fused4",
+                   "fused vs unfused 32x64 @ 32x64 on four clusters and four vector cores, through the host"),
     _machine_bench("fused_kernels", "mm_mesh", "tb.system.test_fused_kernels",
                    "fused linear+SiLU, gated MLP and constrained-random fused kernels on mm_mesh"),
     _machine_bench("mm_mesh_sys", "mm_mesh_sys", "tb.system.test_mm_mesh_sys",
