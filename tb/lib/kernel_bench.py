@@ -103,6 +103,17 @@ async def run_kernel_as_agent(tb: NocTB, dram: DramBackdoor, kernel: KernelProgr
                                 w_scales=case["w_scales"], vector_ulps=vector_ulps)
     v.add_checks(y.size, bound)
     v.check(run1.mon_err == run2.mon_err == 0, "an RTL monitor raised mon_err")
+    art = tb.artifacts
+    tag = kernel.form
+    art.add("x", np.asarray(case["x"], np.int8))
+    for r, w in enumerate(case["ws"]):
+        art.add(f"w{r}", np.asarray(w, np.int8))
+    art.add("shape", np.array([plan.m, plan.n, plan.k, plan.gm, plan.gn, plan.nk], np.int64))
+    art.add(f"exp_y_{tag}", gold.astype(np.uint16))
+    art.add(f"obs_y_{tag}", y.astype(np.uint16))
+    for core, n in want_acks.items():
+        art.count(f"acks_{tag}_{core[0]}_{core[1]}", n, got_acks.get(core, 0))
+    art.count(f"flits_{tag}", kernel.counts.total_flits, len(stage1) + len(stage2))
     return KernelResult(y=y, golden=gold, acks=dict(got_acks), faults=faults,
                         cycles={"cluster_stage": run1.outcome.cycles, "vector_stage": run2.outcome.cycles},
                         flits={"cluster": len(stage1), "vector": len(stage2)})

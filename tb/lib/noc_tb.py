@@ -31,6 +31,7 @@ from tb.lib.harness import (
 )
 from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
 from tb.lib.stimulus import build_streams, count_flits
+from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
@@ -78,6 +79,7 @@ class NocTB:
         self.verdict = begin_test(self.bench.name, test_name, self.log)
         self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
+        self.artifacts = Artifacts(self.verdict.test)
 
     async def reset(self) -> None:
         await self.clock.reset()
@@ -176,6 +178,15 @@ class NocTB:
             self.log.error("  endpoint %s still had %d flit(s) it could not inject; first: %s",
                            self.geometry.port_coord(port), n,
                            describe_flit(next(f for p, f in not_sent if p == port)))
+
+    def finish(self) -> None:
+        """Save this test's entry in artifacts.npz (inputs, outputs, counts and the verdict's meta),
+        then give the verdict. System benches end with this; NoC benches may call verdict.finish()."""
+        v = self.verdict
+        self.artifacts.save({"bench": self.bench.name, "test": v.test, "machine": self.bench.machine or "",
+                             "seed": v.seed, "run_seed": v.run_seed, "verdict": "FAIL" if v.failures else "PASS",
+                             "checks": v.checks, "cycles": v.cycles, "failures": v.failures[:20]})
+        v.finish()
 
     def check_clean(self, result: TrafficResult) -> None:
         """The standard end-of-run checks: verdict, counts, scoreboard, monitors."""

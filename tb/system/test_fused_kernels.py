@@ -43,7 +43,7 @@ async def test_fused_linear_silu(dut) -> None:
     v.check(np.array_equal(res_f.y, res_u.y), "fused and unfused outputs differ")
     tb.log.info("fused: %s cycles, %s flits; unfused: %s cycles, %s flits",
                 res_f.cycles, res_f.flits, res_u.cycles, res_u.flits)
-    v.finish()
+    tb.finish()
 
 
 @cocotb.test()
@@ -61,7 +61,7 @@ async def test_gated_mlp(dut) -> None:
             f"the first drain is not lifted above the second sweep: {ops}")
     res = await _run(tb, dut, kernel, case)
     v.check(res.acks == {MM_MESH.vector_cores[0]: 16}, f"acks {res.acks}, expected 16 (2 x 64 sub-tiles)")
-    v.finish()
+    tb.finish()
 
 
 # Random epilogues, each with its vector-stage tolerance in FP16 ulps: SiLU's
@@ -93,4 +93,4 @@ async def test_constrained_random_fused(dut, trial: int) -> None:
     expr, ulps = EPILOGUES[name]
     kernel = build_kernel(m, n, k, gm, gn, nk, expr, MM_MESH, form="fused")
     await run_kernel_as_agent(tb, DramBackdoor(dut.u_dut.dram, tb.clock.clk), kernel, case, AGENT, ulps)
-    v.finish()
+    tb.finish()

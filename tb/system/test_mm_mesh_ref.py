@@ -145,11 +145,23 @@ async def test_reference_peer_drain(dut) -> None:
             ref.check(int(d[lane]) == _doubled(int(g[lane])), f"epilogue: word {t} lane {lane} is "
                       f"{int(d[lane]):#06x}, gold {int(g[lane]):#06x} doubled is {_doubled(int(g[lane])):#06x}")
 
+    art = tb.artifacts
+    art.add("a", np.asarray(a, np.int8))
+    art.add("b", np.asarray(b, np.int8))
+    art.words("exp_vdrain", [gold.get(t, 0) for t in range(N_SUB)])
+    art.words("obs_vdrain", drained)
+    art.add("exp_epilogue", np.vectorize(_doubled, otypes=[np.uint16])(
+        art.arrays["exp_vdrain"].astype(np.int64)).astype(np.uint16))
+    art.words("obs_epilogue", doubled)
+    art.count("granules", N_SUB, len(data))
+    art.count("descriptors", acks, n_desc)
+    art.count("acks", acks, len(ack_flits))
+    art.count("reference_checks", REFERENCE_CHECKS, ref.made)
     v.check(ref.made == REFERENCE_CHECKS, f"made {ref.made} reference checks, the reference has {REFERENCE_CHECKS}")
     v.check(run1.mon_err == run2.mon_err == run3.mon_err == 0, "an RTL monitor raised mon_err")
     tb.log.info("reference checks: %d made, %d failed (the reference bench has %d)", ref.made, ref.failed,
                 REFERENCE_CHECKS)
-    v.finish()
+    tb.finish()
 
 
 def _doubled(h: int) -> int:
@@ -218,4 +230,9 @@ async def test_node_drain_equals_memory_drain(dut, shape: str) -> None:
     want = b"".join(g.to_bytes(32, "little") for g in model.fp16_tiles(n))
     v.check(bytes(via_memory) == want, "the memory drain differs from the cluster model")
     v.check(run1.mon_err == run2.mon_err == 0, "an RTL monitor raised mon_err")
-    v.finish()
+    tb.artifacts.add("a", np.asarray(a, np.int8))
+    tb.artifacts.add("b", np.asarray(b, np.int8))
+    tb.artifacts.add("exp_image", np.frombuffer(bytes(via_memory), np.uint8))
+    tb.artifacts.add("obs_image", np.frombuffer(bytes(via_node), np.uint8))
+    tb.artifacts.count("acks", acks, len(got_acks))
+    tb.finish()
