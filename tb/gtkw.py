@@ -90,6 +90,7 @@ BANK_STATUS: tuple[tuple[str, int, int], ...] = (
 
 # Harness tops whose hierarchy this module knows (see _router_path).
 MESH_TOPS = ("mesh_harness",)
+MACHINE_TOP_SUFFIX = "_harness"  # tb/machine_top.py names a machine's bench top <machine>_harness
 ROUTER_TOPS = ("router_harness",)
 FIFO_TOPS = ("fifo_harness",)
 
@@ -159,6 +160,8 @@ def _router_path(top: str, xy: Coord) -> str:
         return f"{top}.u_dut.g_y[{xy[1]}].g_x[{xy[0]}].u_router"
     if top in ROUTER_TOPS:
         return f"{top}.u_dut"
+    if top.endswith(MACHINE_TOP_SUFFIX):  # a generated machine harness: the mesh is u_dut.u_mesh
+        return f"{top}.u_dut.u_mesh.g_y[{xy[1]}].g_x[{xy[0]}].u_router"
     raise ValueError(f"no router layout known for top '{top}'")
 
 
@@ -202,7 +205,7 @@ def router_links(geom: MeshGeometry, top: str, xy: Coord, port_edge: int = 0b111
 
 def bench_links(bench) -> list[Link]:
     """Every link of a mesh or router bench, router by router (empty for others)."""
-    if bench.shape is None or bench.toplevel not in MESH_TOPS + ROUTER_TOPS:
+    if bench.shape is None or (bench.toplevel not in MESH_TOPS + ROUTER_TOPS and not bench.machine):
         return []
     shape = bench.shape
     geom = MeshGeometry(shape.nx, shape.ny, shape.edge_mask)

@@ -86,6 +86,20 @@ def scan_error_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
     return found
 
 
+REPORT_TAG = "REPORT "
+
+
+def scan_report_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
+    """Lines a bench logged for the console with `REPORT ` (a table, a reference check count)."""
+    found: list[str] = []
+    for log in sorted((root / bench).glob("**/sim.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            at = line.find(REPORT_TAG)
+            if at >= 0:
+                found.append(line[at + len(REPORT_TAG):].rstrip())
+    return found
+
+
 def merge_results(results: list[BenchResult], out: Path) -> None:
     """One results.xml with a testsuite per bench, for CI viewers."""
     root = ET.Element("testsuites", name="agsim")
@@ -133,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         status = "ok" if r.failed == 0 else "FAILED"
         print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+        for line in scan_report_lines(bench.name):
+            print(f"    {line}", flush=True)
         found = scan_error_lines(bench.name)
         error_lines[bench.name] = len(found)
         if r.failed and not args.verbose:

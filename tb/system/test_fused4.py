@@ -90,6 +90,6 @@ async def test_fused_vs_unfused(dut) -> None:
         lines.append(f"DRAM saving {saving} B = 2*M*N*2; flits differ from the reference by the per-unit "
                      f"encodings (see this module's docstring)")
         for line in lines:
-            tb.log.info("%s", line)
+            tb.log.info("REPORT %s", line)
 
     await tb.guard(body, max_cycles=400_000, max_wall_s=240)

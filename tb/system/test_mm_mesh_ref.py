@@ -159,7 +159,7 @@ async def test_reference_peer_drain(dut) -> None:
     art.count("reference_checks", REFERENCE_CHECKS, ref.made)
     v.check(ref.made == REFERENCE_CHECKS, f"made {ref.made} reference checks, the reference has {REFERENCE_CHECKS}")
     v.check(run1.mon_err == run2.mon_err == run3.mon_err == 0, "an RTL monitor raised mon_err")
-    tb.log.info("reference checks: %d made, %d failed (the reference bench has %d)", ref.made, ref.failed,
+    tb.log.info("REPORT reference checks: %d made, %d failed (the reference bench has %d)", ref.made, ref.failed,
                 REFERENCE_CHECKS)
     tb.finish()
 

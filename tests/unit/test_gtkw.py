@@ -183,3 +183,12 @@ def test_every_bench_of_the_table_gets_a_save_file(bench: Bench) -> None:
     text = save_file_text(bench, Path("/tmp/w.fst"))
     assert f"+{{clk}} {bench.toplevel}.u_clk.clk" in text
     assert text.count("\n-") % 2 == 0  # every group is closed
+
+
+def test_machine_bench_save_file_shows_the_machine_mesh(tmp_path) -> None:
+    """A generated machine harness: links come from u_dut.u_mesh, router by router."""
+    from tb.benches import get_bench
+    from tb.gtkw import bench_links
+
+    links = bench_links(get_bench("mm_mesh_ref"))
+    assert links and all(".u_dut.u_mesh.g_y[1]." in link.monitor for link in links if link.monitor)
