@@ -185,8 +185,8 @@ def rd_req(mag: Coord, src: Coord, txn: int, addr: int, len: int = 0, *, stream:
 
 
 def wr_req(mag: Coord, src: Coord, txn: int, addr: int, len: int) -> int:
-    """A MEM_WR_REQ flit (len = beats-1; the protocol allows 0..7)."""
-    return _flit(mag, src, FlitType.MEM_WR_REQ, txn, 1, descriptor_payload(addr, len))
+    """A MEM_WR_REQ flit (len = beats-1; the protocol allows 0..7); last is 0 on a write descriptor."""
+    return _flit(mag, src, FlitType.MEM_WR_REQ, txn, 0, descriptor_payload(addr, len))
 
 
 def wr_data(mag: Coord, src: Coord, word: int, last: bool, txn: int = 0) -> int:
