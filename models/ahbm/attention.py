@@ -1,0 +1,177 @@
+"""The AHBM attn_tile composite (ADR-001 §3), the log-sum-exp merge (§4),
+finalize, fp32/f64 references and the tolerance checker.
+
+Conventions:
+* q, k_tile, v_tile are bf16 bit patterns (uint16): q[R, d] (R = G query rows,
+  or G*T_q rows for prefill, row = g*T_q + i), k_tile[T, d], v_tile[T, d].
+* mask_tile is additive fp32 [R, T] (the kernel only produces 0 and -inf, both
+  exact in bf16 too) or None.  It is added after scaling.
+* state is (m[R], l[R], O[R, d]) fp32.  The empty state is m=-inf, l=0, O=0.
+
+attn_tile order (every step an fp32 op, see numerics):
+  S2a  D = dot_rows_seq(q, k)            k-index ascending, from +0
+  S2b  S = D * scale                     scale = fp32(1/sqrt(d))
+  S3   S = S + mask                      (skipped when mask is None)
+  S4a  m_new = max(m, rowmax(S))         exact
+  S4b  m_sub = m_new, or 0 where m_new == -inf  (no -inf - -inf = NaN)
+  S4c  P = exp_f32(S - m_sub)            fp32 sub, defined exp
+  S4d  alpha = exp_f32(m - m_sub)        (m = -inf -> alpha = 0)
+  S4e  l_new = (l * alpha) + rowsum_seq(P)       mul, then add
+  S4f  O_tmp = O * alpha
+  S6   O_new = O_tmp + matmul_seq(P, V)  P stays fp32; t ascending, from +0
+A row whose keys are all masked keeps m=-inf, l=0, O=0 and no NaN appears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .numerics import (
+    F32, bf16_to_f32, dot_rows_seq, exp_f32, f32_to_bf16, matmul_seq, rowsum_seq,
+    softmax_scale,
+)
+
+NEG_INF = F32(-np.inf)
+
+
+@dataclass(frozen=True)
+class State:
+    m: np.ndarray  # [R] fp32
+    l: np.ndarray  # [R] fp32
+    O: np.ndarray  # [R, d] fp32
+
+
+def empty_state(rows: int, d: int) -> State:
+    return State(np.full(rows, NEG_INF, dtype=F32), np.zeros(rows, dtype=F32),
+                 np.zeros((rows, d), dtype=F32))
+
+
+def _sub_base(m_new: np.ndarray) -> np.ndarray:
+    return np.where(m_new == NEG_INF, F32(0.0), m_new).astype(F32)
+
+
+def attn_tile(q, k_tile, v_tile, mask_tile, state: State, scale=None) -> State:
+    """One composite: S1..S6 of ADR §3 on one KV tile.  Returns the new state."""
+    qf = bf16_to_f32(q)
+    kf = bf16_to_f32(k_tile)
+    vf = bf16_to_f32(v_tile)
+    scale = softmax_scale(qf.shape[1]) if scale is None else F32(scale)
+    S = dot_rows_seq(qf, kf) * scale                                   # S2
+    if mask_tile is not None:                                          # S3
+        S = S + np.asarray(mask_tile, dtype=F32)
+    m_new = np.maximum(state.m, S.max(axis=1) if S.shape[1] else NEG_INF)  # S4a
+    m_sub = _sub_base(m_new)                                           # S4b
+    P = exp_f32(S - m_sub[:, None])                                    # S4c
+    alpha = exp_f32(state.m - m_sub)                                   # S4d
+    l_new = state.l * alpha + rowsum_seq(P)                            # S4e
+    O_tmp = state.O * alpha[:, None]                                   # S4f
+    O_new = O_tmp + matmul_seq(P, vf)                                  # S6
+    return State(m_new.astype(F32), l_new.astype(F32), O_new.astype(F32))
+
+
+def merge(a: State, b: State) -> State:
+    """Log-sum-exp merge (ADR §4).  Commutative bit for bit; associative only
+    within tolerance.  Order: m = max; m_sub as in S4b; ea = exp(m_a - m_sub),
+    eb = exp(m_b - m_sub); l = (l_a*ea) + (l_b*eb); O = (O_a*ea) + (O_b*eb)."""
+    m = np.maximum(a.m, b.m)
+    m_sub = _sub_base(m)
+    ea = exp_f32(a.m - m_sub)
+    eb = exp_f32(b.m - m_sub)
+    l = a.l * ea + b.l * eb
+    O = a.O * ea[:, None] + b.O * eb[:, None]
+    return State(m.astype(F32), l.astype(F32), O.astype(F32))
+
+
+def finalize_f32(state: State) -> np.ndarray:
+    """O / l, one fp32 division per element; rows with l == 0 give +0."""
+    l = state.l[:, None]
+    safe = np.where(l == 0, F32(1.0), l).astype(F32)
+    return np.where(l == 0, F32(0.0), state.O / safe).astype(F32)
+
+
+def finalize(state: State) -> np.ndarray:
+    """O / l cast to bf16 (round to nearest even) -> uint16 patterns."""
+    return f32_to_bf16(finalize_f32(state))
+
+
+# ---------------------------------------------------------------- references
+
+
+def attention_untiled_fp32(q, k, v, mask=None, scale=None) -> np.ndarray:
+    """Plain softmax(Q K^T * scale + mask) V in fp32 (numpy's own fp32 exp,
+    sums and matmul), from the same bf16 inputs.  Fully masked rows -> 0."""
+    qf, kf, vf = bf16_to_f32(q), bf16_to_f32(k), bf16_to_f32(v)
+    scale = softmax_scale(qf.shape[1]) if scale is None else F32(scale)
+    S = (qf @ kf.T) * scale
+    if mask is not None:
+        S = S + np.asarray(mask, dtype=F32)
+    m = S.max(axis=1, keepdims=True)
+    m = np.where(m == -np.inf, F32(0.0), m).astype(F32)
+    P = np.exp(S - m)
+    l = P.sum(axis=1, keepdims=True, dtype=F32)
+    O = P @ vf
+    return np.where(l == 0, F32(0.0), O / np.where(l == 0, F32(1.0), l)).astype(F32)
+
+
+def attention_f64(q, k, v, mask=None, d=None) -> np.ndarray:
+    """float64 reference from the same bf16 inputs (scale = 1/sqrt(d) in f64)."""
+    qf = bf16_to_f32(q).astype(np.float64)
+    kf = bf16_to_f32(k).astype(np.float64)
+    vf = bf16_to_f32(v).astype(np.float64)
+    d = qf.shape[1] if d is None else d
+    S = (qf @ kf.T) / np.sqrt(d)
+    if mask is not None:
+        S = S + np.asarray(mask, dtype=np.float64)
+    m = S.max(axis=1, keepdims=True)
+    m = np.where(m == -np.inf, 0.0, m)
+    P = np.exp(S - m)
+    l = P.sum(axis=1, keepdims=True)
+    return np.where(l == 0, 0.0, (P @ vf) / np.where(l == 0, 1.0, l))
+
+
+# ---------------------------------------------------------------- tolerance rule
+
+ABS_FLOOR_ULPS = 4  # floor = 4 fp32 ulps of max|ref| (covers exact-zero baselines)
+
+
+def check_tolerance(tiled, untiled, ref, factor: float = 2.0, name: str = "O") -> list[str]:
+    """Rule: max|tiled - ref| <= factor * max|untiled - ref| + floor,
+    floor = ABS_FLOOR_ULPS * 2^-23 * max(|ref|max, 2^-126).  Returns failure
+    strings (empty list = pass).  NaN/inf in tiled or shape mismatch fail."""
+    tiled = np.asarray(tiled, dtype=np.float64)
+    untiled = np.asarray(untiled, dtype=np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    fails: list[str] = []
+    if tiled.shape != ref.shape or untiled.shape != ref.shape:
+        return [f"{name}: shape {tiled.shape} / {untiled.shape} vs ref {ref.shape}"]
+    if not np.all(np.isfinite(tiled)):
+        return [f"{name}: non-finite values in tiled result"]
+    e_t = float(np.max(np.abs(tiled - ref), initial=0.0))
+    e_u = float(np.max(np.abs(untiled - ref), initial=0.0))
+    floor = ABS_FLOOR_ULPS * 2.0 ** -23 * max(float(np.max(np.abs(ref), initial=0.0)), 2.0 ** -126)
+    bound = factor * e_u + floor
+    if not e_t <= bound:
+        idx = np.unravel_index(int(np.argmax(np.abs(tiled - ref))), ref.shape)
+        fails.append(f"{name}: max err {e_t:.3e} at {idx} > bound {bound:.3e} "
+                     f"({factor} * untiled err {e_u:.3e} + floor {floor:.3e})")
+    return fails
+
+
+def check_bf16_store(o_bf16, ref, name: str = "O") -> list[str]:
+    """A stored bf16 output is within one bf16 ulp of the float64 reference
+    (RNE store contributes <= 0.5 ulp, leaving 0.5 ulp for fp32 error).  The
+    ulp is that of |ref| (2^-133 at zero).  Returns failure strings."""
+    o = bf16_to_f32(np.asarray(o_bf16, dtype=np.uint16)).astype(np.float64)
+    ref = np.asarray(ref, dtype=np.float64)
+    if o.shape != ref.shape:
+        return [f"{name}: shape {o.shape} vs ref {ref.shape}"]
+    e = np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -126)))
+    ulp = 2.0 ** (e - 7)
+    bad = ~(np.abs(o - ref) <= ulp)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        return [f"{name}: {int(bad.sum())} elements beyond 1 bf16 ulp, first {idx}: "
+                f"{o[idx]!r} vs {ref[idx]!r}"]
+    return []

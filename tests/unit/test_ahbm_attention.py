@@ -1,0 +1,156 @@
+"""AHBM attn_tile / merge / finalize against the fp32 and float64 references."""
+
+import numpy as np
+import pytest
+
+from models.ahbm import attention as at
+from models.ahbm.numerics import F32, bf16_to_f32, exp_f32, f32_to_bf16, to_bf16
+
+
+def _data(seed, rows, seq, d, qscale=1.0):
+    rng = np.random.default_rng(seed)
+    q = to_bf16(rng.standard_normal((rows, d)) * qscale)
+    k = to_bf16(rng.standard_normal((seq, d)))
+    v = to_bf16(rng.standard_normal((seq, d)))
+    return q, k, v
+
+
+def _tiled(q, k, v, tile, mask=None):
+    st = at.empty_state(q.shape[0], q.shape[1])
+    for j in range(0, k.shape[0], tile):
+        mt = None if mask is None else mask[:, j:j + tile]
+        st = at.attn_tile(q, k[j:j + tile], v[j:j + tile], mt, st)
+    return st
+
+
+@pytest.mark.parametrize("seed,rows,seq,d,tile,qscale", [
+    (0, 8, 256, 128, 64, 1.0),     # Llama3-70B head: G=8, d=128
+    (1, 8, 300, 128, 64, 3.0),     # ragged last tile, peaky softmax
+    (2, 4, 37, 16, 5, 1.0),
+    (3, 2, 9, 8, 1, 2.0),          # one key per tile
+    (4, 3, 64, 32, 64, 1.0),       # single tile
+])
+def test_tiled_matches_untiled_within_rule(seed, rows, seq, d, tile, qscale):
+    q, k, v = _data(seed, rows, seq, d, qscale)
+    tiled = at.finalize_f32(_tiled(q, k, v, tile))
+    un = at.attention_untiled_fp32(q, k, v)
+    ref = at.attention_f64(q, k, v)
+    assert at.check_tolerance(tiled, un, ref) == []
+    assert at.check_bf16_store(at.f32_to_bf16(tiled), ref) == []
+
+
+def test_causal_mask_and_fully_masked_rows():
+    q, k, v = _data(7, 6, 40, 16)
+    mask = np.where(np.arange(40)[None, :] <= np.array([0, 5, 13, 20, 39, -1])[:, None],
+                    F32(0), F32(-np.inf)).astype(F32)
+    st = _tiled(q, k, v, 8, mask)
+    assert np.all(np.isfinite(st.l)) and np.all(np.isfinite(st.O))
+    assert st.m[5] == -np.inf and st.l[5] == 0 and np.all(st.O[5] == 0)
+    tiled = at.finalize_f32(st)
+    assert np.all(tiled[5] == 0)
+    ref = at.attention_f64(q, k, v, mask)
+    assert at.check_tolerance(tiled, at.attention_untiled_fp32(q, k, v, mask), ref) == []
+
+
+def test_empty_state_first_tile_no_nan_and_masked_tile_is_noop():
+    q, k, v = _data(8, 2, 4, 8)
+    st0 = at.empty_state(2, 8)
+    full_mask = np.full((2, 4), -np.inf, dtype=F32)
+    st1 = at.attn_tile(q, k, v, full_mask, st0)
+    assert np.all(st1.m == -np.inf) and np.all(st1.l == 0) and np.all(st1.O == 0)
+    st2 = at.attn_tile(q, k, v, None, st0)
+    st3 = at.attn_tile(q, k, v, full_mask, st2)   # masked tile leaves a live state alone
+    for a, b in ((st2.m, st3.m), (st2.l, st3.l), (st2.O, st3.O)):
+        assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+def test_attn_tile_step_order_bitexact():
+    """One composite re-done from the documented S2..S6 order."""
+    q, k, v = _data(9, 3, 6, 8)
+    prev = at.attn_tile(q, k[:3], v[:3], None, at.empty_state(3, 8))
+    got = at.attn_tile(q, k[3:], v[3:], None, prev)
+    qf, kf, vf = bf16_to_f32(q), bf16_to_f32(k[3:]), bf16_to_f32(v[3:])
+    scale = F32(1 / np.sqrt(8))
+    for i in range(3):
+        S = []
+        for t in range(3):
+            acc = F32(0)
+            for c in range(8):
+                acc = F32(acc + F32(qf[i, c] * kf[t, c]))
+            S.append(F32(acc * scale))
+        m_new = max(prev.m[i], max(S))
+        P = [exp_f32(F32(s - m_new))[()] for s in S]
+        alpha = exp_f32(F32(prev.m[i] - m_new))[()]
+        rs = F32(0)
+        for p in P:
+            rs = F32(rs + p)
+        assert got.l[i] == F32(F32(prev.l[i] * alpha) + rs)
+        for c in range(8):
+            pv = F32(0)
+            for t in range(3):
+                pv = F32(pv + F32(P[t] * vf[t, c]))
+            assert got.O[i, c] == F32(F32(prev.O[i, c] * alpha) + pv)
+
+
+def test_merge_split_within_rule_commutative_and_associative():
+    q, k, v = _data(10, 8, 192, 64)
+    parts = [_tiled(q, k[s:s + 64], v[s:s + 64], 16) for s in (0, 64, 128)]
+    a, b, c = parts
+    ab = at.merge(a, b)
+    ba = at.merge(b, a)
+    for x, y in ((ab.m, ba.m), (ab.l, ba.l), (ab.O, ba.O)):
+        assert np.array_equal(x.view(np.uint32), y.view(np.uint32))
+    left = at.finalize_f32(at.merge(ab, c))
+    right = at.finalize_f32(at.merge(a, at.merge(b, c)))
+    un = at.attention_untiled_fp32(q, k, v)
+    ref = at.attention_f64(q, k, v)
+    assert at.check_tolerance(left, un, ref) == []
+    assert at.check_tolerance(right, un, ref) == []
+    assert np.max(np.abs(left - right)) <= 4 * np.max(np.abs(un - ref)) + 1e-6
+
+
+def test_merge_identical_split_and_empty_are_exact():
+    q, k, v = _data(11, 4, 50, 16)
+    a = _tiled(q, k, v, 7)
+    aa = at.merge(a, a)
+    assert np.array_equal(aa.m, a.m)
+    assert np.array_equal(aa.l, a.l * F32(2)) and np.array_equal(aa.O, a.O * F32(2))
+    assert np.array_equal(at.finalize(aa), at.finalize(a))
+    e = at.empty_state(4, 16)
+    for st in (at.merge(a, e), at.merge(e, a)):
+        assert np.array_equal(st.m, a.m) and np.array_equal(st.l, a.l)
+        assert np.array_equal(st.O, a.O)
+    ee = at.merge(e, e)
+    assert np.all(ee.m == -np.inf) and np.all(ee.l == 0) and not np.isnan(ee.O).any()
+
+
+def test_finalize_casts_rne_and_zero_rows():
+    st = at.State(np.array([0, -np.inf], F32), np.array([3, 0], F32),
+                  np.array([[1, 2], [0, 0]], F32))
+    out = at.finalize(st)
+    assert out.dtype == np.uint16
+    assert out[0, 0] == f32_to_bf16(F32(1) / F32(3)) and out[1, 0] == 0 and out[1, 1] == 0
+
+
+def test_tolerance_checker_fails_on_wrong_value():
+    q, k, v = _data(12, 8, 128, 128)
+    tiled = at.finalize_f32(_tiled(q, k, v, 32))
+    un = at.attention_untiled_fp32(q, k, v)
+    ref = at.attention_f64(q, k, v)
+    assert at.check_tolerance(tiled, un, ref) == []
+    bad = tiled.copy()
+    bad[3, 17] += F32(1e-3)
+    assert len(at.check_tolerance(bad, un, ref)) == 1
+    bad = tiled.copy()
+    bad[0, 0] = np.nan
+    assert at.check_tolerance(bad, un, ref)
+    assert at.check_tolerance(tiled[:2], un, ref)
+    # exact-zero baseline: floor admits a few ulps only
+    z = np.ones((2, 3))
+    assert at.check_tolerance(z + 2.0 ** -23, z, z) == []
+    assert at.check_tolerance(z + 2.0 ** -18, z, z)
+    # bf16 store checker
+    stored = f32_to_bf16(tiled)
+    assert at.check_bf16_store(stored, ref) == []
+    stored[2, 5] ^= np.uint16(2)
+    assert len(at.check_bf16_store(stored, ref)) == 1

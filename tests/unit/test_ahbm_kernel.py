@@ -1,0 +1,145 @@
+"""AHBM per-PE kernel reference: the four ADR cases, bits and counts."""
+
+import numpy as np
+import pytest
+
+from models.ahbm import attention as at
+from models.ahbm import kernel as kn
+from models.ahbm import placement as pl
+from models.ahbm.numerics import F32, to_bf16
+
+
+def _data(seed, g, tq, s, d):
+    rng = np.random.default_rng(seed)
+    return (to_bf16(rng.standard_normal((g, tq, d))), to_bf16(rng.standard_normal((s, d))),
+            to_bf16(rng.standard_normal((s, d))))
+
+
+def _causal(qpos, s):
+    return np.where(np.arange(s)[None, :] <= np.asarray(qpos)[:, None], F32(0), F32(-np.inf))
+
+
+def _sweep_short(rows, k, v, tile, mask=None):
+    """Plain tile loop with a short last tile (no padding)."""
+    st = at.empty_state(rows.shape[0], rows.shape[1])
+    for j in range(0, k.shape[0], tile):
+        st = at.attn_tile(rows, k[j:j + tile], v[j:j + tile],
+                          None if mask is None else mask[:, j:j + tile], st)
+    return st
+
+
+def test_decode_no_sp_llama_geometry():
+    G, d, S, T = 8, 128, 300, 64
+    q, k, v = _data(0, G, S, S, d)
+    r = kn.decode(q[:, -1], k, v, n=1, tile=T)
+    assert r.O.shape == (G, 1, d) and r.O.dtype == np.uint16
+    c = r.per_block[0]["pe"][0]
+    assert c["composites"] == c["k_loads"] == c["v_loads"] == 5
+    assert c["masked"] == 1 and c["tiles_skipped"] == 0 and c["pushes"] == 0
+    assert r.tree_depth == 0 and r.o_writes == 1
+    assert kn.check_counts(r, kn.predict_counts(S, S - 1, 1, 1, 0, T)) == []
+    # padded+masked ragged tile == short tile, bit for bit
+    assert np.array_equal(r.O[:, 0], at.finalize(_sweep_short(q[:, -1], k, v, T)))
+    assert at.check_bf16_store(r.O[:, 0], at.attention_f64(q[:, -1], k, v)) == []
+
+
+@pytest.mark.parametrize("request_id", [0, 5])
+def test_decode_sp_n8_tree(request_id):
+    G, d, S, T, N = 8, 64, 203, 8, 8
+    q, k, v = _data(1, G, 1, S, d)
+    r = kn.decode(q[:, 0], k, v, n=N, request_id=request_id, tile=T)
+    assert r.tree_depth == 3 and r.total("pushes") == 7 and r.o_writes == 1
+    pred = kn.predict_counts(S, S - 1, 1, N, request_id, T)
+    assert kn.check_counts(r, pred) == []
+    st = pl.start_pe(request_id, N)
+    for p, c in enumerate(r.per_block[0]["pe"]):
+        assert c["composites"] == -(-pl.valid_len(S, st, p, N) // T)
+    # independent composition: per-PE sweeps, then the ADR tree in level order
+    states = []
+    for p in range(N):
+        idx = pl.place(S, request_id, N)[p]
+        states.append(_sweep_short(q[:, 0], k[idx], v[idx], T))
+    m = at.merge
+    s = states
+    root = m(m(m(s[7], s[6]), m(s[5], s[4])), m(m(s[3], s[2]), m(s[1], s[0])))
+    assert np.array_equal(r.O[:, 0], at.finalize(root))
+    ref = at.attention_f64(q[:, 0], k, v)
+    assert at.check_bf16_store(r.O[:, 0], ref) == []
+    single = kn.decode(q[:, 0], k, v, n=1, tile=T)
+    assert np.max(np.abs(at.bf16_to_f32(single.O) - at.bf16_to_f32(r.O))) <= 2.0 ** -7
+
+
+def test_decode_sp_fewer_tokens_than_pes():
+    q, k, v = _data(2, 2, 1, 3, 16)
+    r = kn.decode(q[:, 0], k, v, n=8, request_id=6, tile=4)
+    assert sum(c["composites"] for c in r.per_block[0]["pe"]) == 3
+    assert at.check_bf16_store(r.O[:, 0], at.attention_f64(q[:, 0], k, v)) == []
+
+
+@pytest.mark.parametrize("n,request_id", [(1, 0), (4, 3)])
+def test_prefill_causal_skip_and_masks(n, request_id):
+    G, d, S, T, QB = 2, 32, 70, 16, 16
+    q, k, v = _data(3, G, S, S, d)
+    r = kn.prefill(q, k, v, q_block=QB, tile=T, n=n, request_id=request_id)
+    assert kn.check_counts(r, kn.predict_counts(S, 0, S, n, request_id, T, QB)) == []
+    assert r.o_writes == 5 and len(r.per_block) == 5
+    if n == 1:
+        nt = -(-S // T)
+        for b in r.per_block:
+            c = b["pe"][0]
+            assert c["tiles_skipped"] == nt - -(-b["qe"] // T)
+            assert c["composites"] == -(-b["qe"] // T)
+            assert c["masked"] >= 1          # diagonal tile
+        # bit-exact: block 2 rows re-done by hand
+        qs, qe = 32, 48
+        rows = q[:, qs:qe].reshape(G * 16, d)
+        mask = np.tile(_causal(np.arange(qs, qe), qe), (G, 1))
+        st = _sweep_short(rows, k[:qe], v[:qe], T, mask)
+        assert np.array_equal(r.O[:, qs:qe].reshape(G * 16, d), at.finalize(st))
+    assert r.total("tiles_skipped") > 0
+    for g in range(G):
+        ref = at.attention_f64(q[g], k, v, _causal(np.arange(S), S))
+        assert at.check_bf16_store(r.O[g], ref) == []
+
+
+@pytest.mark.parametrize("n,seq", [(4, 37), (8, 64), (2, 5)])
+def test_ring_prefill(n, seq):
+    G, d = 2, 16
+    q, k, v = _data(4, G, seq, seq, d)
+    r = kn.ring_prefill(q, k, v, n)
+    assert r.total("ring_steps") == n * n
+    assert r.total("ring_steps_skipped") == pl.predicted_ring_skips(n)
+    assert r.total("composites") == n * n - pl.predicted_ring_skips(n)
+    assert r.total("pushes") == 0 and r.o_writes == n
+    for p, c in enumerate(r.per_block[0]["pe"]):
+        assert c["ring_steps_skipped"] == n - 1 - p and c["masked"] == 1
+    for g in range(G):
+        ref = at.attention_f64(q[g], k, v, _causal(np.arange(seq), seq))
+        assert at.check_bf16_store(r.O[g], ref) == []
+    # ring on PE p == sweep over blocks p, p-1, .., 0 with the diagonal masked
+    p = n - 1
+    qs, qe = pl.ring_block(p, seq, n)
+    rows = q[:, qs:qe].reshape(G * (qe - qs), d)
+    st = at.empty_state(rows.shape[0], d)
+    for b in range(p, -1, -1):
+        ks, ke = pl.ring_block(b, seq, n)
+        mask = pl.make_mask_tile(np.arange(ks, ke), qs, qe, G) if b == p else None
+        st = at.attn_tile(rows, k[ks:ke], v[ks:ke], mask, st)
+    assert np.array_equal(r.O[:, qs:qe].reshape(rows.shape[0], d), at.finalize(st))
+
+
+def test_count_checker_fails_on_wrong_value():
+    q, k, v = _data(5, 2, 1, 40, 16)
+    r = kn.decode(q[:, 0], k, v, n=4, request_id=1, tile=4)
+    pred = kn.predict_counts(40, 39, 1, 4, 1, 4)
+    assert kn.check_counts(r, pred) == []
+    pred[0][2]["k_loads"] += 1
+    fails = kn.check_counts(r, pred)
+    assert len(fails) == 1 and "k_loads" in fails[0]
+    assert kn.check_counts(r, pred[:0])
+
+
+def test_query_beyond_cache_refused():
+    q, k, v = _data(6, 1, 2, 4, 8)
+    with pytest.raises(ValueError):
+        kn.kv_parallel(q, k, v, q_start=3)
