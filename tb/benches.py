@@ -235,6 +235,17 @@ BENCHES: tuple[Bench, ...] = (
         description="vector core behind cu_base: IMEM/DESC/RUN, peer bursts into L1, acks, VDRAIN/VFILL flits, "
                     "faults",
     ),
+    Bench(
+        name="ipcq",
+        level="module",
+        toplevel="ipcq_harness",
+        sources=("rtl/harness/harness_clock.v", "rtl/harness/tb_pattern.v", "rtl/ahbm/ipcq.v",
+                 "rtl/ahbm/ipcq_node.v", "rtl/ahbm/ipcq_mesh.v", "rtl/harness/ipcq_harness.v"),
+        test_module="tb.module.test_ipcq",
+        parameters={"R": 2, "C": 4, "DEPTH": 8, "MAXLEN": 12},
+        description="AHBM IPCQ 2x4 mesh: packets to random neighbours under random stalls, exactly once, in "
+                    "order, intact; blocking push; pkt_avail; monitors",
+    ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
     _machine_bench("fused4", "fused4", "tb.system.test_fused4",

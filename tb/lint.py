@@ -41,6 +41,7 @@ def lint_jobs() -> list[LintJob]:
                                                   if s != "rtl/harness/cl_harness.v")),
         LintJob("vector_core", "vector_core", tuple(s for s in get_bench("vector_core").sources
                                                     if s not in HARNESS_RTL and s != "rtl/harness/vc_harness.v")),
+        LintJob("ipcq_mesh", "ipcq_mesh", ("rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v", "rtl/ahbm/ipcq_mesh.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
