@@ -50,6 +50,11 @@ def lint_jobs() -> list[LintJob]:
     for path in arith:
         top = Path(path).stem
         jobs.append(LintJob(f"arith {top}", top, arith))
+    ahbm_arith = tuple(sorted(str(p.relative_to(ROOT)) for pattern in ("fp32_*.v", "bf16_*.v")
+                              for p in (ROOT / "rtl/ahbm").glob(pattern)))
+    for path in ahbm_arith:
+        top = Path(path).stem
+        jobs.append(LintJob(f"ahbm arith {top}", top, ahbm_arith))
     for b in BENCHES:
         sources = b.sources
         if b.machine:  # lint the generated top and harness as they are built
