@@ -47,6 +47,8 @@ VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + tuple(f"rtl/arith/{m}.v"
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + (
     "rtl/units/cu_base.v", "rtl/units/vc_alu.v", "rtl/units/vc_cvt16.v", "rtl/units/vc_cvt32.v",
     "rtl/units/vector_core.v", "rtl/harness/vc_harness.v")
+PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
+                                      "rtl/harness/pe_dma_harness.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness")
 
 
@@ -245,6 +247,25 @@ BENCHES: tuple[Bench, ...] = (
         parameters={"R": 2, "C": 4, "DEPTH": 8, "MAXLEN": 12},
         description="AHBM IPCQ 2x4 mesh: packets to random neighbours under random stalls, exactly once, in "
                     "order, intact; blocking push; pkt_avail; monitors",
+    ),
+    Bench(
+        name="pe_dma",
+        level="module",
+        toplevel="pe_dma_harness",
+        sources=PE_DMA_BENCH_RTL,
+        test_module="tb.module.test_pe_dma",
+        parameters={"BW": 64, "LAT": 100, "QDEPTH": 4},
+        description="AHBM PE DMA engine and local slice against models/ahbm_dma.py (bandwidth 64 B/cycle, "
+                    "latency 100)",
+    ),
+    Bench(
+        name="pe_dma_bw7",
+        level="module",
+        toplevel="pe_dma_harness",
+        sources=PE_DMA_BENCH_RTL,
+        test_module="tb.module.test_pe_dma",
+        parameters={"BW": 7, "LAT": 1, "QDEPTH": 2, "NREQ": 32},
+        description="the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), latency 1",
     ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),

@@ -42,6 +42,8 @@ def lint_jobs() -> list[LintJob]:
         LintJob("vector_core", "vector_core", tuple(s for s in get_bench("vector_core").sources
                                                     if s not in HARNESS_RTL and s != "rtl/harness/vc_harness.v")),
         LintJob("ipcq_mesh", "ipcq_mesh", ("rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v", "rtl/ahbm/ipcq_mesh.v")),
+        LintJob("pe_dma", "pe_dma", ("rtl/ahbm/pe_dma.v",)),
+        LintJob("pe_slice", "pe_slice", ("rtl/ahbm/pe_slice.v",)),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
