@@ -353,7 +353,6 @@ class ClusterModel:
         self.mag = mag
         self.l1 = {Buf.L1A: [0] * L1_GRANULES, Buf.L1B: [0] * L1_GRANULES}
         self.acc = np.zeros((ACC_TILES, 4, 4), dtype=np.uint32)
-        self._fill: dict | None = None
 
     # ------------------------------------------------ CU_DATA into the cluster
     def receive(self, flits: Sequence[int]) -> list[int]:
@@ -412,7 +411,6 @@ class ClusterModel:
         op = f["op"]
         if op == Op.FILL:
             flits = [self.fill_request(f)]
-            self._fill = f
         elif op == Op.GEMM:
             self.run_gemm(f)
             flits = []

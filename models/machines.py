@@ -29,11 +29,6 @@ class UnitKind(str, Enum):
     EXT = "ext"  # an endpoint port on the top, for a bench to play a unit
 
 
-CU_TYPE_CODES: Mapping[UnitKind, int] = MappingProxyType({
-    UnitKind.CLUSTER: 0x4D47,  # 'MG'
-    UnitKind.VECTOR: 0x5643,  # 'VC'
-})
-
 
 @dataclass(frozen=True)
 class Machine:

@@ -501,12 +501,8 @@ class VectorCore:
         self.discard: Optional[tuple[Coord, int]] = None
         self.queue: list[int] = []
         self.running: Optional[dict] = None  # {"inst": flit, "pc": int, "wait": str}
-        self.executed_words = 0
 
     # ------------------------------------------------------------ helpers
-    def l1_lanes(self, addr: int) -> np.ndarray:
-        return word_to_u16(self.l1[addr])
-
     def write_l1(self, addr: int, word: int) -> None:
         self.l1[addr] = word & WORD_MASK
 
@@ -626,7 +622,6 @@ class VectorCore:
             if pc >= IMEM_WORDS:
                 return self._finish(out, F_OPCODE)
             w = self.imem[pc]
-            self.executed_words += 1
             name = OPNAMES[w >> 27]
             if name in ("VBAR", "VHALT") and self.fills:
                 return out  # resumed by the last fill response

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formats import ACC, acc_to_fp16, decode, e5m3_decode, e5m3_parts, round_pack, unpack
+from .formats import ACC, acc_to_fp16, e5m3_decode, e5m3_parts, round_pack, unpack
 from .layout import pack_fp16_subtile, unpack_a_entry, unpack_b_entry
 from .rounding import as_i64, align_add
 
@@ -83,6 +83,3 @@ def gemm_reference(a, b, scale_a, scale_b, anchor: int) -> np.ndarray:
     return dot * sa * sb * np.ldexp(1.0, ANCHOR_NEUTRAL - int(anchor))
 
 
-def acc_value(acc) -> np.ndarray:
-    """float64 value of S1E7M14 patterns."""
-    return decode(acc, ACC)

@@ -17,7 +17,6 @@ from cocotb.triggers import Edge, First, ReadOnly, RisingEdge, Timer, with_timeo
 
 from models.flit import flit_to_hex
 
-CAPTURE_RECORD_BITS = 32 + 8 + 288
 NEVER = 0xFFFF_FFFF  # inj_time value of a flit that was never accepted
 
 
@@ -243,7 +242,6 @@ def _hex_lines(path: Path) -> Iterable[str]:
 
 
 __all__ = [
-    "CAPTURE_RECORD_BITS",
     "NEVER",
     "CaptureRecord",
     "EndpointBank",

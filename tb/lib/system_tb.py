@@ -39,10 +39,6 @@ PERIOD_NS = 10
 WALL_SLICE = 5_000  # simulated cycles between two wall-clock checks
 
 
-class WatchdogExpired(Exception):
-    pass
-
-
 class SystemTB:
     """One test on a generated machine harness with an orchestrator: clock, host, DRAM, verdict, artifacts."""
 

@@ -44,10 +44,6 @@ def v8(bits):
     return val(int(bits), 8, 15, 127, False)
 
 
-def vh(bits):
-    return val(int(bits), 5, 10, 15, True)
-
-
 def vacc(bits):
     return val(int(bits), 7, 14, 63, False)
 
