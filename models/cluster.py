@@ -27,8 +27,9 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from models.cu_base import SigCode, completion, signal_payload
-from models.flit import FlitType, flit_field, pack_fields
+from models.cu_base import (  # noqa: F401  (CU_DATA encoders re-exported for the benches)
+    SigCode, completion, cu_data_bursts, cu_data_descriptor, cu_data_fields, signal_flit)
+from models.flit import FlitType, flit_field, make_flit
 from models.numerics.cluster import acc_add, emit_granule, gemm_entry
 from models.numerics.layout import pack_a_entry, pack_b_entry
 
@@ -43,7 +44,6 @@ L1_GRANULES = L1_ENTRIES * ENTRY_GRANULES  # 2048 per side
 ACC_TILES = 256
 FILL_MAX = 255  # entries per FILL (the 8-bit count; and eoff + n <= 256, the txn tag space)
 PEER_GRANULES = 2 * ACC_TILES  # buf 2 reach, in granules
-MAX_BURST = 256  # data flits of one CU_DATA burst (len is 8 bits)
 GRANULE_BYTES = 32
 ANCHOR_NEUTRAL = 40
 
@@ -251,40 +251,6 @@ def granules_of(entries: Sequence[Sequence[int]]) -> list[int]:
     return [int(g) for e in entries for g in e]
 
 
-def cu_data_bursts(dst: Coord, src: Coord, buf: int, off: int, granules: Sequence[int], *, flags: int = 0,
-                   ack: Coord = (0, 0), txn: int = 0, max_len: int = MAX_BURST) -> list[int]:
-    """CU_DATA bursts (descriptor + data flits) carrying `granules` from granule `off` of `buf`.
-
-    Split into bursts of at most `max_len` data flits (256 by the protocol).
-    `ack` is (x, y); (0, 0) means "acknowledge to the source".
-    """
-    if not 1 <= max_len <= MAX_BURST:
-        raise ValueError(f"max_len {max_len} outside 1..{MAX_BURST} (len is an 8-bit field)")
-    flits: list[int] = []
-    for start in range(0, len(granules), max_len):
-        chunk = granules[start:start + max_len]
-        flits.append(cu_data_descriptor(dst, src, buf, off + start, len(chunk), flags=flags, ack=ack, txn=txn))
-        for i, g in enumerate(chunk):
-            flits.append(_flit(dst, src, FlitType.CU_DATA, txn, int(i == len(chunk) - 1), int(g)))
-    return flits
-
-
-def cu_data_descriptor(dst: Coord, src: Coord, buf: int, off: int, count: int, *, flags: int = 0,
-                       ack: Coord = (0, 0), txn: int = 0) -> int:
-    """One CU_DATA descriptor: buf [255:248], off [247:232], len [231:224], flags, ack_y, ack_x."""
-    for name, v, w in (("buf", buf, 8), ("off", off, 16), ("len", count - 1, 8), ("flags", flags, 8),
-                       ("ack_x", ack[0], 4), ("ack_y", ack[1], 4)):
-        if not 0 <= v < (1 << w):
-            raise ValueError(f"CU_DATA descriptor field '{name}' is {w} bits wide (0..{(1 << w) - 1}); got {v}")
-    payload = buf << 248 | off << 232 | (count - 1) << 224 | flags << 216 | ack[1] << 212 | ack[0] << 208
-    return _flit(dst, src, FlitType.CU_DATA, txn, 0, payload)
-
-
-def _flit(dst: Coord, src: Coord, ftype: int, txn: int, last: int, payload: int, rsvd: int = 0) -> int:
-    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1], "type": ftype,
-                        "txn": txn & 0xFF, "last": last, "rsvd": rsvd, "payload": payload})
-
-
 def acks_for(n_granules: int) -> int:
     """Acknowledgements a receiver owes for a node drain of n granules with dflags bit 0: ceil(n/8)."""
     return -(-n_granules // WBURST)
@@ -292,7 +258,7 @@ def acks_for(n_granules: int) -> int:
 
 def data_received(dst: Coord, src: Coord, buf: int, txn: int = 0) -> int:
     """The CU_SIGNAL DATA_RECEIVED a receiver sends (code 0x03, arg = buf_id, last 1)."""
-    return _flit(dst, src, FlitType.CU_SIGNAL, txn, 1, signal_payload(SigCode.DATA_RECEIVED, buf))
+    return signal_flit(dst, src, SigCode.DATA_RECEIVED, buf, txn)
 
 
 # ---------------------------------------------------------------- the sweep
@@ -369,8 +335,8 @@ class ClusterModel:
             if flit_field(desc, "type") != FlitType.CU_DATA:
                 i += 1
                 continue
-            buf, off, ln, flags = (desc >> 248) & 0xFF, (desc >> 232) & 0xFFFF, (desc >> 224) & 0xFF, (desc >> 216) & 0xFF
-            ack_y, ack_x = (desc >> 212) & 0xF, (desc >> 208) & 0xF
+            buf, off, count, flags, (ack_x, ack_y) = cu_data_fields(desc)
+            ln = count - 1
             src = (flit_field(desc, "src_x"), flit_field(desc, "src_y"))
             data = [f & ((1 << 256) - 1) for f in flits[i + 1:i + 2 + ln]]
             if len(data) != ln + 1:
@@ -422,7 +388,7 @@ class ClusterModel:
         """The MEM_RD_REQ of a FILL: STREAM, count n, entry_words 4, len 3, txn eoff, last 1."""
         n = _one(f["n"])
         payload = f["addr"] << 216 | 3 << 208 | 0x40 << 200 | n << 192 | 4 << 158
-        return _flit(self.mag, self.coord, FlitType.MEM_RD_REQ, f["eoff"], 1, payload)
+        return make_flit(self.mag, self.coord, FlitType.MEM_RD_REQ, f["eoff"], 1, payload)
 
     def fill_responses(self, words: Sequence[int], inst_payload: int) -> list[int]:
         """The MEM_RD_RESP flits the memory agent sends for a FILL reading `words` (4n of them).
@@ -440,7 +406,7 @@ class ClusterModel:
             for w in range(4):
                 entry = f["eoff"] + i
                 self.l1[side][4 * entry + w] = int(words[4 * i + w])
-                out.append(_flit(self.coord, self.mag, FlitType.MEM_RD_RESP, entry, int(w == 3),
+                out.append(make_flit(self.coord, self.mag, FlitType.MEM_RD_RESP, entry, int(w == 3),
                                  int(words[4 * i + w]), rsvd=w))
         return out
 
@@ -477,14 +443,14 @@ class ClusterModel:
                 off = ((f["addr"] >> 5) + q0) & 0xFFFF
                 payload = (f["dbuf"] << 248 | off << 232 | (len(chunk) - 1) << 224 | f["dflags"] << 216
                            | f["dack_y"] << 212 | f["dack_x"] << 208)
-                flits.append(_flit(dst, self.coord, FlitType.CU_DATA, b, 0, payload))
-                flits.extend(_flit(dst, self.coord, FlitType.CU_DATA, b, int(k == len(chunk) - 1), g)
+                flits.append(make_flit(dst, self.coord, FlitType.CU_DATA, b, 0, payload))
+                flits.extend(make_flit(dst, self.coord, FlitType.CU_DATA, b, int(k == len(chunk) - 1), g)
                              for k, g in enumerate(chunk))
             else:
                 addr = (f["addr"] + GRANULE_BYTES * q0) & ((1 << ADDR_BITS) - 1)
-                flits.append(_flit(self.mag, self.coord, FlitType.MEM_WR_REQ, b, 0,
+                flits.append(make_flit(self.mag, self.coord, FlitType.MEM_WR_REQ, b, 0,
                                    addr << 216 | (len(chunk) - 1) << 208))
-                flits.extend(_flit(self.mag, self.coord, FlitType.MEM_WR_DATA, b, int(k == len(chunk) - 1), g)
+                flits.extend(make_flit(self.mag, self.coord, FlitType.MEM_WR_DATA, b, int(k == len(chunk) - 1), g)
                              for k, g in enumerate(chunk))
         return flits
 

@@ -35,6 +35,7 @@ __all__ = [
     "Flit",
     "pack_flit",
     "pack_fields",
+    "make_flit",
     "unpack_flit",
     "describe_flit",
     "flit_to_hex",
@@ -275,6 +276,17 @@ def pack_fields(fields: Mapping[str, int]) -> int:
     if unknown:
         raise TypeError(f"unknown flit field(s): {', '.join(sorted(unknown))}")
     return value
+
+
+def make_flit(dst: tuple[int, int], src: tuple[int, int], ftype: int, txn: int, last: int, payload: int,
+              rsvd: int = 0) -> int:
+    """A flit from (x, y) coordinates and header fields: the one builder models and benches use.
+
+    txn is taken modulo 256 (a stream read's txn + entry index wraps by
+    protocol); every other field is range-checked by :func:`pack_fields`.
+    """
+    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1], "type": int(ftype),
+                        "txn": txn & 0xFF, "last": int(last), "rsvd": rsvd, "payload": payload})
 
 
 def unpack_flit(value: int) -> Flit:

@@ -50,7 +50,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Optional, Sequence
 
-from models.flit import FIELDS, FlitType, describe_flit, pack_fields
+from models.flit import FIELDS, FlitType, describe_flit, make_flit
 
 __all__ = [
     "STREAM",
@@ -170,28 +170,23 @@ def decode_descriptor(payload: int) -> Descriptor:
     return Descriptor(**{name: (payload >> lsb) & ((1 << width) - 1) for name, lsb, width in _DESC_FIELDS})
 
 
-def _flit(dst: Coord, src: Coord, ftype: int, txn: int, last: int, payload: int, rsvd: int = 0) -> int:
-    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1],
-                        "type": int(ftype), "txn": txn & 0xFF, "last": last, "rsvd": rsvd,
-                        "payload": payload})
-
 
 def rd_req(mag: Coord, src: Coord, txn: int, addr: int, len: int = 0, *, stream: bool = False,
            count: int = 0, entry_words: int = 0, peers: Sequence[Coord] = ()) -> int:
     """A MEM_RD_REQ flit from ``src`` to the agent at ``mag``."""
     payload = descriptor_payload(addr, len, flags=STREAM if stream else 0, count=count, peers=peers,
                                  entry_words=entry_words)
-    return _flit(mag, src, FlitType.MEM_RD_REQ, txn, 1, payload)
+    return make_flit(mag, src, FlitType.MEM_RD_REQ, txn, 1, payload)
 
 
 def wr_req(mag: Coord, src: Coord, txn: int, addr: int, len: int) -> int:
     """A MEM_WR_REQ flit (len = beats-1; the protocol allows 0..7); last is 0 on a write descriptor."""
-    return _flit(mag, src, FlitType.MEM_WR_REQ, txn, 0, descriptor_payload(addr, len))
+    return make_flit(mag, src, FlitType.MEM_WR_REQ, txn, 0, descriptor_payload(addr, len))
 
 
 def wr_data(mag: Coord, src: Coord, word: int, last: bool, txn: int = 0) -> int:
     """A MEM_WR_DATA flit carrying one 256-bit word."""
-    return _flit(mag, src, FlitType.MEM_WR_DATA, txn, int(last), word & WORD_MASK)
+    return make_flit(mag, src, FlitType.MEM_WR_DATA, txn, int(last), word & WORD_MASK)
 
 
 # ---------------------------------------------------------------- DRAM image
@@ -435,7 +430,7 @@ class MagModel:
                     after.set_word(word, _PAYLOAD.extract(flit))
                     open_w[3] = done + 1
                     if final:
-                        pred._add(src, ("ack", src), _flit(src, self.mag, FlitType.MEM_WR_ACK, wtxn, 1, 0))
+                        pred._add(src, ("ack", src), make_flit(src, self.mag, FlitType.MEM_WR_ACK, wtxn, 1, 0))
                         open_w = None
                 else:
                     pred.dropped.append(flit)
@@ -456,7 +451,7 @@ class MagModel:
         key = ("rd", src)
         if not d.stream:
             for i in range(n):
-                pred._add(src, key, _flit(src, self.mag, FlitType.MEM_RD_RESP, txn, int(i == n - 1),
+                pred._add(src, key, make_flit(src, self.mag, FlitType.MEM_RD_RESP, txn, int(i == n - 1),
                                           dram.word(d.word + i)))
             return
         dests = [src] + d.peers()
@@ -465,5 +460,5 @@ class MagModel:
             words = dram.words(d.word + e * ew, ew)
             for dst in dests:
                 for k, value in enumerate(words):
-                    pred._add(dst, key, _flit(dst, self.mag, FlitType.MEM_RD_RESP, txn + e,
+                    pred._add(dst, key, make_flit(dst, self.mag, FlitType.MEM_RD_RESP, txn + e,
                                               int(k == ew - 1), value, rsvd=k))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Iterable, Mapping
 
-from models.cu_base import SigCode, signal_fields, signal_payload
-from models.flit import FIELDS, FLIT_WIDTH, POS_MAX, POS_WIDTH, FlitType, pack_fields
+from models.cu_base import SigCode, signal_fields
+from models.flit import FIELDS, FLIT_WIDTH, POS_MAX, POS_WIDTH, FlitType
 
 Coord = tuple[int, int]
 
@@ -172,13 +172,6 @@ def rewrite_header(flit: int, dst: Coord, own: Coord) -> int:
     dx, dy = _check_coord(dst)
     sx, sy = _check_coord(own)
     return keep | f["dst_x"].place(dx) | f["dst_y"].place(dy) | f["src_x"].place(sx) | f["src_y"].place(sy)
-
-
-def signal_flit(dst: Coord, src: Coord, code: int, arg: int, txn: int = 0, last: int = 1) -> int:
-    """A CU_SIGNAL flit from node `src` to `dst`."""
-    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1],
-                        "type": FlitType.CU_SIGNAL, "txn": txn, "last": last,
-                        "payload": signal_payload(code, arg)})
 
 
 def is_cu_inst(flit: int) -> bool:

@@ -26,8 +26,9 @@ from typing import Iterable, Optional, Sequence
 
 import numpy as np
 
-from models.cu_base import SigCode, completion, cu_inst, signal_payload
-from models.flit import FIELDS, FlitType, pack_fields
+from models.cu_base import (
+    CU_DATA_MAX_LEN, SigCode, completion, cu_data_bursts, cu_data_fields, cu_inst, signal_payload)
+from models.flit import FIELDS, FlitType, make_flit
 
 Coord = tuple[int, int]
 
@@ -507,9 +508,7 @@ class VectorCore:
         self.l1[addr] = word & WORD_MASK
 
     def _flit(self, dst: Coord, ftype: int, txn: int, last: int, payload: int) -> Event:
-        return Event(dst, pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": self.coord[0],
-                                       "src_y": self.coord[1], "type": ftype, "txn": txn & 0xFF,
-                                       "last": last, "payload": payload}))
+        return Event(dst, make_flit(dst, self.coord, ftype, txn, last, payload))
 
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
@@ -551,7 +550,8 @@ class VectorCore:
             left = self.discard[1] - 1
             self.discard = (src, left) if left else None
             return []
-        buf, off, ln = (pl >> 248) & 0xFF, (pl >> 232) & 0xFFFF, (pl >> 224) & 0xFF
+        buf, off, count, _, _ = cu_data_fields(flit)
+        ln = count - 1
         if b is not None:  # a second sender mid-burst: both bursts are faulted
             b.bad = True
             self.cud_fault = True
@@ -790,17 +790,10 @@ class VectorCore:
 # ================================================================ flit builders for benches
 def cu_data_burst(dst: Coord, src: Coord, words: Sequence[int], *, off: int = 0, buf: int = 0,
                   flags: int = 0, ack: Coord = (0, 0), txn: int = 0) -> list[int]:
-    """A CU_DATA descriptor then one data flit per word (last on the final one)."""
-    n = len(words)
-    if not 1 <= n <= 256:
-        raise ValueError(f"a CU_DATA burst carries 1..256 data flits, got {n}")
-    _check("CU_DATA", "off", off, 0, 0xFFFF, "16-bit field [247:232]")
-    desc = buf << 248 | off << 232 | (n - 1) << 224 | flags << 216 | ack[1] << 212 | ack[0] << 208
-    base = {"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1], "type": FlitType.CU_DATA}
-    out = [pack_fields({**base, "txn": txn, "last": 0, "payload": desc})]
-    for i, w in enumerate(words):
-        out.append(pack_fields({**base, "txn": txn, "last": int(i == n - 1), "payload": w & WORD_MASK}))
-    return out
+    """One CU_DATA burst: a descriptor then one data flit per word (last on the final one)."""
+    if not 1 <= len(words) <= CU_DATA_MAX_LEN:
+        raise ValueError(f"a CU_DATA burst carries 1..{CU_DATA_MAX_LEN} data flits, got {len(words)}")
+    return cu_data_bursts(dst, src, buf, off, words, flags=flags, ack=ack, txn=txn)
 
 
 def program_flits(unit: Coord, src: Coord, words: Sequence[int], descriptors: dict[int, Descriptor],

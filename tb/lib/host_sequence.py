@@ -53,7 +53,7 @@ from cocotb.utils import get_sim_time
 
 from models import vector_core as vc
 from models.cu_base import SigCode, cu_inst
-from models.flit import FIELDS, FlitType, pack_fields
+from models.flit import FIELDS, FlitType
 from models.machines import Machine, UnitKind
 from models.orch import COUNT_MOD, NodeStatus, await_target
 from tb.lib.dram import DramBackdoor
@@ -347,20 +347,5 @@ class HostSequence:
         return int(get_sim_time("ns")) // self.period_ns
 
 
-def data_flits(unit: Coord, src: Coord, words: Sequence[int], *, off: int, buf: int = 0, flags: int = 0,
-               ack: Coord = (0, 0), max_len: int = 256) -> list[int]:
-    """CU_DATA bursts of raw 256-bit words for a vector core's L1 (or any buffer), split at `max_len`."""
-    out: list[int] = []
-    for k in range(0, len(words), max_len):
-        out += vc.cu_data_burst(unit, src, list(words[k:k + max_len]), off=off + k, buf=buf, flags=flags, ack=ack)
-    return out
-
-
-def flit(dst: Coord, src: Coord, ftype: int, payload: int, *, txn: int = 0, last: int = 0) -> int:
-    """Any flit (for hand-built programs)."""
-    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1], "type": ftype,
-                        "txn": txn, "last": last, "payload": payload})
-
-
 __all__ = ["FIFO_DEPTH", "HostSequence", "ProgramResult", "Round", "SequenceAwaitError", "UnitFaultError",
-           "data_flits", "flit", "fmt"]
+           "fmt"]

@@ -28,9 +28,9 @@ from models.orch import (
     node_status_addr,
     pack_coord,
     rewrite_header,
-    signal_flit,
     stage_addr,
 )
+from models.cu_base import signal_flit
 from tb.lib.harness import StallMode, StallPattern, Violation
 from tb.lib.host import AwaitError
 from tb.lib.orch_tb import OrchTB

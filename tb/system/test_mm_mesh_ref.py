@@ -20,7 +20,7 @@ import numpy as np
 
 from models import cluster as cl
 from models import vector_core as vc
-from models.cu_base import SigCode, cu_inst, signal_fields
+from models.cu_base import SigCode, cu_data_fields, cu_inst, signal_fields
 from models.flit import FlitType, flit_field
 from models.machines import MM_MESH
 from tb.lib.dram import DramBackdoor
@@ -177,8 +177,7 @@ def _frame(stream: list[int]) -> tuple[int, list[int], dict[int, int]]:
     for f in stream:
         if left == 0:  # a descriptor
             n_desc += 1
-            off = (f >> 232) & 0xFFFF
-            left = ((f >> 224) & 0xFF) + 1
+            _, off, left, _, _ = cu_data_fields(f)
             continue
         data.append(f & ((1 << 256) - 1))
         gold[off] = f & ((1 << 256) - 1)

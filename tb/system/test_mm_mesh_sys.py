@@ -38,13 +38,13 @@ import numpy as np
 
 from models import cluster as cl
 from models import vector_core as vc
-from models.cu_base import SigCode, cu_inst, signal_fields
-from models.flit import FlitType, flit_field
+from models.cu_base import SigCode, cu_data_bursts, cu_inst, signal_fields
+from models.flit import FlitType, flit_field, make_flit
 from models.machines import MM_MESH_SYS
 from models.orch import pack_coord
 from models.planner import Acc, PlanRefused, expected_acks, plan_fused
 from tb.lib.artifacts import Artifacts, fp16_doubled, words_to_lanes
-from tb.lib.host_sequence import HostSequence, SequenceAwaitError, UnitFaultError, data_flits, flit
+from tb.lib.host_sequence import HostSequence, SequenceAwaitError, UnitFaultError
 from tb.lib.system_tb import SystemTB
 
 ORCH, VC, CL, MAG = MM_MESH_SYS.agent, MM_MESH_SYS.vector_cores[0], MM_MESH_SYS.clusters[0], MM_MESH_SYS.mag
@@ -137,8 +137,8 @@ class VecModel:
                 t = flit_field(f, "type")
                 if t == FlitType.MEM_RD_REQ:
                     word = ((f >> 216) & ADDR_MASK) >> 5
-                    queue.appendleft(flit(VC, MAG, FlitType.MEM_RD_RESP, self.dram.get(word, 0),
-                                          txn=flit_field(f, "txn"), last=1))
+                    queue.appendleft(make_flit(VC, MAG, FlitType.MEM_RD_RESP, flit_field(f, "txn"), 1,
+                                               self.dram.get(word, 0)))
                 elif t == FlitType.MEM_WR_REQ:
                     self._wr = ((f >> 216) & ADDR_MASK) >> 5
                 elif t == FlitType.MEM_WR_DATA:
@@ -233,7 +233,7 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         # A sentinel in the core's L1 from the host (one burst, acknowledged to the orchestrator): the drain
         # must overwrite exactly `tiles` words of it.
         sentinel = sentinel_words(rng, tiles + 8)
-        await seq.send_data(VC, data_flits(VC, ORCH, sentinel, off=peer_word, flags=1, ack=ORCH), acks=1,
+        await seq.send_data(VC, cu_data_bursts(VC, ORCH, 0, peer_word, sentinel, flags=1, ack=ORCH), acks=1,
                             what="sentinel into L1")
         await seq.host.clear_sig_done()
         # (2) cluster stage, (3) Await the acks, then the vector stage.
@@ -272,7 +272,7 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         cm.execute(inst(CL, program[2]))
         drained = cm.execute(inst(CL, program[3], last=1)).flits
         vm = VecModel()
-        vm.feed(data_flits(VC, ORCH, sentinel, off=peer_word, flags=1, ack=ORCH))
+        vm.feed(cu_data_bursts(VC, ORCH, 0, peer_word, sentinel, flags=1, ack=ORCH))
         vm.acks.clear()
         vm.feed(drained)
         vm.program(words, descs)
@@ -326,7 +326,7 @@ async def test_fault_cudata_buf(dut) -> None:
         v, art = tb.verdict, tb.artifacts
         ops = make_operands(tb.np_rng, 3, 3, 1)
         sentinel = sentinel_words(tb.np_rng, 9)
-        await seq.send_data(VC, data_flits(VC, ORCH, sentinel, off=0, flags=1, ack=ORCH), acks=1)
+        await seq.send_data(VC, cu_data_bursts(VC, ORCH, 0, 0, sentinel, flags=1, ack=ORCH), acks=1)
         drain = cl.drain(9, dnode=1, dst=VC, dbuf=1, dflags=1, dack=ORCH)
         await seq.run_cluster_stage({CL: operand_bursts(ops) + [cl.gemm(3, 3, 1), drain]}, receivers=[VC])
         base = seq.round.baselines[VC]
@@ -365,7 +365,7 @@ async def test_fault_cudata_buf(dut) -> None:
         check_words(v, "L1 after rejected bursts", got, sentinel)
         # The models say the same.
         vm = VecModel()
-        vm.feed(data_flits(VC, ORCH, sentinel, off=0, flags=1, ack=ORCH))
+        vm.feed(cu_data_bursts(VC, ORCH, 0, 0, sentinel, flags=1, ack=ORCH))
         vm.acks.clear()
         vm.feed(cluster_after_gemm(ops).execute(inst(CL, drain)).flits)
         v.check(vm.acks == {} and vm.core.cud_fault, f"model: acks {vm.acks}, pending F_CUDATA {vm.core.cud_fault}")
@@ -459,9 +459,9 @@ async def test_fault_walk_len(dut) -> None:
         guard_words = sentinel_words(rng, 8)
         await seq.load_words(OUT_BASE >> 5, guard_words)
         l1 = sentinel_words(rng, 256)
-        await seq.send_data(VC, data_flits(VC, ORCH, l1, off=0, flags=1, ack=ORCH, max_len=128), acks=2)
+        await seq.send_data(VC, cu_data_bursts(VC, ORCH, 0, 0, l1, flags=1, ack=ORCH, max_len=128), acks=2)
         vm = VecModel({(OUT_BASE >> 5) + i: w for i, w in enumerate(guard_words)})
-        vm.feed(data_flits(VC, ORCH, l1, off=0, flags=1, ack=ORCH, max_len=128))
+        vm.feed(cu_data_bursts(VC, ORCH, 0, 0, l1, flags=1, ack=ORCH, max_len=128))
         cases = [
             ("VDRAIN of 257 entries", ["VDRAIN A0", "VHALT"], {0: vc.Descriptor(OUT_BASE, ((32, 257),))}),
             ("VFILL of 16 x 17 entries", ["VFILL A1", "VBAR", "VHALT"],
@@ -513,7 +513,7 @@ async def test_fault_l1_range(dut) -> None:
         rng = tb.np_rng
         ops = make_operands(rng, 4, 4, 1, lo=-64, hi=63)
         low, high = sentinel_words(rng, 8), sentinel_words(rng, 12)
-        pre = data_flits(VC, ORCH, low, off=0, flags=1, ack=ORCH) + data_flits(VC, ORCH, high, off=500, flags=1,
+        pre = cu_data_bursts(VC, ORCH, 0, 0, low, flags=1, ack=ORCH) + cu_data_bursts(VC, ORCH, 0, 500, high, flags=1,
                                                                                  ack=ORCH)
         await seq.send_data(VC, pre, acks=2)
         drain = cl.drain(16, addr=32 * 500, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)

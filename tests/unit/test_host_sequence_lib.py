@@ -10,7 +10,8 @@ from models.cu_base import cu_inst
 from models.flit import FlitType, flit_field
 from models.machines import MM_MESH, MM_MESH_SYS
 from tb.lib import artifacts as arts
-from tb.lib.host_sequence import HostSequence, SequenceAwaitError, data_flits
+from models.cu_base import cu_data_bursts
+from tb.lib.host_sequence import HostSequence, SequenceAwaitError
 
 VC, CL, ORCH = (1, 0), (2, 1), (1, 1)
 
@@ -43,7 +44,7 @@ def test_windows_respect_staging_slots_and_chunks() -> None:
     assert [len(w) for w in s._windows(insts, 8)] == [8, 8, 8, 1]
     s = seq(slots=256)
     assert [len(w) for w in s._windows(insts, None)] == [25]
-    mixed = data_flits(VC, ORCH, [7] * 3, off=0) + insts[:9]
+    mixed = cu_data_bursts(VC, ORCH, 0, 0, [7] * 3) + insts[:9]
     assert [len(w) for w in s._windows(mixed, 8)] == [4 + 8, 1]
 
 

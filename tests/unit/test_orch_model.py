@@ -7,6 +7,7 @@ import random
 import pytest
 
 from models.cu_base import SigCode
+from models.cu_base import signal_flit
 from models.flit import FIELDS, FlitType, pack_fields, unpack_flit
 from models.orch import (
     COUNT_MOD,
@@ -27,7 +28,6 @@ from models.orch import (
     node_status_addr,
     pack_coord,
     rewrite_header,
-    signal_flit,
     stage_addr,
     unpack_coord,
     words_to_flit,
