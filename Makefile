@@ -24,7 +24,8 @@ bootstrap:
 regress: bootstrap
 	@$(PY) -m tb.regress
 
-test: bootstrap
+test:
+	@tools/bootstrap.sh --with-verilator
 	@$(PY) -m pytest -n $(JOBS) tests
 
 lint:

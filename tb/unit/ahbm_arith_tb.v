@@ -3,9 +3,8 @@
 // ahbm_arith_tb: pure-Verilog vector bench for the AHBM PE numerics blocks of
 // rtl/ahbm (fp32_* and bf16_*).
 //
-// Reads N input vectors from vin.hex ($readmemh), applies each to the block
-// selected by OP (one block elaborated per build) and writes the N outputs to
-// vout.hex ($writememh) in the current directory.  tests/unit/
+// Applies the vectors of vin.hex to the block selected by OP (one block
+// elaborated per build) and writes vout.hex (tb/unit/vector_bench.vh).  tests/unit/
 // test_ahbm_arith_rtl.py builds the vectors, runs this bench and compares
 // every output bit with models/ahbm/numerics.py.  Input packing (msb first):
 //    0 fp32_add      {sub, a32, b32}   -> {y32}   (sub: y = a - b)
@@ -16,15 +15,7 @@
 //    5 fp32_exp      {x32}             -> {y32}
 //    6 chain: bf16 load, exp, bf16 store   {h16} -> {h16}
 module ahbm_arith_tb;
-    parameter integer OP    = 0;
-    parameter integer IN_W  = 32;
-    parameter integer OUT_W = 32;
-    parameter integer N     = 1;
-
-    reg  [IN_W-1:0]  vin_mem  [0:N-1];
-    reg  [OUT_W-1:0] vout_mem [0:N-1];
-    reg  [IN_W-1:0]  vin;
-    wire [OUT_W-1:0] vout;
+`include "vector_bench.vh"
 
     generate
         if (OP == 0) begin : g_op
@@ -47,16 +38,5 @@ module ahbm_arith_tb;
         end
     endgenerate
 
-    integer i;
-    initial begin
-        $readmemh("vin.hex", vin_mem);
-        for (i = 0; i < N; i = i + 1) begin
-            vin = vin_mem[i];
-            #1;
-            vout_mem[i] = vout;
-        end
-        $writememh("vout.hex", vout_mem);
-        $finish;
-    end
 endmodule
 `default_nettype wire

@@ -2,9 +2,8 @@
 `default_nettype none
 // arith_tb: pure-Verilog vector bench for the arithmetic blocks of rtl/arith.
 //
-// Reads N input vectors from vin.hex ($readmemh), applies each to the block
-// selected by OP (one block elaborated per build), and writes the N outputs
-// to vout.hex ($writememh) in the current directory.  tests/unit/
+// Applies the vectors of vin.hex to the block selected by OP (one block
+// elaborated per build) and writes vout.hex (tb/unit/vector_bench.vh).  tests/unit/
 // test_arith_rtl.py builds the vectors, runs this bench and compares every
 // output bit with the Python model.  Input packing per OP (msb first):
 //    0 fp16_to_e8m15   {h16}                                  -> {x24}
@@ -25,15 +24,7 @@
 //   15 chain: FP16 load, VADD x+x, FP16 store                 {h16} -> {h16}
 //   16 chain: FP16 load, SiLU (VMUL -log2e, VEXP2, VADD 1.0, VINV, VMUL x), FP16 store
 module arith_tb;
-    parameter integer OP    = 0;
-    parameter integer IN_W  = 16;
-    parameter integer OUT_W = 24;
-    parameter integer N     = 1;
-
-    reg  [IN_W-1:0]  vin_mem  [0:N-1];
-    reg  [OUT_W-1:0] vout_mem [0:N-1];
-    reg  [IN_W-1:0]  vin;
-    wire [OUT_W-1:0] vout;
+`include "vector_bench.vh"
 
     generate
         if (OP == 0) begin : g_op
@@ -86,16 +77,5 @@ module arith_tb;
         end
     endgenerate
 
-    integer i;
-    initial begin
-        $readmemh("vin.hex", vin_mem);
-        for (i = 0; i < N; i = i + 1) begin
-            vin = vin_mem[i];
-            #1;
-            vout_mem[i] = vout;
-        end
-        $writememh("vout.hex", vout_mem);
-        $finish;
-    end
 endmodule
 `default_nettype wire

@@ -17,22 +17,20 @@ is canonicalised to 0x7FC00000 whenever numpy's result is a NaN.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from models.ahbm import numerics as nm
+from models.numerics.reference import bit_mismatches
+from tb.lib.vector_bench import VectorBench, read_hex_words
 
 ROOT = Path(__file__).resolve().parents[2]
 RTL = ROOT / "rtl" / "ahbm"
 TB = ROOT / "tb" / "unit" / "ahbm_arith_tb.v"
 BUILD = ROOT / "sim_build" / "unit"
 BLOCKS = ["fp32_add", "fp32_mul", "fp32_max", "bf16_to_fp32", "fp32_to_bf16", "fp32_exp"]
-
-needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 
 # op -> (OP parameter of ahbm_arith_tb, input bits, output bits)
 OPS = {
@@ -48,53 +46,13 @@ OPS = {
 CANON_NAN = 0x7FC00000
 
 
-def read_words(text: str) -> list:
-    """$writememh words; a word holding x or z reads as None."""
-    words = []
-    for line in text.splitlines():
-        line = line.split("//")[0].strip()
-        if not line or line.startswith("@"):
-            continue
-        try:
-            words.append(int(line, 16))
-        except ValueError:
-            words.append(None)
-    return words
+BENCH = VectorBench(TB, "ahbm_arith_tb", RTL, OPS, BUILD)
+simulate = BENCH.run
 
 
-def simulate(op: str, vectors, tag: str = "") -> list:
-    code, in_w, out_w = OPS[op]
-    d = BUILD / ("ahbm_" + op + tag)
-    d.mkdir(parents=True, exist_ok=True)
-    digits = (in_w + 3) // 4
-    (d / "vin.hex").write_text("".join(f"{int(v):0{digits}x}\n" for v in vectors))
-    out = d / "vout.hex"
-    if out.exists():
-        out.unlink()
-    cmd = ["iverilog", "-g2012", "-o", str(d / "sim.vvp"), "-s", "ahbm_arith_tb", "-y", str(RTL),
-           f"-Pahbm_arith_tb.OP={code}", f"-Pahbm_arith_tb.IN_W={in_w}",
-           f"-Pahbm_arith_tb.OUT_W={out_w}", f"-Pahbm_arith_tb.N={len(vectors)}", str(TB)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, f"iverilog failed:\n{proc.stderr}"
-    proc = subprocess.run(["vvp", "-n", "sim.vvp"], cwd=d, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and out.exists(), f"vvp failed:\n{proc.stdout}\n{proc.stderr}"
-    return read_words(out.read_text())
-
-
-def diffs(expected, got, inputs=None, what: str = "", limit: int = 8) -> list[str]:
-    """Every word must match exactly; x/z words and a missing/extra word are failures."""
-    exp = [int(v) for v in np.asarray(expected, dtype=np.int64).reshape(-1)]
-    msgs = []
-    if len(exp) != len(got):
-        msgs.append(f"{what}: {len(got)} results for {len(exp)} vectors")
-    bad = [i for i in range(min(len(exp), len(got))) if got[i] is None or got[i] != exp[i]]
-    for i in bad[:limit]:
-        src = f" input {int(inputs[i]):#x}" if inputs is not None else ""
-        g = "x/z" if got[i] is None else f"{got[i]:#x}"
-        msgs.append(f"{what} vector {i}{src}: expected {exp[i]:#x}, got {g}")
-    if len(bad) > limit:
-        msgs.append(f"{what}: ... {len(bad) - limit} more")
-    return msgs
+def diffs(expected, got, inputs=None, what: str = "") -> list[str]:
+    """Every word must match exactly; x/z words and a missing or extra word are failures."""
+    return bit_mismatches(np.asarray(expected, dtype=np.int64), got, inputs=inputs, limit=8, what=what)
 
 
 def run_and_check(op: str, vectors, expected, inputs=None, tag: str = "") -> None:
@@ -178,7 +136,6 @@ ALL_BF16 = np.arange(1 << 16, dtype=np.int64)
 
 # --- tests ------------------------------------------------------------------------
 
-@needs_iverilog
 def test_fp32_add_sub():
     r, a, b = pair_stimulus(1, 15000, 26)
     sub = r.integers(0, 2, a.size)
@@ -194,7 +151,6 @@ def test_fp32_add_sub():
     run_and_check("fp32_add", vec, exp, vec)
 
 
-@needs_iverilog
 def test_fp32_mul():
     r, a, b = pair_stimulus(2, 12000, 3)
     # products near the underflow (2^-126 .. 2^-150) and overflow (2^128) edges
@@ -230,7 +186,6 @@ def test_fp32_mul():
     run_and_check("fp32_mul", packed(a, b), exp)
 
 
-@needs_iverilog
 def test_fp32_max():
     r, a, b = pair_stimulus(3, 10000, 1)
     same = r.integers(0, 1 << 32, 500, dtype=np.int64)
@@ -242,13 +197,11 @@ def test_fp32_max():
     run_and_check("fp32_max", packed(a, b), exp)
 
 
-@needs_iverilog
 def test_bf16_to_fp32_exhaustive():
     exp = nm.bf16_to_f32(ALL_BF16.astype(np.uint16)).view(np.uint32).astype(np.int64)
     run_and_check("bf16_to_fp32", ALL_BF16, exp, ALL_BF16)
 
 
-@needs_iverilog
 def test_fp32_to_bf16():
     r = gen(5)
     ties = (r.integers(0, 1 << 16, 8000, dtype=np.int64) << 16) | 0x8000
@@ -280,7 +233,6 @@ def exp_vectors() -> np.ndarray:
                            r.integers(0, 1 << 32, 1000, dtype=np.int64)])
 
 
-@needs_iverilog
 @pytest.mark.parametrize("chunk", range(EXP_CHUNKS))
 def test_fp32_exp(chunk):
     # sorted: neighbouring vectors differ in few bits, which keeps Icarus' event
@@ -293,7 +245,6 @@ def test_fp32_exp(chunk):
     run_and_check("fp32_exp", x, exp, x, tag=f"_{chunk}")
 
 
-@needs_iverilog
 @pytest.mark.parametrize("chunk", range(CHAIN_CHUNKS))
 def test_chain_bf16_exp_exhaustive(chunk):
     """bf16 load -> exp -> bf16 store on every bf16 pattern (chunk-interleaved)."""
@@ -305,7 +256,6 @@ def test_chain_bf16_exp_exhaustive(chunk):
 
 # --- the checker catches a wrong result ---------------------------------------------
 
-@needs_iverilog
 def test_checker_catches_corruption():
     x = np.concatenate([F32_EDGE, gen(7).integers(0, 1 << 32, 300, dtype=np.int64)])
     with np.errstate(all="ignore"):
@@ -320,19 +270,10 @@ def test_checker_catches_corruption():
     assert any("x/z" in m for m in diffs(exp, bad))
     assert diffs(exp, got[:-1])                         # a missing result
     assert diffs(exp, got + [0])                        # an extra result
-    assert read_words("// c\n@0\n3f800000\nxxxxxxxx\n0z000000\n") == [0x3F800000, None, None]
+    assert read_hex_words("// c\n@0\n3f800000\nxxxxxxxx\n0z000000\n") == [0x3F800000, None, None]
 
 
-# --- lint and bench table -------------------------------------------------------------
-
-@pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed")
-@pytest.mark.parametrize("top", BLOCKS)
-def test_lint_ahbm_arith(top):
-    """verilator --lint-only -Wall on each block (with the blocks it instantiates)."""
-    cmd = ["verilator", "--lint-only", "-Wall", "-y", str(RTL), "--top-module", top, str(RTL / f"{top}.v")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "%Warning" not in proc.stderr, proc.stderr
-
+# --- bench table -------------------------------------------------------------
 
 def test_ops_table_matches_bench():
     import re

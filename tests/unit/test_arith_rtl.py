@@ -11,23 +11,19 @@ FP16 value) and a few thousand random vectors elsewhere.  No cocotb.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from models.numerics import cluster, e8m15, formats
 from models.numerics.layout import entry_to_int, pack_a_entry, pack_acc_tile, pack_b_entry
 from models.numerics.reference import bit_mismatches
+from tb.lib.vector_bench import VectorBench, read_hex_words
 
 ROOT = Path(__file__).resolve().parents[2]
 RTL = ROOT / "rtl" / "arith"
 TB = ROOT / "tb" / "unit" / "arith_tb.v"
 BUILD = ROOT / "sim_build" / "unit"
-
-needs_iverilog = pytest.mark.skipif(shutil.which("iverilog") is None, reason="iverilog not installed")
 
 # op name -> (OP parameter of arith_tb, input bits, output bits)
 OPS = {
@@ -51,39 +47,8 @@ OPS = {
 }
 
 
-def parse_hex(text: str) -> list[int | None]:
-    """Words of a $writememh file; a word with x or z bits reads as None."""
-    out: list[int | None] = []
-    for line in text.splitlines():
-        line = line.split("//")[0].strip()
-        if not line or line.startswith("@"):
-            continue
-        try:
-            out.append(int(line, 16))
-        except ValueError:
-            out.append(None)
-    return out
-
-
-def run_rtl(op: str, vectors, tag: str = "") -> list[int | None]:
-    """Apply ``vectors`` (ints) to the block ``op`` in Icarus; return its outputs."""
-    code, in_w, out_w = OPS[op]
-    vectors = [int(v) for v in vectors]
-    d = BUILD / (op + tag)
-    d.mkdir(parents=True, exist_ok=True)
-    digits = (in_w + 3) // 4
-    (d / "vin.hex").write_text("".join(f"{v:0{digits}x}\n" for v in vectors))
-    out = d / "vout.hex"
-    if out.exists():
-        out.unlink()
-    build = ["iverilog", "-g2012", "-o", str(d / "sim.vvp"), "-s", "arith_tb", "-y", str(RTL),
-             f"-Parith_tb.OP={code}", f"-Parith_tb.IN_W={in_w}", f"-Parith_tb.OUT_W={out_w}",
-             f"-Parith_tb.N={len(vectors)}", str(TB)]
-    proc = subprocess.run(build, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, f"iverilog failed:\n{proc.stderr}"
-    proc = subprocess.run(["vvp", "-n", "sim.vvp"], cwd=d, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and out.exists(), f"vvp failed:\n{proc.stdout}\n{proc.stderr}"
-    return parse_hex(out.read_text())
+BENCH = VectorBench(TB, "arith_tb", RTL, OPS, BUILD)
+run_rtl = BENCH.run
 
 
 def check(op: str, vectors, expected, inputs=None, tag: str = "") -> None:
@@ -142,12 +107,10 @@ def pairs(a, b, hi_bits: int) -> list[int]:
 
 # --- conversions -----------------------------------------------------------------
 
-@needs_iverilog
 def test_fp16_to_e8m15_exhaustive():
     check("fp16_to_e8m15", ALL_FP16, formats.fp16_to_e8m15(ALL_FP16), ALL_FP16)
 
 
-@needs_iverilog
 def test_e8m15_to_fp16_store():
     r = rng(1)
     x = np.concatenate([
@@ -167,7 +130,6 @@ def test_e8m15_to_fp16_store():
     assert np.array_equal(back[inf], (h[inf] & 0x8000) | 0x7BFF)  # Inf saturates on store
 
 
-@needs_iverilog
 def test_fp32_conversions():
     r = rng(2)
     edge32 = np.array([0, 0x80000000, 1, 0x007FFFFF, 0x807FFF80, 0x007FFF80, 0x00800000,
@@ -183,7 +145,6 @@ def test_fp32_conversions():
 
 # --- E8M15 arithmetic ------------------------------------------------------------
 
-@needs_iverilog
 def test_e8m15_add_sub():
     r = rng(3)
     ea, ec = np.meshgrid(E8_EDGE, E8_EDGE, indexing="ij")
@@ -203,7 +164,6 @@ def test_e8m15_add_sub():
     assert int(formats.e8m15_to_fp16(e8m15.vadd(x, x))) == 0xFBFF
 
 
-@needs_iverilog
 def test_e8m15_mul():
     r = rng(4)
     ea, eb = np.meshgrid(E8_EDGE, E8_EDGE, indexing="ij")
@@ -212,7 +172,6 @@ def test_e8m15_mul():
     check("e8m15_mul", pairs(a, b, 24), e8m15.vmul(a, b))
 
 
-@needs_iverilog
 def test_e8m15_fma():
     r = rng(5)
     small = np.array([0x000000, 0x800000, 0x3F8000, 0xBF8000, 0x008000, 0x7F7FFF, 0x7F8000,
@@ -235,7 +194,6 @@ def test_e8m15_fma():
     check("e8m15_fma", vec, e8m15.vfma_core(a, b, c, negp, nega))
 
 
-@needs_iverilog
 def test_e8m15_minmax_negabs():
     r = rng(6)
     ea, eb = np.meshgrid(E8_EDGE, E8_EDGE, indexing="ij")
@@ -248,7 +206,6 @@ def test_e8m15_minmax_negabs():
     check("e8m15_negabs", x, (e8m15.vneg(x).astype(np.int64) << 24) | e8m15.vabs(x), x)
 
 
-@needs_iverilog
 def test_e8m15_exp2():
     r = rng(7)
     x = np.concatenate([
@@ -260,7 +217,6 @@ def test_e8m15_exp2():
     check("e8m15_exp2", x, e8m15.vexp2(x), x)
 
 
-@needs_iverilog
 def test_e8m15_inv():
     r = rng(8)
     mant = np.arange(1 << 15, dtype=np.int64)
@@ -273,7 +229,6 @@ def test_e8m15_inv():
     check("e8m15_inv", x, e8m15.vinv(x), x)
 
 
-@needs_iverilog
 def test_chain_fp16_double_exhaustive():
     x = formats.fp16_to_e8m15(ALL_FP16)
     exp = formats.e8m15_to_fp16(e8m15.vadd(x, x))
@@ -281,7 +236,6 @@ def test_chain_fp16_double_exhaustive():
     check("chain_fp16_double", ALL_FP16, exp, ALL_FP16)
 
 
-@needs_iverilog
 def test_chain_silu_exhaustive():
     check("chain_silu", ALL_FP16, e8m15.silu_fp16(ALL_FP16), ALL_FP16)
 
@@ -297,7 +251,6 @@ def acc_random(r: np.random.Generator, n: int, lo: int = 0, hi: int = 127) -> np
     return (r.integers(0, 2, n) << 21) | (r.integers(lo, hi + 1, n) << 14) | r.integers(0, 1 << 14, n)
 
 
-@needs_iverilog
 def test_acc_add():
     r = rng(9)
     ga, gb = (g.ravel() for g in np.meshgrid(ACC_EDGE, ACC_EDGE, indexing="ij"))
@@ -310,7 +263,6 @@ def test_acc_add():
     check("acc_add", pairs(a, b, 22), cluster.acc_add(a, b))
 
 
-@needs_iverilog
 def test_acc_to_fp16():
     r = rng(10)
     exps = np.arange(128)
@@ -320,7 +272,6 @@ def test_acc_to_fp16():
     check("acc_to_fp16", a, formats.acc_to_fp16(a), a)
 
 
-@needs_iverilog
 def test_acc_emit_subtile():
     r = rng(11)
     tiles = acc_random(r, 16 * 200, 40, 90).reshape(-1, 4, 4)
@@ -366,7 +317,6 @@ def gemm_vectors(n: int, seed: int):
     return vec, expected
 
 
-@needs_iverilog
 def test_cu_gemm_subtile():
     vec, expected = gemm_vectors(400, 12)
     check("cu_gemm_subtile", vec, expected)
@@ -374,7 +324,6 @@ def test_cu_gemm_subtile():
 
 # --- the checkers catch a wrong value ------------------------------------------
 
-@needs_iverilog
 def test_rtl_check_catches_corruption():
     x = np.concatenate([E8_EDGE, rng(13).integers(0, 1 << 24, 200, dtype=np.int64)])
     got = run_rtl("e8m15_exp2", x, tag="_corrupt")
@@ -388,22 +337,10 @@ def test_rtl_check_catches_corruption():
     assert any("x/z" in m for m in bit_mismatches(exp, bad))
     assert bit_mismatches(exp, got[:-1])  # a missing result
     # and through the file parser: a word with x bits reads as None
-    assert parse_hex("// 0x0\n3f8000\nxxxxxx\n01zz00\n") == [0x3F8000, None, None]
+    assert read_hex_words("// 0x0\n3f8000\nxxxxxx\n01zz00\n") == [0x3F8000, None, None]
 
 
-# --- lint ------------------------------------------------------------------------
-
-ARITH_FILES = sorted(p.stem for p in RTL.glob("*.v"))
-
-
-@pytest.mark.skipif(shutil.which("verilator") is None, reason="verilator not installed")
-@pytest.mark.parametrize("top", ARITH_FILES)
-def test_lint_arith(top):
-    """verilator --lint-only -Wall on each block (with the library it instantiates)."""
-    cmd = ["verilator", "--lint-only", "-Wall", "-y", str(RTL), "--top-module", top, str(RTL / f"{top}.v")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "%Warning" not in proc.stderr, proc.stderr
-
+# --- bench table -----------------------------------------------------------------
 
 def test_ops_table_matches_bench():
     """The OP numbers here are the ones the bench's header documents."""
