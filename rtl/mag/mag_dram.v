@@ -62,6 +62,8 @@ module mag_dram #(
     reg [31:0] bd_lo = 32'd0;
     reg [31:0] bd_hi = 32'd0;
     reg [31:0] oob_count;
+    reg [31:0] rd_words;   // words read and written through the ports since reset: the
+    reg [31:0] wr_words;   // measured DRAM traffic (the backdoor is not counted)
     /* verilator lint_on UNUSEDSIGNAL */
 
     integer i;
@@ -133,6 +135,17 @@ module mag_dram #(
     // ---------------- write port ----------------
     always @(posedge clk) begin
         if (resetn && wr_req && !wr_oob) mem[wr_addr[AW-1:0]] <= wr_data;
+    end
+
+    // ---------------- traffic counters ----------------
+    always @(posedge clk) begin
+        if (!resetn) begin
+            rd_words <= 32'd0;
+            wr_words <= 32'd0;
+        end else if (rd_take || wr_req) begin
+            if (rd_take) rd_words <= rd_words + 32'd1;
+            if (wr_req)  wr_words <= wr_words + 32'd1;
+        end
     end
 
     // ---------------- monitor ----------------

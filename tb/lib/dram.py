@@ -82,6 +82,10 @@ class DramBackdoor:
         await RisingEdge(self.clk)
 
     # ------------------------------------------------------------ words
+    def traffic_bytes(self) -> tuple[int, int]:
+        """(bytes read, bytes written) through the DRAM's ports since reset, as counted in the RTL."""
+        return int(self.h.rd_words.value) * WORD_BYTES, int(self.h.wr_words.value) * WORD_BYTES
+
     async def load_words(self, first: int, words: Sequence[int]) -> None:
         """Load whole 256-bit words (Python ints) from word ``first`` on."""
         self._check(first, len(words))

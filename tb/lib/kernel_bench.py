@@ -113,7 +113,13 @@ async def run_kernel_as_agent(tb: NocTB, dram: DramBackdoor, kernel: KernelProgr
     art.add(f"obs_y_{tag}", y.astype(np.uint16))
     for core, n in want_acks.items():
         art.count(f"acks_{tag}_{core[0]}_{core[1]}", n, got_acks.get(core, 0))
-    art.count(f"flits_{tag}", kernel.counts.total_flits, len(stage1) + len(stage2))
+    # measured: the completions the units sent back, one per instruction they executed
+    done = sum(1 for r in run1.records + run2.records if flit_field(r.flit, "type") == FlitType.CU_SIGNAL
+               and signal_fields(r.flit)[0] in (SigCode.INST_COMPLETE, SigCode.BATCH_COMPLETE))
+    v.check(done == kernel.counts.total_flits == len(stage1) + len(stage2),
+            f"{done} completions for {len(stage1) + len(stage2)} instructions dispatched "
+            f"(the program builder counted {kernel.counts.total_flits})")
+    art.count(f"flits_{tag}", kernel.counts.total_flits, done)
     return KernelResult(y=y, golden=gold, acks=dict(got_acks), faults=faults,
                         cycles={"cluster_stage": run1.outcome.cycles, "vector_stage": run2.outcome.cycles},
                         flits={"cluster": len(stage1), "vector": len(stage2)})

@@ -73,7 +73,7 @@ async def test_reference_peer_drain(dut) -> None:
     a_gran = cl.granules_of(cl.a_entries(a, np.full((4 * GM, NK), 0xA0)))
     b_gran = cl.granules_of(cl.b_entries(b, np.full((NK, 4 * GN), 0xA0)))
     phase1 = (cl.cu_data_bursts(CLUSTER, AGENT, 0, 0, a_gran) + cl.cu_data_bursts(CLUSTER, AGENT, 1, 0, b_gran))
-    v.check(len(phase1) == 2 * 25, f"operand bursts are {len(phase1)} flits, expected 2 x (1 + 24)")
+    assert len(phase1) == 2 * 25, f"bench set-up: operand bursts are {len(phase1)} flits, not 2 x (1 + 24)"
     # ---- 2. pass A: GEMM, DRAIN to the agent; 3. pass B: GEMM, DRAIN to the vector core
     gemm = cl.gemm(GM, GN, NK, anchor=40)
     phase1 += [_inst(gemm), _inst(cl.drain(N_SUB, dnode=1, dst=AGENT, dbuf=0, dflags=0)),
