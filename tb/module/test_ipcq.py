@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 
 import cocotb
-from cocotb.triggers import ClockCycles, First, RisingEdge, SimTimeoutError, with_timeout
+from cocotb.triggers import ClockCycles, First, RisingEdge, SimTimeoutError, Timer, with_timeout
 
 from models.ahbm_ipcq import MeshShape, expected_traffic, score_links
 from tb.lib.harness import HarnessClock
 from tb.lib.verdict import Verdict, begin_test
+
+PERIOD_NS = 10  # harness_clock's default period
 
 BENCH = os.environ.get("AGSIM_BENCH", "ipcq")
 
@@ -113,7 +115,7 @@ async def _monitor_case(dut, name: str, fault: int, npkt: int, bp, what: str, ex
     tb = IpcqTB(dut, name)
     await tb.setup(npkt, bp=bp, fault=fault)
     # stop the faulty traffic soon after the monitor fires (its ERROR lines are expected)
-    await First(RisingEdge(dut.mon_err), ClockCycles(dut.u_clk.clk, 400))
+    await First(RisingEdge(dut.mon_err), Timer(400 * PERIOD_NS, "ns"))  # one event, not 400
     await ClockCycles(dut.u_clk.clk, 4 if expect_chk else 1)
     if expect_chk:   # the harness's own packet checker must have caught the bad packet too
         tb.v.check(sum(tb._field(dut.err_flat, 8)) > 0, "the harness checker did not flag the malformed packet")

@@ -14,12 +14,15 @@ import random
 from pathlib import Path
 
 import cocotb
-from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
+from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
+from cocotb.utils import get_sim_time
 
 from models.ahbm_dma import (WORD_BYTES, DmaRequest, achieved_bw, request_data, request_error, schedule,
                              slice_words)
 from tb.lib.harness import HarnessClock
 from tb.lib.verdict import Verdict, begin_test
+
+PERIOD_NS = 10  # harness_clock's default period
 
 
 def _tb(dut, name: str) -> tuple[HarnessClock, Verdict, random.Random]:
@@ -68,12 +71,11 @@ async def _play(dut, reqs: list[DmaRequest], dues: list[int], timeout: int) -> i
     dut.play_n.value = len(reqs)
     await FallingEdge(dut.u_clk.clk)
     dut.run.value = 1
-    waited = 0
-    while waited < timeout:
-        await ClockCycles(dut.u_clk.clk, 64)
-        waited += 64
-        if int(dut.play_done.value):
-            break
+    # One event for the whole run (Python never counts clock edges): done, or the bound.
+    t0 = get_sim_time("ns")
+    if not int(dut.play_done.value):
+        await First(RisingEdge(dut.play_done), Timer(timeout * PERIOD_NS, "ns"))
+    waited = int(get_sim_time("ns") - t0) // PERIOD_NS
     await FallingEdge(dut.u_clk.clk)
     dut.run.value = 0
     return waited
