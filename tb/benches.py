@@ -8,7 +8,7 @@ cannot be built one way by one runner and another way by the next.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -203,18 +203,6 @@ BENCHES: tuple[Bench, ...] = (
         description="memory agent + DRAM: plain/stream/multicast reads, writes bound by source, drops, monitors",
     ),
     Bench(
-        name="mag_slow",
-        level="module",
-        toplevel="mag_harness",
-        sources=MAG_BENCH_RTL,
-        test_module="tb.module.test_mag",
-        parameters={"NX": 2, "NY": 1, "EDGE_MASK": _full_ring(2, 1), "DRAM_WORDS": 4096,
-                    "RD_LATENCY": 20, "RD_INTERVAL": 3, "SLOTS": 2, "RDQ_DEPTH": 2, "WRQ_DEPTH": 2,
-                    "ACKQ_DEPTH": 1, "FIFO_DEPTH": 2},
-        shape=MeshShape(2, 1, _full_ring(2, 1)),
-        description="the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and minimal queues",
-    ),
-    Bench(
         name="cluster",
         level="module",
         toplevel="cl_harness",
@@ -258,15 +246,6 @@ BENCHES: tuple[Bench, ...] = (
         description="AHBM PE DMA engine and local slice against models/ahbm_dma.py (bandwidth 64 B/cycle, "
                     "latency 100)",
     ),
-    Bench(
-        name="pe_dma_bw7",
-        level="module",
-        toplevel="pe_dma_harness",
-        sources=PE_DMA_BENCH_RTL,
-        test_module="tb.module.test_pe_dma",
-        parameters={"BW": 7, "LAT": 1, "QDEPTH": 2, "NREQ": 32},
-        description="the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), latency 1",
-    ),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
     _machine_bench("fused4", "fused4", "tb.system.test_fused4",
@@ -277,6 +256,20 @@ BENCHES: tuple[Bench, ...] = (
                    "mm_mesh with the orchestrator at (1,1): the host sequence (stage, dispatch, Await, DRAM), "
                    "granule/ack counts, named faults, the reference epilogue through the host"),
 
+)
+
+def _variant(name: str, base: str, description: str, **parameters: int) -> Bench:
+    """A bench that differs from `base` only in some parameters (same top, sources and tests)."""
+    b = next(x for x in BENCHES if x.name == base)
+    return replace(b, name=name, parameters={**b.parameters, **parameters}, description=description)
+
+
+BENCHES = BENCHES + (
+    _variant("mag_slow", "mag", "the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and "
+             "minimal queues", RD_LATENCY=20, RD_INTERVAL=3, SLOTS=2, RDQ_DEPTH=2, WRQ_DEPTH=2, ACKQ_DEPTH=1,
+             FIFO_DEPTH=2),
+    _variant("pe_dma_bw7", "pe_dma", "the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), "
+             "latency 1", BW=7, LAT=1, QDEPTH=2, NREQ=32),
 )
 
 BY_NAME: dict[str, Bench] = {b.name: b for b in BENCHES}
