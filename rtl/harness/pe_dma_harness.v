@@ -50,8 +50,12 @@ module pe_dma_harness #(
     reg  [31:0]  cyc;
     reg  [31:0]  p;
     reg  [31:0]  n_words;
-    wire         play_done = (p >= play_n) && idle;
+    // Registered: Python awaits its rising edge, and a combinational AND of
+    // registers updated in one time step can glitch high for zero time (the
+    // player's count before the engine's queue), ending a run two words early.
+    reg          play_done = 1'b0;
     /* verilator lint_on UNUSEDSIGNAL */
+    always @(posedge clk) play_done <= resetn && run && (p >= play_n) && idle;
 
     reg [95:0]  plist   [0:NREQ-1];
     reg [31:0]  acc_log [0:NREQ-1];
