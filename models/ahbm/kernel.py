@@ -58,13 +58,12 @@ def sweep_pe(q_rows, k_pe, v_pe, pos_pe, qs: int, qe: int, groups: int, tile: in
         if kind == "future":
             counts["tiles_skipped"] += 1
             continue
-        kt = np.zeros((tile, d), dtype=np.uint16)
-        vt = np.zeros((tile, d), dtype=np.uint16)
-        kt[:len(pos)] = k_pe[j * tile:j * tile + len(pos)]
-        vt[:len(pos)] = v_pe[j * tile:j * tile + len(pos)]
+        # a ragged last tile is a short tile (KEYS = len(pos)), not a padded one
+        kt = k_pe[j * tile:j * tile + len(pos)]
+        vt = v_pe[j * tile:j * tile + len(pos)]
         mask = None
-        if kind == "partial" or len(pos) < tile:     # boundary or ragged last tile
-            mask = pl.make_mask_tile(pos, qs, qe, groups, tile)
+        if kind == "partial":                        # boundary tile: the only masked kind
+            mask = pl.make_mask_tile(pos, qs, qe, groups)
             counts["masked"] += 1
         counts["k_loads"] += 1
         counts["v_loads"] += 1
@@ -186,7 +185,7 @@ def predict_counts(counter: int, q_start: int, tq: int, n: int = 1, request_id: 
                 if kind == "future":
                     c["tiles_skipped"] += 1
                     continue
-                c["masked"] += int(kind == "partial" or len(pos) < tile)
+                c["masked"] += int(kind == "partial")
                 for key in ("k_loads", "v_loads", "composites"):
                     c[key] += 1
             c["pushes"] = int(n > 1 and p != n - 1)

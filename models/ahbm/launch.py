@@ -1,0 +1,218 @@
+"""Launch of the AHBM attention kernel on the CUBE: what the driver gives each
+PE (ADR §2.2), what each PE's local slice holds, and the tile walk the kernel
+derives from those arguments alone (ADR §5.1).
+
+The driver gives a PE only: buffer bases (Q, K cache, V cache, mask tiles, O),
+global_token_counter, start_pe = request_id mod N, its pe_id (rank) and the
+query-block metadata.  Everything else (valid_len, which tiles exist, which are
+all-future and skipped, which are boundary tiles needing a mask, where that mask
+sits) the kernel computes from them, with the placement formulas of
+placement.py.  The slice image builder uses the same formulas to lay the data
+out, so kernel and memory agree by construction and tests check them against
+the reference kernel (kernel.py) and its counts.
+
+Slice map of one PE (byte addresses, every region 64-byte aligned):
+  Q_BASE = 0                 query block b at Q_BASE + b*qbytes, rows g*T_qb + i, bf16 [rows, d]
+  K_BASE                     the PE's K cache, dense token slots, bf16 [valid_len, d]
+  V_BASE                     the V cache, same layout
+  MASK_BASE                  boundary-tile masks in walk order, each [rows, stride] bf16,
+                             stride = KEYS rounded up to 32, 0 or -inf (0xFF80), padding 0
+  O_BASE                     output block b at O_BASE + b*qbytes (written by the root)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import placement as pl
+from .tree import Tree, build_tree
+
+WORD = 64
+BF16_NEG_INF = 0xFF80
+DIRS = {"N": 0, "E": 1, "S": 2, "W": 3}
+
+
+def align(x: int, a: int = WORD) -> int:
+    return -(-x // a) * a
+
+
+def mask_stride(keys: int) -> int:
+    return align(keys, 32)
+
+
+@dataclass(frozen=True)
+class QBlock:
+    """Query block metadata: positions [qs, qe), rows = groups * (qe - qs)."""
+
+    qs: int
+    qe: int
+
+
+@dataclass(frozen=True)
+class LaunchArgs:
+    """What the driver passes one PE (ADR §2.2) plus the fixed geometry."""
+
+    pe_id: int                      # rank in 0..n-1 (the tree maps it to a physical PE)
+    n: int
+    start_pe: int                   # request_id mod n
+    counter: int                    # global_token_counter
+    blocks: tuple[QBlock, ...]
+    q_base: int
+    k_base: int
+    v_base: int
+    mask_base: int
+    o_base: int
+    groups: int = 8
+    d: int = 128
+    tile: int = 64
+
+    def rows(self, b: QBlock) -> int:
+        return self.groups * (b.qe - b.qs)
+
+    def q_bytes(self, b: QBlock) -> int:
+        return self.rows(b) * self.d * 2
+
+
+@dataclass(frozen=True)
+class TileStep:
+    """One ATTN_TILE the kernel enqueues (never for an all-future tile)."""
+
+    j: int
+    keys: int
+    k_addr: int
+    v_addr: int
+    mask_addr: int | None           # None: null mask (past tile)
+
+
+@dataclass
+class BlockWalk:
+    block: QBlock
+    q_addr: int
+    o_addr: int
+    rows: int
+    tiles: list[TileStep] = field(default_factory=list)
+    skipped: int = 0                # all-future tiles (never enqueued)
+
+
+def walk(args: LaunchArgs) -> list[BlockWalk]:
+    """The kernel's tile walk (§5.1) from the launch arguments alone."""
+    ml = pl.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
+    row_bytes = args.d * 2
+    out: list[BlockWalk] = []
+    mask_addr = args.mask_base
+    q_off = 0
+    for b in args.blocks:
+        rows = args.rows(b)
+        bw = BlockWalk(b, args.q_base + q_off, args.o_base + q_off, rows)
+        q_off += align(args.q_bytes(b))
+        for j in range(pl.n_tiles(ml, args.tile)):
+            pos = pl.tile_positions(j, args.tile, ml, args.pe_id, args.start_pe, args.n)
+            kind = pl.classify(pos, b.qs, b.qe)
+            if kind == "future":
+                bw.skipped += 1
+                continue
+            m = None
+            if kind == "partial":
+                m = mask_addr
+                mask_addr += align(rows * mask_stride(len(pos)) * 2)
+            off = j * args.tile * row_bytes
+            bw.tiles.append(TileStep(j, len(pos), args.k_base + off, args.v_base + off, m))
+        out.append(bw)
+    return out
+
+
+def mask_tile_bf16(pos, qs: int, qe: int, groups: int) -> np.ndarray:
+    """The boundary mask as stored: bf16 [rows, stride], 0 / -inf, padding 0."""
+    m = pl.make_mask_tile(pos, qs, qe, groups)
+    out = np.zeros((m.shape[0], mask_stride(len(pos))), dtype=np.uint16)
+    out[:, :len(pos)] = np.where(m == 0, 0, BF16_NEG_INF)
+    return out
+
+
+def layout(counter: int, n: int, pe_id: int, start: int, blocks: tuple[QBlock, ...], groups: int,
+           d: int, tile: int) -> LaunchArgs:
+    """Bases of one PE's slice map (module docstring), sized for its data."""
+    ml = pl.valid_len(counter, start, pe_id, n)
+    q_total = sum(align(groups * (b.qe - b.qs) * d * 2) for b in blocks)
+    kv = align(max(ml, 1) * d * 2)
+    probe = LaunchArgs(pe_id, n, start, counter, blocks, 0, q_total, q_total + kv, q_total + 2 * kv, 0,
+                       groups, d, tile)
+    masks = sum(align(groups * (b.qe - b.qs) * mask_stride(t.keys) * 2)
+                for bw, b in zip(walk(probe), blocks) for t in bw.tiles if t.mask_addr is not None)
+    return LaunchArgs(pe_id, n, start, counter, blocks, 0, q_total, q_total + kv, q_total + 2 * kv,
+                      q_total + 2 * kv + align(max(masks, WORD)), groups, d, tile)
+
+
+def slice_bytes(args: LaunchArgs) -> int:
+    """Bytes of the slice map, O region included."""
+    return args.o_base + sum(align(args.q_bytes(b)) for b in args.blocks)
+
+
+def slice_image(args: LaunchArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The PE's slice contents (uint8, slice_bytes long) from global bf16 data:
+    q[G, T_q, d] for positions q_pos0.. (T_q covers all blocks), k/v[S, d]."""
+    img = np.zeros(slice_bytes(args), dtype=np.uint8)
+
+    def put(addr: int, arr: np.ndarray) -> None:
+        raw = np.ascontiguousarray(arr, dtype=np.uint16).view(np.uint8).reshape(-1)
+        img[addr:addr + raw.size] = raw
+
+    q0 = args.blocks[0].qs
+    placed = pl.place(args.counter, 0, 1)[0]   # global order
+    mine = np.asarray([g for g in placed if (args.start_pe + g) % args.n == args.pe_id], dtype=np.int64)
+    put(args.k_base, k[mine])
+    put(args.v_base, v[mine])
+    ml = len(mine)
+    for bw in walk(args):
+        b = bw.block
+        put(bw.q_addr, q[:, b.qs - q0:b.qe - q0, :].reshape(bw.rows, args.d))
+        for t in bw.tiles:
+            if t.mask_addr is not None:
+                pos = pl.tile_positions(t.j, args.tile, ml, args.pe_id, args.start_pe, args.n)
+                put(t.mask_addr, mask_tile_bf16(pos, b.qs, b.qe, args.groups))
+    return img
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A whole launch: per-rank arguments, the reduction tree, rank -> physical PE."""
+
+    args: tuple[LaunchArgs, ...]
+    tree: Tree | None
+    mesh: tuple[int, int]
+
+    def pe_of(self, rank: int) -> int:
+        return rank if self.tree is None else self.tree.nodes[rank].pe
+
+    def parent_dir(self, rank: int) -> int | None:
+        if self.tree is None or self.tree.nodes[rank].parent is None:
+            return None
+        return DIRS[self.tree.nodes[rank].dir_to_parent]
+
+    def child_dirs(self, rank: int) -> list[int]:
+        return [] if self.tree is None else [DIRS[x] for x in self.tree.nodes[rank].dir_to_children]
+
+
+def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: int, d: int, tile: int,
+         q_block: int | None = None, mesh: tuple[int, int] = (2, 4)) -> Launch:
+    """The driver's side of a KV-parallel launch (decode / prefill, N in {1,2,4,8})."""
+    if n < 1 or n & (n - 1) or n > mesh[0] * mesh[1]:
+        raise ValueError(f"N={n}: the reduction tree needs a power of two <= {mesh[0] * mesh[1]} PEs "
+                         f"(the {mesh[0]}x{mesh[1]} CUBE)")
+    if d % 32 or not 32 <= d <= 128:
+        raise ValueError(f"d={d}: the PE needs a head dim that is a multiple of 32 in 32..128")
+    if not 1 <= tile <= 128:
+        raise ValueError(f"tile={tile}: a K/V tile holds 1..128 keys (MAXKEYS)")
+    if q_start + tq > counter:
+        raise ValueError("query positions must already be in the KV cache (P3: K/V appended first)")
+    q_block = tq if q_block is None else q_block
+    if groups * q_block > 64:
+        raise ValueError(f"groups*q_block = {groups * q_block} rows > 64 (ROWS limit of a command); "
+                         f"use q_block <= {64 // groups}")
+    blocks = tuple(QBlock(q_start + b0, q_start + min(b0 + q_block, tq)) for b0 in range(0, tq, q_block))
+    start = pl.start_pe(request_id, n)
+    tree = build_tree(n, *mesh) if n > 1 else None
+    args = tuple(layout(counter, n, r, start, blocks, groups, d, tile) for r in range(n))
+    return Launch(args, tree, mesh)
