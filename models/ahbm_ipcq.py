@@ -233,7 +233,9 @@ def score_links(shape: MeshShape, expected: dict[tuple[int, int], list[tuple[int
 
 # ---------------------------------------------------------------- PE command encoding (docs/ahbm.md §4)
 
-OPCODES = {"NOP": 0, "ATTN_TILE": 1, "IPCQ_POP": 2, "MERGE": 3, "NORM_STORE": 4, "IPCQ_PUSH": 5, "LOAD_Q": 6}
+OPCODES = {"NOP": 0, "ATTN_TILE": 1, "IPCQ_POP": 2, "MERGE": 3, "NORM_STORE": 4, "IPCQ_PUSH": 5, "LOAD_Q": 6,
+           "KV_SEND": 7, "KV_RECV": 8}
+KIND_KV = 0x02           # a KV block (KV_SEND / KV_RECV, ring attention)
 
 # name -> (lsb, width); common fields first, then per-opcode fields
 COMMON_FIELDS: dict[str, tuple[int, int]] = {
@@ -249,6 +251,8 @@ OP_FIELDS: dict[str, dict[str, tuple[int, int]]] = {
     "NORM_STORE": {"o_addr": (32, 24)},
     "IPCQ_PUSH": {"push_tag": (32, 8)},
     "LOAD_Q": {"qreg": (40, 2), "q_addr": (48, 24)},
+    "KV_SEND": {"kv_addr": (48, 24), "kv_bytes": (72, 24)},
+    "KV_RECV": {"kv_addr": (48, 24), "kv_bytes": (72, 24)},
 }
 SLICE_BYTES = 1 << 24
 ALIGN = 64
@@ -273,6 +277,9 @@ def encode_cmd(op: str, **fields: int) -> int:
             raise ValueError(f"field {name!r} does not exist for {op}")
         if name.endswith("_addr") and (v % ALIGN or not 0 <= v < SLICE_BYTES):
             raise ValueError(f"{name} {v:#x} must be {ALIGN}-byte aligned and inside the 16 MiB slice")
+        if name == "kv_bytes" and (v % ALIGN or not 0 < v < 1 << 19):
+            raise ValueError(f"kv_bytes {v} must be a non-zero multiple of {ALIGN} below 512 KiB "
+                             "(a packet is at most 65535 IPCQ words)")
         vals[name] = v
     vals["opc"] = OPCODES[op]
     word = 0

@@ -216,3 +216,138 @@ def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: i
     tree = build_tree(n, *mesh) if n > 1 else None
     args = tuple(layout(counter, n, r, start, blocks, groups, d, tile) for r in range(n))
     return Launch(args, tree, mesh)
+
+
+# ---------------------------------------------------------------- ring attention (ADR §5.5)
+# PE rank r owns query block r and KV block r (placement.ring_block). At ring
+# step s it holds KV block (r - s) mod N: its own at s = 0, else the block it
+# received from rank r-1 into ping-pong buffer s % 2. It forwards the block it
+# holds to rank r+1 at steps 0..N-2 (KV_SEND, its TX engine) and receives the
+# block of step s+1 (KV_RECV, its RX engine) while step s computes. A KV block
+# travels as one packet: K rows then V rows, each region 64-byte aligned.
+
+
+def ring_order(n: int, rows: int, cols: int) -> list[int]:
+    """Physical PEs of a ring of n ranks where consecutive ranks (and the last and
+    the first) are 4-neighbours: a row, or two rows walked as a snake."""
+    if n == 1:
+        return [0]
+    if n == 2 and cols >= 2:
+        return [0, 1]
+    half = n // 2
+    if n % 2 or rows < 2 or half > cols:
+        raise ValueError(f"a ring of {n} PEs needs an even N <= 2 x {cols} on a mesh with >= 2 rows "
+                         f"(this CUBE is {rows}x{cols})")
+    return list(range(half)) + [cols + c for c in reversed(range(half))]
+
+
+@dataclass(frozen=True)
+class RingArgs:
+    """What the driver passes one PE for ring prefill."""
+
+    rank: int
+    n: int
+    seq: int
+    q_base: int
+    kv_own: int
+    buf: tuple[int, int]
+    mask_base: int
+    o_base: int
+    groups: int = 8
+    d: int = 128
+
+    def block(self, b: int) -> tuple[int, int]:
+        return pl.ring_block(b, self.seq, self.n)
+
+    def rows(self) -> int:
+        qs, qe = self.block(self.rank)
+        return self.groups * (qe - qs)
+
+    def v_offset(self, keys: int) -> int:
+        return align(keys * self.d * 2)
+
+    def kv_bytes(self, keys: int) -> int:
+        return 2 * self.v_offset(keys)
+
+
+@dataclass(frozen=True)
+class RingStep:
+    step: int
+    src: int                        # KV block held at this step
+    keys: int
+    held: int                       # its slice address (K; V at held + v_offset)
+    kind: str                       # past / partial / future (skipped)
+    mask_addr: int | None
+
+
+def ring_walk(a: RingArgs) -> list[RingStep]:
+    qs, qe = a.block(a.rank)
+    out = []
+    for s in range(a.n):
+        src = pl.ring_source(a.rank, s, a.n)
+        ks, ke = a.block(src)
+        kind = pl.classify(np.arange(ks, ke), qs, qe)
+        held = a.kv_own if s == 0 else a.buf[s % 2]
+        out.append(RingStep(s, src, ke - ks, held, kind, a.mask_base if kind == "partial" else None))
+    return out
+
+
+@dataclass(frozen=True)
+class RingLaunch:
+    args: tuple[RingArgs, ...]
+    pes: tuple[int, ...]            # rank -> physical PE
+    dirs: tuple[tuple[int, int], ...]   # rank -> (direction to next, direction to previous)
+
+
+def _dir(a: int, b: int, cols: int) -> int:
+    (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+    for name, (dr, dc) in {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}.items():
+        if (rb - ra, cb - ca) == (dr, dc):
+            return DIRS[name]
+    raise ValueError(f"PEs {a} and {b} are not neighbours")
+
+
+def plan_ring(seq: int, n: int, groups: int, d: int, mesh: tuple[int, int] = (2, 4)) -> RingLaunch:
+    if d % 32 or not 32 <= d <= 128:
+        raise ValueError(f"d={d}: the PE needs a head dim that is a multiple of 32 in 32..128")
+    if seq < n:
+        raise ValueError(f"ring of {n} PEs over {seq} tokens: every PE needs at least one token")
+    longest = -(-seq // n)
+    if groups * longest > 64:
+        raise ValueError(f"a ring block of {longest} positions x G={groups} = {groups * longest} rows > 64 "
+                         f"(ROWS limit of one command): use seq <= {n * (64 // groups)} or more PEs")
+    pes = ring_order(n, *mesh)
+    dirs = tuple((_dir(pes[r], pes[(r + 1) % n], mesh[1]), _dir(pes[r], pes[(r - 1) % n], mesh[1]))
+                 if n > 1 else (0, 0) for r in range(n))
+    args = []
+    for r in range(n):
+        qs, qe = pl.ring_block(r, seq, n)
+        q_bytes = align(groups * (qe - qs) * d * 2)
+        kv_max = 2 * align(longest * d * 2)
+        kv_own = q_bytes
+        buf0 = kv_own + kv_max
+        buf1 = buf0 + kv_max
+        mask_base = buf1 + kv_max
+        o_base = mask_base + align(groups * (qe - qs) * mask_stride(qe - qs) * 2)
+        args.append(RingArgs(r, n, seq, 0, kv_own, (buf0, buf1), mask_base, o_base, groups, d))
+    return RingLaunch(tuple(args), tuple(pes), dirs)
+
+
+def ring_slice_bytes(a: RingArgs) -> int:
+    return a.o_base + align(a.rows() * a.d * 2)
+
+
+def ring_image(a: RingArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rank a.rank's slice: its Q block, its own KV block (K then V), the diagonal mask."""
+    img = np.zeros(ring_slice_bytes(a), dtype=np.uint8)
+
+    def put(addr: int, arr: np.ndarray) -> None:
+        raw = np.ascontiguousarray(arr, dtype=np.uint16).view(np.uint8).reshape(-1)
+        img[addr:addr + raw.size] = raw
+
+    qs, qe = a.block(a.rank)
+    put(a.q_base, q[:, qs:qe, :].reshape(a.rows(), a.d))
+    put(a.kv_own, k[qs:qe])
+    put(a.kv_own + a.v_offset(qe - qs), v[qs:qe])
+    put(a.mask_base, mask_tile_bf16(np.arange(qs, qe), qs, qe, a.groups))
+    return img

@@ -57,6 +57,8 @@ def test_refusals() -> None:
     with pytest.raises(ValueError, match="fit"):
         encode_cmd("MERGE", sreg=8)
     with pytest.raises(ValueError, match="F_OPCODE"):
-        decode_cmd(7)
+        decode_cmd(9)
+    with pytest.raises(ValueError, match="kv_bytes"):
+        encode_cmd("KV_SEND", kv_bytes=100)
     with pytest.raises(ValueError, match="F_RSVD"):
         decode_cmd(encode_cmd("MERGE") | 1 << 40)
