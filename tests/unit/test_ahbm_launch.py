@@ -82,3 +82,36 @@ def test_padded_masked_tile_equals_short_tile():
     b = at.attn_tile(rows, k, v, None, st)
     for x, y in ((a.m, b.m), (a.l, b.l), (a.O, b.O)):
         assert np.array_equal(x.view(np.uint32), y.view(np.uint32))
+
+
+@pytest.mark.parametrize("n", [1, 2, 4, 8])
+def test_ring_plan(n):
+    seq, g, d = 7 * n - 3 if n > 1 else 7, 8, 32
+    rl = la.plan_ring(seq, n, g, d)
+    for r, pe in enumerate(rl.pes):                 # consecutive ranks are 4-neighbours
+        nxt = rl.pes[(r + 1) % n]
+        if n > 1:
+            assert abs(pe // 4 - nxt // 4) + abs(pe % 4 - nxt % 4) == 1
+    q, k, v = _data(5, g, seq, seq, d)
+    ref = kn.ring_prefill(q, k, v, n)
+    for a in rl.args:
+        steps = la.ring_walk(a)
+        skipped = sum(st.kind == "future" for st in steps)
+        assert skipped == ref.per_block[0]["pe"][a.rank]["ring_steps_skipped"] == n - 1 - a.rank
+        assert [st.kind for st in steps].count("partial") == 1 and steps[0].kind == "partial"
+        img = la.ring_image(a, q, k, v)
+        qs, qe = a.block(a.rank)
+        kk = img[a.kv_own:a.kv_own + (qe - qs) * d * 2].view(np.uint16).reshape(qe - qs, d)
+        assert np.array_equal(kk, k[qs:qe])
+        vo = a.kv_own + a.v_offset(qe - qs)
+        assert np.array_equal(img[vo:vo + (qe - qs) * d * 2].view(np.uint16).reshape(qe - qs, d), v[qs:qe])
+        assert a.kv_bytes(qe - qs) % 64 == 0 and a.o_base + a.rows() * d * 2 <= la.ring_slice_bytes(a)
+
+
+def test_ring_refusals():
+    with pytest.raises(ValueError, match="even N"):
+        la.ring_order(3, 2, 4)
+    with pytest.raises(ValueError, match="rows > 64"):
+        la.plan_ring(200, 8, 8, 32)
+    with pytest.raises(ValueError, match="at least one token"):
+        la.plan_ring(3, 4, 8, 32)
