@@ -53,9 +53,10 @@ class VectorBench:
         if out.exists():
             out.unlink()
         t = self.top
+        # -I rtl_dir: blocks may include headers of their library (rtl/ahbm/fp32_lib.vh)
         build = ["iverilog", "-g2012", "-o", str(d / "sim.vvp"), "-s", t, "-y", str(self.rtl_dir),
-                 "-I", str(UNIT_TB_DIR), f"-P{t}.OP={code}", f"-P{t}.IN_W={in_w}", f"-P{t}.OUT_W={out_w}",
-                 f"-P{t}.N={len(vectors)}", str(self.tb_file)]
+                 "-I", str(self.rtl_dir), "-I", str(UNIT_TB_DIR), f"-P{t}.OP={code}", f"-P{t}.IN_W={in_w}",
+                 f"-P{t}.OUT_W={out_w}", f"-P{t}.N={len(vectors)}", str(self.tb_file)]
         proc = subprocess.run(build, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, f"iverilog failed for {op}:\n{proc.stderr}"
         proc = subprocess.run(["vvp", "-n", "sim.vvp"], cwd=d, capture_output=True, text=True, timeout=300)

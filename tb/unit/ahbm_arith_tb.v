@@ -14,6 +14,7 @@
 //    4 fp32_to_bf16  {f32}             -> {h16}
 //    5 fp32_exp      {x32}             -> {y32}
 //    6 chain: bf16 load, exp, bf16 store   {h16} -> {h16}
+//    7 fp32_div      {a32, b32}        -> {y32}   (y = a / b)
 module ahbm_arith_tb;
 `include "vector_bench.vh"
 
@@ -30,6 +31,8 @@ module ahbm_arith_tb;
             fp32_to_bf16 u (.f(vin[31:0]), .h(vout[15:0]));
         end else if (OP == 5) begin : g_op
             fp32_exp u (.x(vin[31:0]), .y(vout[31:0]));
+        end else if (OP == 7) begin : g_op
+            fp32_div u (.a(vin[63:32]), .b(vin[31:0]), .y(vout[31:0]));
         end else begin : g_op
             wire [31:0] x, e;
             bf16_to_fp32 u_ld  (.h(vin[15:0]), .f(x));

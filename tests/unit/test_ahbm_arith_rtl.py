@@ -8,15 +8,23 @@ output word with the model.  Stimulus: hand-picked class and boundary values
 crossed with each other, tens of thousands of random vectors per op, and every
 bf16 pattern for bf16_to_fp32 and for the bf16 -> fp32 -> exp -> bf16 chain.
 
+The fp32 blocks are thin wrappers of the functions of rtl/ahbm/fp32_lib.vh
+(f32_add, f32_mul, f32_div, f32_max, f32_exp, f32_to_bf16), which the PE core
+calls, so these tests prove the functions; test_fp32_lib_include checks the
+include itself (guard, `undef convention, f32_sub, bf16_to_f32, wrapper ==
+function) and lints a module that calls every function from a clocked loop.
+
 NaN results: the model defines the NaN of exp_f32 (0x7FC00000) and of
 f32_to_bf16 (sign | 0x7FC0); those are compared as is.  For fp32 add / sub /
-mul / max numpy returns a platform-defined NaN (an operand's quieted payload or
-the x86 default 0xFFC00000); the RTL returns 0x7FC00000 and the expected value
-is canonicalised to 0x7FC00000 whenever numpy's result is a NaN.
+mul / div / max numpy returns a platform-defined NaN (an operand's quieted
+payload or the x86 default 0xFFC00000); the RTL returns 0x7FC00000 and the
+expected value is canonicalised to 0x7FC00000 whenever numpy's result is a NaN.
 """
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 RTL = ROOT / "rtl" / "ahbm"
 TB = ROOT / "tb" / "unit" / "ahbm_arith_tb.v"
 BUILD = ROOT / "sim_build" / "unit"
-BLOCKS = ["fp32_add", "fp32_mul", "fp32_max", "bf16_to_fp32", "fp32_to_bf16", "fp32_exp"]
+BLOCKS = ["fp32_add", "fp32_mul", "fp32_max", "bf16_to_fp32", "fp32_to_bf16", "fp32_exp", "fp32_div"]
 
 # op -> (OP parameter of ahbm_arith_tb, input bits, output bits)
 OPS = {
@@ -41,6 +49,7 @@ OPS = {
     "fp32_to_bf16": (4, 32, 16),
     "fp32_exp": (5, 32, 32),
     "chain_bf16_exp": (6, 16, 16),
+    "fp32_div": (7, 64, 32),
 }
 
 CANON_NAN = 0x7FC00000
@@ -212,10 +221,9 @@ def test_fp32_to_bf16():
     run_and_check("fp32_to_bf16", f, exp, f)
 
 
-# fp32_exp is 10 fp32_mul + 9 fp32_add deep: Icarus needs ~1 ms per in-range
-# vector (value-sorted stimulus; random order is >10x slower), so its vector sets are split into interleaved chunks, one test each,
-# to keep every test to a few seconds (screened inputs: NaN, |x| out of range,
-# cost almost nothing since the datapath input stays +0).
+# fp32_exp is 10 f32_mul + 9 f32_add calls (one function, ~40 us per in-range
+# vector in Icarus; as a chain of module instances it took ~1 ms).  Its vector
+# sets stay split into interleaved chunks, one test each.
 EXP_CHUNKS = 10
 CHAIN_CHUNKS = 8
 
@@ -235,8 +243,7 @@ def exp_vectors() -> np.ndarray:
 
 @pytest.mark.parametrize("chunk", range(EXP_CHUNKS))
 def test_fp32_exp(chunk):
-    # sorted: neighbouring vectors differ in few bits, which keeps Icarus' event
-    # count (glitches through the 19-deep datapath) low
+    # sorted (kept from the module-chain days, when it kept Icarus' glitch count low)
     x = np.unique(exp_vectors())[chunk::EXP_CHUNKS]
     with np.errstate(all="ignore"):
         exp = nm.exp_f32(as_f32(x)).view(np.uint32).astype(np.int64)
@@ -252,6 +259,225 @@ def test_chain_bf16_exp_exhaustive(chunk):
     with np.errstate(all="ignore"):
         exp = nm.f32_to_bf16(nm.exp_f32(nm.bf16_to_f32(h.astype(np.uint16)))).astype(np.int64)
     run_and_check("chain_bf16_exp", h, exp, h, tag=f"_{chunk}")
+
+
+def div_stimulus() -> tuple[np.ndarray, np.ndarray]:
+    """Dividend / divisor patterns for fp32_div (see test_fp32_div)."""
+    r = gen(18)
+    # edge values crossed; random a with b near a's exponent (quotients near 1,
+    # shared mantissas: exact 1.0 and near ties); fully random patterns
+    _, a0, b0 = pair_stimulus(8, 12000, 3)
+    # exponent difference near the overflow (> 2^128) and underflow
+    # (2^-126 .. 2^-150 and below) edges
+    n = 8000
+    ea = r.integers(1, 255, n)
+    tgt = np.where(r.random(n) < 0.5, r.integers(-153, -118, n), r.integers(122, 131, n))
+    eb = np.clip(ea - tgt, 1, 254)
+    a1 = (r.integers(0, 2, n) << 31) | (ea << 23) | r.integers(0, 1 << 23, n)
+    b1 = (r.integers(0, 2, n) << 31) | (eb << 23) | r.integers(0, 1 << 23, n)
+    # subnormal operands: sub / normal, normal / sub, sub / sub
+    m = 3000
+    sa, sb = f32_random(r, m, 0, 0), f32_random(r, m, 0, 0)
+    na, nb = f32_random(r, m, 1, 254), f32_random(r, m, 90, 160)
+    a2, b2 = np.concatenate([sa, na, sa]), np.concatenate([nb, sb, sb])
+    # exact quotients: c * d / d with c * d exact (12-bit significands)
+    k = 3000
+    c = r.integers(1 << 11, 1 << 12, k) * np.ldexp(1.0, r.integers(-70, 60, k) - 11)
+    d = r.integers(1 << 11, 1 << 12, k) * np.ldexp(1.0, r.integers(-60, 60, k) - 11)
+    d = d * r.choice([1.0, -1.0], k)
+    a3 = np.asarray(c * d, np.float32).view(np.uint32).astype(np.int64)
+    b3 = np.asarray(d, np.float32).view(np.uint32).astype(np.int64)
+    # exact subnormal quotients w * m * 2^(j-150-s) / (w * 2^j), s in {0, 1, 2}:
+    # s = 0 exact, s = 1 an exact tie (m odd), s = 2 a quarter point
+    w = r.choice([1, 3, 5, 7, 9, 11, 13], k)
+    mm = r.integers(1, 1 << 20, k) | 1
+    j = r.integers(60, 120, k)
+    sh = r.integers(0, 3, k)
+    a4 = np.asarray(np.ldexp((w * mm).astype(np.float64), j - 150 - sh), np.float32)
+    b4 = np.asarray(np.ldexp(w.astype(np.float64), j) * r.choice([1.0, -1.0], k), np.float32)
+    a4, b4 = (x.view(np.uint32).astype(np.int64) for x in (a4, b4))
+    # near ties: a = fp32(b * q) with q halfway between two fp32 neighbours (a
+    # normal or a subnormal result), so a / b misses the tie by a hair or not
+    # at all; and the dividends one ulp either side
+    q_n = np.ldexp((2 * r.integers(1 << 23, 1 << 24, k) + 1).astype(np.float64), r.integers(-40, 40, k) - 24)
+    q_s = np.ldexp((2 * r.integers(1, 1 << 23, k) + 1).astype(np.float64), -150)
+    q = np.concatenate([q_n, q_s])
+    bq = np.asarray(np.ldexp(1.0 + r.random(2 * k), np.concatenate([r.integers(-40, 40, k), r.integers(30, 120, k)])),
+                    np.float32)
+    aq = np.asarray(bq.astype(np.float64) * q, np.float32).view(np.uint32).astype(np.int64)
+    bq = bq.view(np.uint32).astype(np.int64)
+    a5 = np.concatenate([aq, aq + 1, aq - 1])
+    b5 = np.concatenate([bq, bq, bq])
+    a = np.concatenate([a0, a1, a2, a3, a4, a5])
+    b = np.concatenate([b0, b1, b2, b3, b4, b5])
+    return a & 0xFFFFFFFF, b & 0xFFFFFFFF
+
+
+def test_fp32_div():
+    """a / b against numpy float32 division, bit for bit (NaN canonicalised)."""
+    a, b = div_stimulus()
+    fa, fb = as_f32(a), as_f32(b)
+    with np.errstate(all="ignore"):
+        y = fa / fb
+        q64 = fa.astype(np.float64) / fb.astype(np.float64)
+    exp = as_bits(y)
+    # the stimulus reaches every class it is meant to
+    fin = np.isfinite(q64) & (q64 != 0)
+    yb = exp & 0x7FFFFFFF
+    sub = (yb > 0) & (yb < 0x00800000)
+    scaled = np.where(fin, np.abs(q64), 0.0) * 2.0 ** 149   # in units of the smallest subnormal
+    classes = {
+        "subnormal result": sub.sum(),
+        "underflow to zero": (fin & (yb == 0)).sum(),
+        "overflow to inf": (fin & (yb == 0x7F800000)).sum(),
+        "exact non-trivial": (fin & (q64 == y.astype(np.float64)) & (fb != 1) & (fb != -1)).sum(),
+        "subnormal tie": (fin & (scaled < 2 ** 23) & (scaled % 1 == 0.5)).sum(),
+        "x / 0": ((fb == 0) & np.isfinite(fa) & (fa != 0)).sum(),
+        "0 / 0, inf / inf": (((fa == 0) & (fb == 0)) | (np.isinf(fa) & np.isinf(fb))).sum(),
+    }
+    assert all(v >= 500 for k, v in classes.items() if k[0] != "x" and k[0] != "0"), classes
+    assert classes["x / 0"] >= 50 and classes["0 / 0, inf / inf"] >= 8, classes   # 8: every sign pair
+    assert a.size >= 40000
+    run_and_check("fp32_div", packed(a, b), exp)
+
+
+# --- the include itself ---------------------------------------------------------------
+
+LIB_TB = """`timescale 1ns/1ps
+`default_nettype none
+// Every wrapper of rtl/ahbm elaborated next to a module that includes
+// fp32_lib.vh itself (twice: the guard makes the second include empty).
+// Per vector: vout = {f32_sub(a, b), bf16_to_f32(a[15:0])}; the first NCHK
+// vectors also drive the wrappers, and a wrapper output that differs from its
+// function prints a MISMATCH line.
+module ahbm_fp32_lib_tb;
+`include "fp32_lib.vh"
+`include "fp32_lib.vh"
+    parameter integer N = 1;
+    parameter integer NCHK = 1;
+    reg  [63:0] vin_mem  [0:N-1];
+    reg  [63:0] vout_mem [0:N-1];
+    reg  [31:0] a, b;
+    wire [31:0] y_add, y_sub, y_mul, y_div, y_max, y_exp, y_wid;
+    wire [15:0] y_h;
+    fp32_add     u_add (.a(a), .b(b), .sub(1'b0), .y(y_add));
+    fp32_add     u_sub (.a(a), .b(b), .sub(1'b1), .y(y_sub));
+    fp32_mul     u_mul (.a(a), .b(b), .y(y_mul));
+    fp32_div     u_div (.a(a), .b(b), .y(y_div));
+    fp32_max     u_max (.a(a), .b(b), .y(y_max));
+    fp32_exp     u_exp (.x(a), .y(y_exp));
+    fp32_to_bf16 u_st  (.f(a), .h(y_h));
+    bf16_to_fp32 u_ld  (.h(a[15:0]), .f(y_wid));
+    integer i;
+    initial begin
+        $readmemh("vin.hex", vin_mem);
+        for (i = 0; i < NCHK; i = i + 1) begin
+            {a, b} = vin_mem[i];
+            #1;
+            if ({y_add, y_sub, y_mul, y_div, y_max, y_exp, y_h, y_wid}
+                !== {f32_add(a, b), f32_sub(a, b), f32_mul(a, b), f32_div(a, b), f32_max(a, b),
+                     f32_exp(a), f32_to_bf16(a), bf16_to_f32(a[15:0])})
+                $display("MISMATCH %0d %h %h", i, a, b);
+        end
+        for (i = 0; i < N; i = i + 1)
+            vout_mem[i] = {f32_sub(vin_mem[i][63:32], vin_mem[i][31:0]), bf16_to_f32(vin_mem[i][47:32])};
+        $writememh("vout.hex", vout_mem);
+        $finish;
+    end
+endmodule
+`undef AHBM_FP32_LIB_VH
+`default_nettype wire
+"""
+
+# A caller in the style of the PE core: every function called from loops over
+# an array (combinational and clocked), nested calls included.  Linted with
+# verilator -Wall.
+LIB_USE = """`default_nettype none
+module ahbm_fp32_lib_use (
+    input  wire        clk,
+    input  wire [31:0] x,
+    output reg  [31:0] acc,
+    output reg  [15:0] st
+);
+`include "fp32_lib.vh"
+    reg [31:0] v [0:7];
+    reg [31:0] sum;
+    integer k, j;
+    always @* begin
+        sum = 32'd0;
+        for (k = 0; k < 8; k = k + 1)
+            sum = f32_add(sum, f32_sub(f32_mul(x, v[k]), f32_div(f32_exp(f32_max(x, v[k])), x)));
+    end
+    always @(posedge clk) begin
+        for (j = 0; j < 8; j = j + 1)
+            v[j] <= bf16_to_f32(f32_to_bf16(f32_add(sum, v[j])));
+        acc <= sum;
+        st  <= f32_to_bf16(sum);
+    end
+endmodule
+`undef AHBM_FP32_LIB_VH
+`default_nettype wire
+"""
+
+
+def test_fp32_lib_include():
+    """fp32_lib.vh with the include path the benches use (-I rtl/ahbm): all
+    wrappers and an including module compile in one compilation in either
+    order (the `undef after each endmodule), a double include in one module is
+    harmless, every wrapper equals its function, f32_sub and bf16_to_f32 match
+    the model, and a PE-core-style caller lints clean."""
+    d = BUILD / "ahbm_fp32_lib"
+    d.mkdir(parents=True, exist_ok=True)
+    tb = d / "ahbm_fp32_lib_tb.v"
+    tb.write_text(LIB_TB)
+    wrappers = sorted(str(p) for p in RTL.glob("fp32_*.v")) + sorted(str(p) for p in RTL.glob("bf16_*.v"))
+    assert len(wrappers) == len(BLOCKS)
+    # edge / random pairs (every wrapper checked against its function), then every
+    # bf16 pattern in a[15:0] (bf16_to_f32 exhaustive)
+    _, a, b = pair_stimulus(9, 3000, 26)
+    nchk = a.size
+    r = gen(19)
+    a = np.concatenate([a, ALL_BF16 | r.integers(0, 1 << 16, ALL_BF16.size, dtype=np.int64) << 16])
+    b = np.concatenate([b, r.integers(0, 1 << 32, ALL_BF16.size, dtype=np.int64)])
+    (d / "vin.hex").write_text("".join(f"{(int(x) << 32) | int(y):016x}\n" for x, y in zip(a, b)))
+
+    # Every wrapper is also a top: under the bench, Icarus would resolve a
+    # function missing from a wrapper upwards in the bench's scope (which has
+    # them), hiding a wrapper that lost its functions to the guard.
+    tops = [x for t in ["ahbm_fp32_lib_tb"] + [Path(w).stem for w in wrappers] for x in ("-s", t)]
+
+    def build(name: str, *args: str, tops: list[str] = tops) -> None:
+        proc = subprocess.run(["iverilog", "-g2012", "-o", str(d / name), *tops,
+                               f"-Pahbm_fp32_lib_tb.N={a.size}", f"-Pahbm_fp32_lib_tb.NCHK={nchk}", *args],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr
+
+    # one compilation, both file orders; and the -y lookup the vector bench uses
+    build("sim_late.vvp", "-I", str(RTL), *wrappers, str(tb))
+    build("sim_y.vvp", "-y", str(RTL), "-I", str(RTL), str(tb), tops=tops[:2])   # library lookup: one root
+    build("sim.vvp", "-I", str(RTL), str(tb), *wrappers)
+    out = d / "vout.hex"
+    out.unlink(missing_ok=True)
+    proc = subprocess.run(["vvp", "-n", "sim.vvp"], cwd=d, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and out.exists(), proc.stdout + proc.stderr
+    assert "MISMATCH" not in proc.stdout, proc.stdout[:2000]
+    with np.errstate(all="ignore"):
+        exp_sub = as_bits(as_f32(a) - as_f32(b))
+    exp_wid = nm.bf16_to_f32((a & 0xFFFF).astype(np.uint16)).view(np.uint32).astype(np.int64)
+    msgs = bit_mismatches(packed(exp_sub, exp_wid), read_hex_words(out.read_text()), inputs=packed(a, b),
+                          limit=8, what="{f32_sub, bf16_to_f32}")
+    assert not msgs, "\n".join(msgs)
+    # without the include path the include is not found
+    proc = subprocess.run(["iverilog", "-g2012", "-o", str(d / "sim_noinc.vvp"), "-s", "ahbm_fp32_lib_tb", str(tb)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and "fp32_lib.vh" in proc.stderr
+    # a PE-core-style caller, verilator -Wall (verilator is required by the suite: tests/test_lint.py)
+    assert shutil.which("verilator"), "verilator is not installed"
+    use = d / "ahbm_fp32_lib_use.v"
+    use.write_text(LIB_USE)
+    proc = subprocess.run(["verilator", "--lint-only", "-Wall", f"-I{RTL}", "--top-module", "ahbm_fp32_lib_use",
+                           *wrappers, str(use)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "%Warning" not in proc.stderr, proc.stderr
 
 
 # --- the checker catches a wrong result ---------------------------------------------
