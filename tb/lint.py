@@ -24,6 +24,7 @@ class LintJob:
     sources: tuple[str, ...]
     parameters: tuple[tuple[str, int], ...] = ()
     timing: bool = False
+    include_dirs: tuple[str, ...] = ()  # besides INCLUDE_DIRS
 
 
 def lint_jobs() -> list[LintJob]:
@@ -44,6 +45,10 @@ def lint_jobs() -> list[LintJob]:
         LintJob("ipcq_mesh", "ipcq_mesh", ("rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v", "rtl/ahbm/ipcq_mesh.v")),
         LintJob("pe_dma", "pe_dma", ("rtl/ahbm/pe_dma.v",)),
         LintJob("pe_slice", "pe_slice", ("rtl/ahbm/pe_slice.v",)),
+        LintJob("pe_core", "pe_core", ("rtl/ahbm/pe_core.v",)),
+        LintJob("pe_core P4 d32", "pe_core", ("rtl/ahbm/pe_core.v",),
+                (("PREFETCH", 4), ("D", 32), ("MAXROWS", 16))),
+        LintJob("pe", "pe", ("rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v", "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
@@ -54,9 +59,9 @@ def lint_jobs() -> list[LintJob]:
         jobs.append(LintJob(f"arith {top}", top, arith))
     ahbm_arith = tuple(sorted(str(p.relative_to(ROOT)) for pattern in ("fp32_*.v", "bf16_*.v")
                               for p in (ROOT / "rtl/ahbm").glob(pattern)))
-    for path in ahbm_arith:
+    for path in ahbm_arith:  # the wrappers include rtl/ahbm/fp32_lib.vh
         top = Path(path).stem
-        jobs.append(LintJob(f"ahbm arith {top}", top, ahbm_arith))
+        jobs.append(LintJob(f"ahbm arith {top}", top, ahbm_arith, include_dirs=("rtl/ahbm",)))
     for b in BENCHES:
         sources = b.sources
         if b.machine:  # lint the generated top and harness as they are built
@@ -86,7 +91,7 @@ def command(job: LintJob) -> list[str]:
     cmd = ["verilator", "--lint-only", "-Wall"]
     if job.timing:
         cmd.append("--timing")
-    cmd += [f"-I{ROOT / d}" for d in INCLUDE_DIRS]
+    cmd += [f"-I{ROOT / d}" for d in dict.fromkeys(INCLUDE_DIRS + job.include_dirs)]
     cmd += [f"-G{k}={_literal(k, v)}" for k, v in job.parameters]
     cmd += ["--top-module", job.top]
     cmd += [str(ROOT / s) for s in job.sources]  # absolute paths stay absolute

@@ -56,6 +56,7 @@ module pe_dma #(
     output wire [17:0]  out_idx,
     output wire         out_last,
     output wire         idle,
+    output wire         xfer,            // a transfer is moving words out of the slice this cycle
     output reg  [31:0]  cnt_reqs,
     output reg  [31:0]  cnt_done,
     output reg  [31:0]  cnt_bytes,
@@ -111,6 +112,7 @@ module pe_dma #(
     assign out_tag   = d_head[11:4];
     assign out_buf   = d_head[3:0];
     assign idle = q_empty && !act && d_empty;
+    assign xfer = act;
 
     always @(posedge clk) begin
         if (!resetn) begin

@@ -4,9 +4,10 @@
 // aligned, so ports carry word addresses (byte address >> 6, 18 bits for the
 // 24-bit / 16 MiB map).
 //
-// Read port: combinational, rd_data = mem[rd_addr] (the DMA engine reads one
-// word per beat). Write port: mem[wr_addr] <= wr_data at the edge of a cycle
-// with wr_en. The user keeps addresses below WORDS (pe_dma refuses requests
+// Read ports: combinational, rd_data = mem[rd_addr] (the DMA engine reads one
+// word per beat; rd2 for the PE's KV_SEND). Write ports: mem[wr_addr] <= wr_data
+// at the edge of a cycle with wr_en (wr for NORM_STORE, wr2 for KV_RECV; the PE
+// never writes one word through both in one cycle). The user keeps addresses below WORDS (pe_dma refuses requests
 // past the slice); an out-of-range write is ignored.
 //
 // Backdoor (bench use, files in the simulator's working directory, copied from
@@ -25,7 +26,13 @@ module pe_slice #(
     output wire [511:0] rd_data,
     input  wire         wr_en,
     input  wire [17:0]  wr_addr,
-    input  wire [511:0] wr_data
+    input  wire [511:0] wr_data,
+    // second read and write ports (the PE's KV_SEND / KV_RECV link engines)
+    input  wire [17:0]  rd2_addr,
+    output wire [511:0] rd2_data,
+    input  wire         wr2_en,
+    input  wire [17:0]  wr2_addr,
+    input  wire [511:0] wr2_data
 );
     localparam integer AW = (WORDS <= 2) ? 1 : $clog2(WORDS);
     localparam [18:0] WORDS19 = WORDS[18:0];
@@ -58,13 +65,15 @@ module pe_slice #(
     /* verilator lint_on BLKSEQ */
 
     assign rd_data = mem[rd_addr[AW-1:0]];
+    assign rd2_data = mem[rd2_addr[AW-1:0]];
 
     always @(posedge clk) begin
         if (wr_en && ({1'b0, wr_addr} < WORDS19)) mem[wr_addr[AW-1:0]] <= wr_data;
+        if (wr2_en && ({1'b0, wr2_addr} < WORDS19)) mem[wr2_addr[AW-1:0]] <= wr2_data;
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [17:0] unused_hi = rd_addr;  // bits above AW are unused (the DMA range-checks)
+    wire [35:0] unused_hi = {rd_addr, rd2_addr};  // bits above AW are unused (the users range-check)
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

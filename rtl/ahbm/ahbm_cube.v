@@ -1,0 +1,91 @@
+// The AHBM CUBE (docs/ahbm.md §7): an R x C mesh of PEs wired by the IPCQ
+// fabric (ipcq_mesh: PE p's push port d lands in neighbour q's queue for the
+// opposite direction). PE p = r*C + c, row 0 north. Also the bench top: the
+// clock comes from harness_clock, the kernel (tb/ahbm/) writes commands on
+// cmd_valid/cmd_data per PE and reads status and counters through the
+// hierarchy (g_pe[p].u_pe.u_core). Slice backdoor files: pe<p>_load.hex /
+// pe<p>_dump.hex (two decimal digits).
+`default_nettype none
+`timescale 1ns/1ps
+module ahbm_cube #(
+    parameter integer R          = 2,
+    parameter integer C          = 4,
+    parameter integer D          = 128,
+    parameter integer MAXROWS    = 64,
+    parameter integer MAXKEYS    = 128,
+    parameter integer PREFETCH   = 2,
+    parameter integer CMDQ_DEPTH = 16,
+    parameter integer MM_MACS    = 512,
+    parameter integer VEC_LANES  = 16,
+    parameter integer WORDS      = 4096,
+    parameter integer DMA_BW     = 64,
+    parameter integer DMA_LAT    = 100,
+    parameter integer DMA_QDEPTH = 4,
+    parameter integer IPCQ_DEPTH = 1024,
+    parameter [31:0]  SCALE      = 32'h3DB504F3
+) ();
+    localparam integer NP = R * C;
+    wire clk;
+    wire resetn;
+    harness_clock u_clk (.clk(clk), .resetn(resetn));
+
+    /* verilator lint_off UNUSEDSIGNAL */  // driven and read by Python
+    reg            cmd_valid [0:NP-1];      // unpacked: each PE's kernel drives its own
+    reg  [127:0]   cmd_data  [0:NP-1];
+    reg            fault_clr [0:NP-1];
+    wire [NP-1:0]  cmd_ready;
+    wire [NP-1:0]  idle;
+    wire [NP-1:0]  evt;
+    wire [NP-1:0]  pe_err;
+    wire           ipcq_err;
+    reg            mon_err = 1'b0;
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer i;
+    initial for (i = 0; i < NP; i = i + 1) begin
+        cmd_valid[i] = 1'b0;
+        cmd_data[i] = 128'd0;
+        fault_clr[i] = 1'b0;
+    end
+
+    wire [NP*4-1:0] push_valid, push_ready, push_last, pop_valid, pop_ready, pop_last, pop_avail;
+    wire [63:0]     push_data [0:NP*4-1];
+    wire [63:0]     pop_data  [0:NP*4-1];
+
+    ipcq_mesh #(.R(R), .C(C), .W(64), .DEPTH(IPCQ_DEPTH)) u_ipcq (
+        .clk(clk), .resetn(resetn),
+        .push_valid(push_valid), .push_ready(push_ready), .push_data(push_data), .push_last(push_last),
+        .pop_valid(pop_valid), .pop_ready(pop_ready), .pop_data(pop_data), .pop_last(pop_last),
+        .pop_avail(pop_avail), .mon_err(ipcq_err));
+
+    genvar p;
+    generate
+        for (p = 0; p < NP; p = p + 1) begin : g_pe
+            localparam [3:0] EDGE = {(p % C) == 0, (p / C) == R - 1, (p % C) == C - 1, (p / C) == 0};
+            localparam [15:0] DIG = {8'd48 + 8'(p / 10), 8'd48 + 8'(p % 10)};
+            wire [63:0] pdata;
+            assign push_data[p*4]   = pdata;
+            assign push_data[p*4+1] = pdata;
+            assign push_data[p*4+2] = pdata;
+            assign push_data[p*4+3] = pdata;
+            pe #(.PE_ID(p), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
+                 .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES), .WORDS(WORDS),
+                 .DMA_BW(DMA_BW), .DMA_LAT(DMA_LAT), .DMA_QDEPTH(DMA_QDEPTH), .EDGE(EDGE), .SCALE(SCALE),
+                 .LOAD_FILE({"pe", DIG, "_load.hex"}), .DUMP_FILE({"pe", DIG, "_dump.hex"})) u_pe (
+                .clk(clk), .resetn(resetn),
+                .cmd_valid(cmd_valid[p]), .cmd_ready(cmd_ready[p]), .cmd_data(cmd_data[p]), .fault_clr(fault_clr[p]),
+                .push_valid(push_valid[p*4 +: 4]), .push_ready(push_ready[p*4 +: 4]), .push_data(pdata),
+                .push_last(push_last[p*4 +: 4]),
+                .pop_valid(pop_valid[p*4 +: 4]), .pop_ready(pop_ready[p*4 +: 4]),
+                .pop_data_n(pop_data[p*4]), .pop_data_e(pop_data[p*4+1]), .pop_data_s(pop_data[p*4+2]),
+                .pop_data_w(pop_data[p*4+3]), .pop_last(pop_last[p*4 +: 4]), .pop_avail(pop_avail[p*4 +: 4]),
+                .idle(idle[p]), .evt(evt[p]), .mon_err(pe_err[p]));
+        end
+    endgenerate
+
+    // sticky: any PE, DMA or IPCQ monitor fired since reset
+    always @(posedge clk) begin
+        if (!resetn) mon_err <= 1'b0;
+        else if ((|pe_err) || ipcq_err) mon_err <= 1'b1;
+    end
+endmodule
+`default_nettype wire

@@ -1,0 +1,874 @@
+// AHBM PE core (docs/ahbm.md §2-§5): the composite command queue, the DMA
+// front-end that prefetches K / mask / V tiles PREFETCH commands ahead, the
+// composite engine running ATTN_TILE as one unit, the kernel-side commands
+// (LOAD_Q, IPCQ_POP, MERGE, NORM_STORE, IPCQ_PUSH), the carried state sets
+// S0..S7 and the status / counter outputs.
+//
+// Behavioural model. The arithmetic of a stage is computed at the clock edge
+// the stage starts, with the fp32 functions of fp32_lib.vh in exactly the
+// order of models/ahbm/attention.py (bit for bit); the stage then occupies
+// its unit for a modelled number of cycles (docs/ahbm.md §3, "timing model"):
+//   MM  stage (S2, S6):  ceil(ROWS*KEYS*D / MM_MACS)
+//   VEC stage (S3+S4):   [MASK_EN] v(ROWS*KEYS) + 3 v(ROWS*KEYS) + v(ROWS*D),
+//                        v(n) = ceil(n / VEC_LANES)
+//   MERGE:               2 v(ROWS*D) + v(ROWS)
+//   NORM_STORE:          v(ROWS*D), then one slice word written per cycle
+//   push / pop:          one IPCQ word per cycle, with backpressure.
+// The compute stages of one command run in order and one command computes at
+// a time; the DMA front-end runs ahead of them (K, then mask, then V of each
+// tile, into a ring of PREFETCH+1 tile buffer slots), so DMA overlaps compute.
+//
+// Monitors (reset-guarded, sticky mon_err, an ERROR line): a command written
+// while the queue is full (it is dropped); a DMA word for a buffer that no
+// command is waiting for. Command faults are not monitor errors: they are the
+// documented FAULT register (the faulting command is dropped and the queue
+// stops until fault_clr).
+`default_nettype none
+`timescale 1ns/1ps
+module pe_core #(
+    parameter integer PE_ID       = 0,
+    parameter integer D           = 128,       // head dim, a multiple of 32, <= 128
+    parameter integer MAXROWS     = 64,        // rows per command, <= 64
+    parameter integer MAXKEYS     = 128,       // keys per tile, <= 128
+    parameter integer PREFETCH    = 2,         // tile commands fetched ahead of compute, 1..4
+    parameter integer CMDQ_DEPTH  = 16,        // a power of two
+    parameter integer MM_MACS     = 512,       // MACs per cycle of the MM unit
+    parameter integer VEC_LANES   = 16,        // elements per cycle of the VEC unit
+    parameter integer SLICE_BYTES = 1 << 20,
+    parameter [3:0]   EDGE        = 4'b0000,   // bit d: no neighbour in direction d
+    parameter [31:0]  SCALE       = 32'h3DB504F3  // fp32(1/sqrt(D)); default for D = 128
+) (
+    input  wire         clk,
+    input  wire         resetn,
+    // command enqueue
+    input  wire         cmd_valid,
+    output wire         cmd_ready,
+    input  wire [127:0] cmd_data,
+    // status
+    output wire [7:0]   cmdq_free,
+    output reg  [31:0]  cmd_done,       // completed commands
+    output reg  [7:0]   last_tag,
+    output wire         idle,
+    output reg  [7:0]   fault_code,
+    output reg  [7:0]   fault_tag,
+    input  wire         fault_clr,
+    output reg  [63:0]  pop_info,
+    output reg          evt,            // toggles on every completion and every fault
+    // counters (cleared by reset)
+    output reg  [31:0]  cnt_k,          // K tile loads issued
+    output reg  [31:0]  cnt_v,          // V tile loads issued
+    output reg  [31:0]  cnt_mask,       // mask tile loads issued
+    output reg  [31:0]  cnt_q,          // Q loads
+    output reg  [31:0]  cnt_comp,       // ATTN_TILE completed
+    output reg  [31:0]  cnt_push,       // (m,l,O) packets pushed (tail pushes and IPCQ_PUSH)
+    output reg  [31:0]  cnt_pop,        // packets popped
+    output reg  [31:0]  cnt_merge,      // MERGE completed
+    output reg  [31:0]  cnt_store,      // NORM_STORE completed
+    output reg  [31:0]  cnt_fault,      // commands dropped by a fault
+    output reg  [31:0]  cnt_tx,         // KV_SEND packets sent
+    output reg  [31:0]  cnt_rx,         // KV_RECV packets received
+    output reg  [31:0]  cyc_busy,       // cycles with a command in the engine
+    output reg  [31:0]  cyc_mm,         // cycles the MM unit is busy
+    output reg  [31:0]  cyc_vec,        // cycles the VEC unit is busy
+    output reg  [31:0]  cyc_wait,       // cycles the engine waits for DMA data (K, mask, V, Q)
+    output reg  [31:0]  cyc_hidden,     // MM/VEC cycles while the DMA moves words out of the slice (compute hidden under DMA)
+    output reg  [31:0]  cyc_link,       // MM/VEC cycles while a KV_SEND / KV_RECV is moving words
+    output reg  [31:0]  cyc_first,      // cycle count at the first ATTN_TILE start
+    output reg  [31:0]  cyc_last,       // cycle count at the last ATTN_TILE completion
+    output reg  [31:0]  cyc_now,        // cycles since reset
+    output reg  [31:0]  cyc_dma_first,  // cycle of the first DMA request
+    output reg  [31:0]  cyc_dma_last,   // cycle after the last DMA word landed
+    // DMA request (combinational valid, only while dma_req_ready) and data in
+    output wire         dma_req_valid,
+    input  wire         dma_req_ready,
+    output reg  [23:0]  dma_req_addr,
+    output reg  [23:0]  dma_req_len,
+    output reg  [3:0]   dma_req_buf,
+    output wire [7:0]   dma_req_tag,
+    input  wire         dma_out_valid,
+    input  wire [511:0] dma_out_data,
+    input  wire [3:0]   dma_out_buf,
+    input  wire [17:0]  dma_out_idx,
+    input  wire         dma_out_last,
+    input  wire         dma_xfer,       // words leaving the slice this cycle (the engine's transfer)
+    // slice write port (NORM_STORE)
+    output reg          sl_wr_en,
+    output reg  [17:0]  sl_wr_addr,
+    output reg  [511:0] sl_wr_data,
+    // second slice ports: KV_SEND reads, KV_RECV writes (the link engines)
+    output wire [17:0]  sl_rd2_addr,
+    input  wire [511:0] sl_rd2_data,
+    output reg          sl_wr2_en,
+    output reg  [17:0]  sl_wr2_addr,
+    output reg  [511:0] sl_wr2_data,
+    // IPCQ push ports (one data bus, valid per direction)
+    output wire [3:0]   push_valid,
+    input  wire [3:0]   push_ready,
+    output wire [63:0]  push_data,
+    output wire [3:0]   push_last,
+    // IPCQ pop ports (incoming queue of each direction)
+    input  wire [3:0]   pop_valid,
+    output wire [3:0]   pop_ready,
+    input  wire [63:0]  pop_data_n,
+    input  wire [63:0]  pop_data_e,
+    input  wire [63:0]  pop_data_s,
+    input  wire [63:0]  pop_data_w,
+    input  wire [3:0]   pop_last,
+    input  wire [3:0]   pop_avail,
+    output reg          mon_err
+);
+`include "fp32_lib.vh"
+
+    // ---------------------------------------------------------------- constants
+    localparam integer NSLOT = PREFETCH + 1;
+    localparam integer CQA = $clog2(CMDQ_DEPTH);
+    localparam [3:0] OP_NOP = 4'd0, OP_ATTN = 4'd1, OP_POP = 4'd2, OP_MERGE = 4'd3,
+                     OP_STORE = 4'd4, OP_PUSH = 4'd5, OP_LOADQ = 4'd6, OP_KVSEND = 4'd7, OP_KVRECV = 4'd8;
+    localparam [7:0] F_NONE = 8'd0, F_OPCODE = 8'd1, F_ROWS = 8'd2, F_ALIGN = 8'd3, F_RANGE = 8'd4,
+                     F_EMPTY = 8'd5, F_FRAME = 8'd6, F_EDGE = 8'd7, F_RSVD = 8'd8;
+    localparam [3:0] BUF_Q = 4'd15;     // DMA buffer ids: K slot s = s, V = 5 + s, mask = 10 + s, Q = 15
+    localparam [31:0] NEG_INF = 32'hFF800000;
+    localparam [7:0] KIND_MLO = 8'h01;
+    localparam [7:0] KIND_KV  = 8'h02;
+    localparam integer LQ = 4;                      // link (KV_SEND / KV_RECV) queue entries each
+    localparam integer SLOT_K = MAXKEYS * D;        // elements per K / V slot
+    localparam integer SLOT_M = MAXROWS * 128;      // elements per mask slot (row stride <= 128)
+
+    // ---------------------------------------------------------------- storage
+    reg  [127:0] cmdq [0:CMDQ_DEPTH-1];
+    reg  [2:0]   ent_slot [0:CMDQ_DEPTH-1];   // tile slot of an ATTN_TILE entry
+    reg  [CMDQ_DEPTH-1:0] ent_ok;             // the front-end has allocated its slot / issued its loads
+    reg  [31:0]  wr_seq, rd_seq, pf_seq;      // monotonic command sequence numbers
+
+    reg  [15:0]  qbuf [0:4*MAXROWS*D-1];      // Q slots Q0..Q3, bf16
+    reg  [15:0]  kbuf [0:NSLOT*SLOT_K-1];     // K tile slots, bf16
+    reg  [15:0]  vbuf [0:NSLOT*SLOT_K-1];     // V tile slots, bf16
+    reg  [15:0]  mbuf [0:NSLOT*SLOT_M-1];     // mask tile slots, bf16
+    reg  [4:0]   k_rdy, v_rdy, m_rdy;          // slot s data landed (bits >= NSLOT unused)
+    reg          q_rdy;
+    reg  [1:0]   q_dst;                       // Q slot of the LOAD_Q in flight
+
+    reg  [31:0]  st_m [0:8*MAXROWS-1];        // carried state sets S0..S7
+    reg  [31:0]  st_l [0:8*MAXROWS-1];
+    reg  [31:0]  st_o [0:8*MAXROWS*D-1];
+    reg  [31:0]  sp   [0:MAXROWS*MAXKEYS-1];  // scores S, then probabilities P, of the computing tile
+    reg  [15:0]  obuf [0:MAXROWS*D-1];        // NORM_STORE staging, bf16
+
+    // Composite trace (read by the bench through the hierarchy): entry i =
+    // composite i (mod TLOG), the cycles (cyc_now) of
+    // {K issued, K landed, V issued, V landed, S2 start, S6 start}.
+    localparam integer TLOG = 256;
+    /* verilator lint_off UNUSEDSIGNAL */  // read by the bench only
+    reg  [191:0] tlog [0:TLOG-1];
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [31:0]  t_kiss [0:4];
+    reg  [31:0]  t_viss [0:4];
+    reg  [31:0]  t_kland [0:4];
+    reg  [31:0]  t_vland [0:4];
+    reg  [31:0]  t_s2;
+
+    // ---------------------------------------------------------------- command fields
+    /* verilator lint_off UNUSEDSIGNAL */  // each extractor reads one field of the command
+    function automatic [3:0]  f_opc(input [127:0] c);  f_opc  = c[3:0];   endfunction
+    function automatic [7:0]  f_tag(input [127:0] c);  f_tag  = c[11:4];  endfunction
+    function automatic [2:0]  f_sreg(input [127:0] c); f_sreg = c[14:12]; endfunction
+    function automatic [2:0]  f_sreg2(input [127:0] c); f_sreg2 = c[17:15]; endfunction
+    function automatic [1:0]  f_dir(input [127:0] c);  f_dir  = c[19:18]; endfunction
+    function automatic [7:0]  f_rows(input [127:0] c); f_rows = {1'b0, c[30:24]} + 8'd1; endfunction
+    function automatic [8:0]  f_keys(input [127:0] c); f_keys = {1'b0, c[39:32]} + 9'd1; endfunction
+    function automatic [1:0]  f_qreg(input [127:0] c); f_qreg = c[41:40]; endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // bytes of the operands, all multiples of 64 (D is a multiple of 32)
+    function automatic [23:0] kv_bytes(input [8:0] keys);
+        kv_bytes = 24'(keys) * 24'(D) * 24'd2;
+    endfunction
+    function automatic [7:0] mask_stride(input [8:0] keys);   // row stride of a mask tile, elements
+        mask_stride = 8'(((keys + 9'd31) >> 5) << 5);
+    endfunction
+    function automatic [23:0] mask_bytes(input [7:0] rows, input [8:0] keys);
+        mask_bytes = 24'(rows) * 24'(mask_stride(keys)) * 24'd2;
+    endfunction
+    function automatic [23:0] rows_bytes(input [7:0] rows);    // Q or O block
+        rows_bytes = 24'(rows) * 24'(D) * 24'd2;
+    endfunction
+    function automatic [15:0] mlo_len(input [7:0] rows);      // body words of an (m,l,O) packet
+        mlo_len = 16'((32'(rows) * 32'(2 + D) + 32'd1) >> 1);
+    endfunction
+
+    // header word of an (m,l,O) packet (docs/ahbm.md §6)
+    function automatic [63:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
+        mlo_header = {16'd0, push_tag, 1'b0, rows_m1, 8'(PE_ID), KIND_MLO, mlo_len({1'b0, rows_m1} + 8'd1)};
+    endfunction
+
+    // header word of a KV block packet: LEN = bytes / 8, tag = the command's TAG
+    function automatic [63:0] kv_header(input [127:0] c);
+        kv_header = {24'd0, f_tag(c), 8'(PE_ID), KIND_KV, c[90:75]};
+    endfunction
+
+    function automatic [7:0] range_fault(input [23:0] addr, input [23:0] len);
+        if (addr[5:0] != 6'd0)
+            range_fault = F_ALIGN;
+        else if ({1'b0, addr} + {1'b0, len} > 25'(SLICE_BYTES))
+            range_fault = F_RANGE;
+        else
+            range_fault = F_NONE;
+    endfunction
+
+    // static checks of a command (F_EMPTY / F_FRAME are found while executing)
+    function automatic [7:0] cmd_fault(input [127:0] c);
+        reg [7:0] rows;
+        reg [8:0] keys;
+        begin
+            rows = f_rows(c);
+            keys = f_keys(c);
+            cmd_fault = F_NONE;
+            if (f_opc(c) > OP_KVRECV)
+                cmd_fault = F_OPCODE;
+            else if (c[31] || 32'(rows) > 32'(MAXROWS) || (f_opc(c) == OP_ATTN && 32'(keys) > 32'(MAXKEYS)))
+                cmd_fault = F_ROWS;
+            else begin
+                case (f_opc(c))
+                    OP_ATTN: begin
+                        if (c[47:42] != 6'd0) cmd_fault = F_RSVD;
+                        else if (c[21] && EDGE[f_dir(c)]) cmd_fault = F_EDGE;
+                        else if (range_fault(c[71:48], kv_bytes(keys)) != F_NONE)
+                            cmd_fault = range_fault(c[71:48], kv_bytes(keys));
+                        else if (range_fault(c[95:72], kv_bytes(keys)) != F_NONE)
+                            cmd_fault = range_fault(c[95:72], kv_bytes(keys));
+                        else if (c[20] && range_fault(c[119:96], mask_bytes(rows, keys)) != F_NONE)
+                            cmd_fault = range_fault(c[119:96], mask_bytes(rows, keys));
+                    end
+                    OP_POP:   if (c[127:32] != 96'd0) cmd_fault = F_RSVD;
+                              else if (EDGE[f_dir(c)]) cmd_fault = F_EDGE;
+                    OP_MERGE: if (c[127:32] != 96'd0) cmd_fault = F_RSVD;
+                    OP_STORE: if (c[127:56] != 72'd0) cmd_fault = F_RSVD;
+                              else cmd_fault = range_fault(c[55:32], rows_bytes(rows));
+                    OP_PUSH:  if (c[127:40] != 88'd0) cmd_fault = F_RSVD;
+                              else if (EDGE[f_dir(c)]) cmd_fault = F_EDGE;
+                    OP_LOADQ: if (c[39:32] != 8'd0 || c[47:42] != 6'd0 || c[127:72] != 56'd0) cmd_fault = F_RSVD;
+                              else cmd_fault = range_fault(c[71:48], rows_bytes(rows));
+                    OP_KVSEND, OP_KVRECV:
+                              if (c[47:32] != 16'd0 || c[127:96] != 32'd0) cmd_fault = F_RSVD;
+                              else if (EDGE[f_dir(c)]) cmd_fault = F_EDGE;
+                              else if (c[77:72] != 6'd0 || c[95:72] == 24'd0) cmd_fault = F_ALIGN;
+                              else if (c[95:91] != 5'd0) cmd_fault = F_RANGE;     // > 65535 IPCQ words
+                              else cmd_fault = range_fault(c[71:48], c[95:72]);
+                    default:  if (c[127:32] != 96'd0) cmd_fault = F_RSVD;     // NOP
+                endcase
+            end
+        end
+    endfunction
+
+    function automatic [2:0] rx_body3(input [31:0] w);   // lane of body word w (1-based) in its slice word
+        rx_body3 = 3'(w - 32'd1);
+    endfunction
+
+    function automatic [31:0] ceil_div(input [31:0] n, input [31:0] k);
+        ceil_div = (n + k - 32'd1) / k;
+    endfunction
+    function automatic [31:0] vcyc(input [31:0] n);
+        vcyc = ceil_div(n, VEC_LANES);
+    endfunction
+    function automatic [31:0] mm_cycles(input [7:0] rows, input [8:0] keys);
+        mm_cycles = ceil_div(32'(rows) * 32'(keys) * 32'(D), MM_MACS);
+    endfunction
+
+    // element e of the (m, l, O) packet body of state set s with `rows` rows
+    function automatic [31:0] mlo_elem(input [2:0] s, input [7:0] rows, input [31:0] e);
+        reg [31:0] r32;
+        begin
+            r32 = 32'(rows);
+            if (e < r32) mlo_elem = st_m[32'(s) * MAXROWS + e];
+            else if (e < 2 * r32) mlo_elem = st_l[32'(s) * MAXROWS + e - r32];
+            else if (e < 2 * r32 + r32 * D) mlo_elem = st_o[32'(s) * MAXROWS * D + e - 2 * r32];
+            else mlo_elem = 32'd0;
+        end
+    endfunction
+
+    // ---------------------------------------------------------------- arithmetic (bit exact to models/ahbm/attention.py)
+    /* verilator lint_off BLKSEQ */   // behavioural compute: blocking temporaries and arrays, one process
+    integer r, k, c, t, idx;
+    reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
+
+    // S2: S = dot(Q, K^T) * scale, k-index ascending from +0
+    task automatic do_s2(input [1:0] qr, input [2:0] sl, input [7:0] rows, input [8:0] keys);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1)
+                for (k = 0; k < 32'(keys); k = k + 1) begin
+                    acc = 32'd0;
+                    for (c = 0; c < D; c = c + 1)
+                        acc = f32_add(acc, f32_mul(bf16_to_f32(qbuf[(32'(qr) * MAXROWS + r) * D + c]),
+                                                   bf16_to_f32(kbuf[32'(sl) * SLOT_K + k * D + c])));
+                    sp[r * MAXKEYS + k] = f32_mul(acc, SCALE);
+                end
+        end
+    endtask
+
+    // S3 (mask add) and S4 (online softmax update of the carried state)
+    task automatic do_s34(input [2:0] s, input [2:0] sl, input [7:0] rows, input [8:0] keys, input men);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                if (men)
+                    for (k = 0; k < 32'(keys); k = k + 1)
+                        sp[r * MAXKEYS + k] = f32_add(sp[r * MAXKEYS + k],
+                            bf16_to_f32(mbuf[32'(sl) * SLOT_M + r * 32'(mask_stride(keys)) + k]));
+                idx = 32'(s) * MAXROWS + r;
+                mx = st_m[idx];
+                for (k = 0; k < 32'(keys); k = k + 1)
+                    mx = f32_max(mx, sp[r * MAXKEYS + k]);
+                msub = (mx == NEG_INF) ? 32'd0 : mx;
+                rs = 32'd0;
+                for (k = 0; k < 32'(keys); k = k + 1) begin
+                    sp[r * MAXKEYS + k] = f32_exp(f32_sub(sp[r * MAXKEYS + k], msub));
+                    rs = f32_add(rs, sp[r * MAXKEYS + k]);
+                end
+                alpha = f32_exp(f32_sub(st_m[idx], msub));
+                st_l[idx] = f32_add(f32_mul(st_l[idx], alpha), rs);
+                for (c = 0; c < D; c = c + 1)
+                    st_o[idx * D + c] = f32_mul(st_o[idx * D + c], alpha);
+                st_m[idx] = mx;
+            end
+        end
+    endtask
+
+    // S6: O += P V, t ascending from +0, then added to the rescaled O
+    task automatic do_s6(input [2:0] s, input [2:0] sl, input [7:0] rows, input [8:0] keys);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                idx = 32'(s) * MAXROWS + r;
+                for (c = 0; c < D; c = c + 1) begin
+                    acc = 32'd0;
+                    for (t = 0; t < 32'(keys); t = t + 1)
+                        acc = f32_add(acc, f32_mul(sp[r * MAXKEYS + t], bf16_to_f32(vbuf[32'(sl) * SLOT_K + t * D + c])));
+                    st_o[idx * D + c] = f32_add(st_o[idx * D + c], acc);
+                end
+            end
+        end
+    endtask
+
+    task automatic do_init(input [2:0] s);
+        begin
+            for (r = 0; r < MAXROWS; r = r + 1) begin
+                st_m[32'(s) * MAXROWS + r] = NEG_INF;
+                st_l[32'(s) * MAXROWS + r] = 32'd0;
+                for (c = 0; c < D; c = c + 1) st_o[(32'(s) * MAXROWS + r) * D + c] = 32'd0;
+            end
+        end
+    endtask
+
+    // MERGE: S_a := merge(S_a, S_b) (attention.merge)
+    task automatic do_merge(input [2:0] sa, input [2:0] sb, input [7:0] rows);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                a32 = 32'(sa) * MAXROWS + r;
+                b32 = 32'(sb) * MAXROWS + r;
+                mx = f32_max(st_m[a32], st_m[b32]);
+                msub = (mx == NEG_INF) ? 32'd0 : mx;
+                ea = f32_exp(f32_sub(st_m[a32], msub));
+                eb = f32_exp(f32_sub(st_m[b32], msub));
+                st_l[a32] = f32_add(f32_mul(st_l[a32], ea), f32_mul(st_l[b32], eb));
+                for (c = 0; c < D; c = c + 1)
+                    st_o[a32 * D + c] = f32_add(f32_mul(st_o[a32 * D + c], ea), f32_mul(st_o[b32 * D + c], eb));
+                st_m[a32] = mx;
+            end
+        end
+    endtask
+
+    // NORM_STORE staging: bf16(O / l), +0 where l == 0 (attention.finalize)
+    task automatic do_norm(input [2:0] s, input [7:0] rows);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                idx = 32'(s) * MAXROWS + r;
+                for (c = 0; c < D; c = c + 1)
+                    obuf[r * D + c] = (st_l[idx][30:0] == 31'd0) ? 16'd0
+                                      : f32_to_bf16(f32_div(st_o[idx * D + c], st_l[idx]));
+            end
+        end
+    endtask
+
+    /* verilator lint_on BLKSEQ */
+
+    // ---------------------------------------------------------------- command queue
+    // link queues (KV_SEND -> tx, KV_RECV -> rx), each in order, concurrent with the main queue
+    reg  [127:0] txq [0:LQ-1];
+    reg  [127:0] rxq [0:LQ-1];
+    reg  [31:0]  tx_wr, tx_rd, rx_wr, rx_rd;
+    wire main_ok = (32'(wr_seq - rd_seq) < CMDQ_DEPTH);
+    wire tx_ok = (32'(tx_wr - tx_rd) < LQ);
+    wire rx_ok = (32'(rx_wr - rx_rd) < LQ);
+    assign cmd_ready = main_ok && tx_ok && rx_ok;
+    assign cmdq_free = 8'(CMDQ_DEPTH - 32'(wr_seq - rd_seq));
+    wire [127:0] rd_cmd = cmdq[rd_seq[CQA-1:0]];
+    wire [127:0] pf_cmd = cmdq[pf_seq[CQA-1:0]];
+
+    // ---------------------------------------------------------------- front-end (DMA issue) state
+    localparam [2:0] PF_SCAN = 3'd0, PF_K = 3'd1, PF_MASK = 3'd2, PF_V = 3'd3, PF_Q = 3'd4, PF_FENCE = 3'd5;
+    reg [2:0]  pf_st;
+    reg [31:0] slots_alloc, slots_freed;
+    wire [2:0] pf_slot = 3'(slots_alloc % NSLOT);
+    wire [2:0] pf_cur_slot = ent_slot[pf_seq[CQA-1:0]];
+    wire       pf_issue = (pf_st == PF_K) || (pf_st == PF_MASK) || (pf_st == PF_V) || (pf_st == PF_Q);
+    assign dma_req_valid = pf_issue && dma_req_ready;
+    assign dma_req_tag = 8'(pf_seq);
+    always @* begin
+        dma_req_addr = pf_cmd[71:48];
+        dma_req_len  = kv_bytes(f_keys(pf_cmd));
+        dma_req_buf  = {1'b0, pf_cur_slot};
+        case (pf_st)
+            PF_MASK: begin
+                dma_req_addr = pf_cmd[119:96];
+                dma_req_len  = mask_bytes(f_rows(pf_cmd), f_keys(pf_cmd));
+                dma_req_buf  = 4'd10 + {1'b0, pf_cur_slot};
+            end
+            PF_V: begin
+                dma_req_addr = pf_cmd[95:72];
+                dma_req_buf  = 4'd5 + {1'b0, pf_cur_slot};
+            end
+            PF_Q: begin
+                dma_req_len = rows_bytes(f_rows(pf_cmd));
+                dma_req_buf = BUF_Q;
+            end
+            default: ;
+        endcase
+    end
+
+    // ---------------------------------------------------------------- engine state
+    localparam [3:0] E_IDLE = 4'd0, E_WAIT_Q = 4'd1, E_WAIT_K = 4'd2, E_MM1 = 4'd3, E_WAIT_M = 4'd4,
+                     E_VEC = 4'd5, E_WAIT_V = 4'd6, E_MM2 = 4'd7, E_PUSH = 4'd8, E_POP = 4'd9,
+                     E_BUSY = 4'd10, E_STORE = 4'd11, E_FAULT = 4'd12;
+    reg [3:0]   e_st;
+    reg [127:0] e_cmd;
+    reg [31:0]  e_left;      // cycles left in a timed stage / words left in a stream
+    reg [31:0]  e_word;      // word index of a push / pop / store stream
+    reg         e_ferr;      // pop framing error seen
+
+    wire [1:0] e_dir = f_dir(e_cmd);
+    wire [2:0] e_slot = ent_slot[rd_seq[CQA-1:0]];
+    // ---- link engines' state (declared here: the port muxes below need it)
+    reg         tx_act, rx_act;
+    reg [127:0] tx_cmd, rx_cmd;
+    reg [31:0]  tx_word, rx_word;
+    reg         rx_ferr;
+    reg [447:0] rx_line;                              // lanes 0..6 of the slice word being assembled
+    wire [1:0]  tx_dir = f_dir(tx_cmd);
+    wire [1:0]  rx_dir = f_dir(rx_cmd);
+    wire [31:0] tx_len = 32'(tx_cmd[95:75]);          // body words = bytes / 8
+    wire [31:0] rx_len = 32'(rx_cmd[95:75]);
+    wire [31:0] tx_body = tx_word - 32'd1;
+    assign sl_rd2_addr = 18'(32'(tx_cmd[71:54]) + (tx_body >> 3));
+    wire [63:0] tx_data = (tx_word == 32'd0) ? kv_header(tx_cmd) : sl_rd2_data[64 * tx_body[2:0] +: 64];
+    reg  [63:0] e_pdata;
+
+    // one packet at a time per port: the link engine that holds a port keeps it to the packet's end
+    wire e_push_go = (e_st == E_PUSH) && !tx_act;
+    wire e_pop_go  = (e_st == E_POP) && !rx_act;
+    assign push_valid = tx_act ? (4'd1 << tx_dir) : e_push_go ? (4'd1 << e_dir) : 4'd0;
+    assign push_data  = tx_act ? tx_data : e_pdata;
+    assign push_last  = tx_act ? ((tx_word == tx_len) ? (4'd1 << tx_dir) : 4'd0)
+                      : (e_push_go && e_word == 32'(mlo_len(f_rows(e_cmd)))) ? (4'd1 << e_dir) : 4'd0;
+    assign pop_ready  = rx_act ? ((4'd1 << rx_dir) & pop_valid) : e_pop_go ? ((4'd1 << e_dir) & pop_valid) : 4'd0;
+    reg [63:0] rx_pop;
+    always @* begin
+        case (rx_dir)
+            2'd0: rx_pop = pop_data_n;
+            2'd1: rx_pop = pop_data_e;
+            2'd2: rx_pop = pop_data_s;
+            default: rx_pop = pop_data_w;
+        endcase
+    end
+    reg [63:0] pop_word;
+    always @* begin
+        case (e_dir)
+            2'd0: pop_word = pop_data_n;
+            2'd1: pop_word = pop_data_e;
+            2'd2: pop_word = pop_data_s;
+            default: pop_word = pop_data_w;
+        endcase
+    end
+    assign idle = (wr_seq == rd_seq) && (e_st == E_IDLE) && (tx_wr == tx_rd) && !tx_act && (rx_wr == rx_rd) && !rx_act;
+    wire e_ent = ent_ok[rd_seq[CQA-1:0]];
+    wire e_waiting = (e_st == E_WAIT_Q && !(e_ent && q_rdy)) || (e_st == E_WAIT_K && !(e_ent && k_rdy[e_slot]))
+                  || (e_st == E_WAIT_M && !m_rdy[e_slot]) || (e_st == E_WAIT_V && !v_rdy[e_slot]);
+    wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY);
+
+    task automatic complete(input [127:0] cm);
+        begin
+            cmd_done <= cmd_done + 32'd1;
+            last_tag <= f_tag(cm);
+            evt <= ~evt;
+            rd_seq <= rd_seq + 32'd1;
+            e_st <= E_IDLE;
+        end
+    endtask
+
+    wire [3:0] dma_vslot = dma_out_buf - 4'd5;
+    wire [3:0] dma_mslot = dma_out_buf - 4'd10;
+
+    // ---------------------------------------------------------------- the one clocked process
+    /* verilator lint_off BLKSEQ */   // behavioural compute: the arithmetic tasks use blocking temporaries
+    always @(posedge clk) begin
+        if (!resetn) begin
+            wr_seq <= 32'd0; rd_seq <= 32'd0; pf_seq <= 32'd0;
+            ent_ok <= {CMDQ_DEPTH{1'b0}};
+            pf_st <= PF_SCAN; slots_alloc <= 32'd0; slots_freed <= 32'd0;
+            k_rdy <= 5'd0; v_rdy <= 5'd0; m_rdy <= 5'd0; q_rdy <= 1'b0; q_dst <= 2'd0;
+            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
+            cmd_done <= 32'd0; last_tag <= 8'd0; fault_code <= F_NONE; fault_tag <= 8'd0; pop_info <= 64'd0;
+            evt <= 1'b0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0; e_pdata <= 64'd0;
+            tx_wr <= 32'd0; tx_rd <= 32'd0; rx_wr <= 32'd0; rx_rd <= 32'd0; tx_act <= 1'b0; rx_act <= 1'b0;
+            tx_cmd <= 128'd0; rx_cmd <= 128'd0; tx_word <= 32'd0; rx_word <= 32'd0; rx_ferr <= 1'b0;
+            rx_line <= 448'd0; sl_wr2_en <= 1'b0; sl_wr2_addr <= 18'd0; sl_wr2_data <= 512'd0;
+            cnt_tx <= 32'd0; cnt_rx <= 32'd0;
+            cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
+            cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
+            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0;
+            cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
+        end else begin
+            cyc_now <= cyc_now + 32'd1;
+            sl_wr_en <= 1'b0;
+            sl_wr2_en <= 1'b0;
+
+            // ---- enqueue (KV_SEND / KV_RECV go to their link queue)
+            if (cmd_valid && cmd_ready) begin
+                if (f_opc(cmd_data) == OP_KVSEND) begin
+                    txq[tx_wr[1:0]] <= cmd_data;
+                    tx_wr <= tx_wr + 32'd1;
+                end else if (f_opc(cmd_data) == OP_KVRECV) begin
+                    rxq[rx_wr[1:0]] <= cmd_data;
+                    rx_wr <= rx_wr + 32'd1;
+                end else begin
+                    cmdq[wr_seq[CQA-1:0]] <= cmd_data;
+                    ent_ok[wr_seq[CQA-1:0]] <= 1'b0;
+                    wr_seq <= wr_seq + 32'd1;
+                end
+            end
+
+            // ---- TX link engine: KV_SEND streams a slice range as one packet (8 IPCQ words per slice word)
+            if (!tx_act) begin
+                if (tx_wr != tx_rd && fault_code == F_NONE && e_st != E_PUSH) begin
+                    if (cmd_fault(txq[tx_rd[1:0]]) != F_NONE) begin
+                        fault_code <= cmd_fault(txq[tx_rd[1:0]]);
+                        fault_tag <= f_tag(txq[tx_rd[1:0]]);
+                        cnt_fault <= cnt_fault + 32'd1;
+                        evt <= ~evt;
+                        tx_rd <= tx_rd + 32'd1;
+                    end else begin
+                        tx_cmd <= txq[tx_rd[1:0]];
+                        tx_word <= 32'd0;
+                        tx_act <= 1'b1;
+                    end
+                end
+            end else if (push_ready[tx_dir]) begin
+                if (tx_word == tx_len) begin
+                    tx_act <= 1'b0;
+                    tx_rd <= tx_rd + 32'd1;
+                    cnt_tx <= cnt_tx + 32'd1;
+                    evt <= ~evt;
+                end else tx_word <= tx_word + 32'd1;
+            end
+
+            // ---- RX link engine: KV_RECV pops one KV packet into a slice range
+            if (!rx_act) begin
+                if (rx_wr != rx_rd && fault_code == F_NONE && e_st != E_POP) begin
+                    if (cmd_fault(rxq[rx_rd[1:0]]) != F_NONE) begin
+                        fault_code <= cmd_fault(rxq[rx_rd[1:0]]);
+                        fault_tag <= f_tag(rxq[rx_rd[1:0]]);
+                        cnt_fault <= cnt_fault + 32'd1;
+                        evt <= ~evt;
+                        rx_rd <= rx_rd + 32'd1;
+                    end else begin
+                        rx_cmd <= rxq[rx_rd[1:0]];
+                        rx_word <= 32'd0;
+                        rx_ferr <= 1'b0;
+                        rx_act <= 1'b1;
+                    end
+                end
+            end else if (pop_valid[rx_dir]) begin
+                if (rx_word == 32'd0) begin
+                    if (rx_pop[23:16] != KIND_KV || 32'(rx_pop[15:0]) != rx_len) rx_ferr <= 1'b1;
+                end else if (!rx_ferr) begin
+                    if (rx_body3(rx_word) != 3'd7) rx_line[64 * rx_body3(rx_word) +: 64] <= rx_pop;
+                    if (rx_body3(rx_word) == 3'd7) begin
+                        sl_wr2_en <= 1'b1;
+                        sl_wr2_addr <= 18'(32'(rx_cmd[71:54]) + ((rx_word - 32'd1) >> 3));
+                        sl_wr2_data <= {rx_pop, rx_line};
+                    end
+                end
+                rx_word <= rx_word + 32'd1;
+                if (pop_last[rx_dir]) begin
+                    rx_act <= 1'b0;
+                    rx_rd <= rx_rd + 32'd1;
+                    evt <= ~evt;
+                    if (rx_ferr || rx_word != rx_len
+                        || (rx_word == 32'd0 && (rx_pop[23:16] != KIND_KV || 32'(rx_pop[15:0]) != rx_len))) begin
+                        fault_code <= F_FRAME;
+                        fault_tag <= f_tag(rx_cmd);
+                        cnt_fault <= cnt_fault + 32'd1;
+                    end else cnt_rx <= cnt_rx + 32'd1;
+                end
+            end
+
+            // ---- DMA data in: unpack 32 bf16 per word into the destination buffer
+            if (dma_out_valid) begin
+                for (t = 0; t < 32; t = t + 1) begin
+                    idx = 32'(dma_out_idx) * 32 + t;
+                    if (dma_out_buf == BUF_Q)
+                        qbuf[32'(q_dst) * MAXROWS * D + idx] = dma_out_data[16*t +: 16];
+                    else if (dma_out_buf < 4'd5)
+                        kbuf[32'(dma_out_buf) * SLOT_K + idx] = dma_out_data[16*t +: 16];
+                    else if (dma_out_buf < 4'd10)
+                        vbuf[32'(dma_vslot) * SLOT_K + idx] = dma_out_data[16*t +: 16];
+                    else
+                        mbuf[32'(dma_mslot) * SLOT_M + idx] = dma_out_data[16*t +: 16];
+                end
+                if (dma_out_last) begin
+                    if (dma_out_buf == BUF_Q) q_rdy <= 1'b1;
+                    else if (dma_out_buf < 4'd5) begin
+                        k_rdy[dma_out_buf[2:0]] <= 1'b1;
+                        t_kland[dma_out_buf[2:0]] <= cyc_now;
+                    end else if (dma_out_buf < 4'd10) begin
+                        v_rdy[dma_vslot[2:0]] <= 1'b1;
+                        t_vland[dma_vslot[2:0]] <= cyc_now;
+                    end
+                    else m_rdy[dma_mslot[2:0]] <= 1'b1;
+                end
+            end
+
+            // ---- front-end: allocate tile slots and issue K, mask, V (and Q) loads in command order
+            case (pf_st)
+                PF_SCAN: begin
+                    if (pf_seq < rd_seq) begin
+                        pf_seq <= rd_seq;                      // the engine ran past (non-tile commands, faults)
+                    end else if (pf_seq != wr_seq && fault_code == F_NONE && cmd_fault(pf_cmd) == F_NONE) begin
+                        if (f_opc(pf_cmd) == OP_ATTN) begin
+                            if (slots_alloc - slots_freed < NSLOT) begin
+                                ent_slot[pf_seq[CQA-1:0]] <= pf_slot;
+                                k_rdy[pf_slot] <= 1'b0; v_rdy[pf_slot] <= 1'b0; m_rdy[pf_slot] <= 1'b0;
+                                slots_alloc <= slots_alloc + 32'd1;
+                                pf_st <= PF_K;
+                            end
+                        end else if (f_opc(pf_cmd) == OP_LOADQ) begin
+                            if (pf_seq == rd_seq && e_st == E_WAIT_Q) begin   // no earlier command still reads Q
+                                q_rdy <= 1'b0;
+                                q_dst <= f_qreg(pf_cmd);
+                                pf_st <= PF_Q;
+                            end
+                        end else begin
+                            pf_st <= pf_cmd[23] ? PF_FENCE : PF_SCAN;
+                            if (!pf_cmd[23]) pf_seq <= pf_seq + 32'd1;
+                        end
+                    end
+                end
+                PF_K: if (dma_req_ready) begin
+                    cnt_k <= cnt_k + 32'd1;
+                    t_kiss[pf_cur_slot] <= cyc_now;
+                    pf_st <= pf_cmd[20] ? PF_MASK : PF_V;
+                end
+                PF_MASK: if (dma_req_ready) begin
+                    cnt_mask <= cnt_mask + 32'd1;
+                    pf_st <= PF_V;
+                end
+                PF_V: if (dma_req_ready) begin
+                    cnt_v <= cnt_v + 32'd1;
+                    t_viss[pf_cur_slot] <= cyc_now;
+                    ent_ok[pf_seq[CQA-1:0]] <= 1'b1;
+                    if (pf_cmd[23]) pf_st <= PF_FENCE;
+                    else begin pf_st <= PF_SCAN; pf_seq <= pf_seq + 32'd1; end
+                end
+                PF_Q: if (dma_req_ready) begin
+                    cnt_q <= cnt_q + 32'd1;
+                    ent_ok[pf_seq[CQA-1:0]] <= 1'b1;
+                    if (pf_cmd[23]) pf_st <= PF_FENCE;
+                    else begin pf_st <= PF_SCAN; pf_seq <= pf_seq + 32'd1; end
+                end
+                PF_FENCE: if (rd_seq > pf_seq) begin         // FENCE: nothing after it before it completes
+                    pf_st <= PF_SCAN;
+                    pf_seq <= pf_seq + 32'd1;
+                end
+                default: pf_st <= PF_SCAN;
+            endcase
+
+            // ---- engine
+            if (e_st != E_IDLE && e_st != E_FAULT) cyc_busy <= cyc_busy + 32'd1;
+            if (e_st == E_MM1 || e_st == E_MM2) cyc_mm <= cyc_mm + 32'd1;
+            if (e_st == E_VEC || e_st == E_BUSY) cyc_vec <= cyc_vec + 32'd1;
+            if (e_waiting) cyc_wait <= cyc_wait + 32'd1;
+            if (e_compute && dma_xfer) cyc_hidden <= cyc_hidden + 32'd1;
+            if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
+            if (dma_out_valid && dma_out_last) cyc_dma_last <= cyc_now + 32'd1;
+            if (e_compute && (tx_act || rx_act)) cyc_link <= cyc_link + 32'd1;
+
+            case (e_st)
+                E_IDLE: if (rd_seq != wr_seq && fault_code == F_NONE) begin
+                    e_cmd <= rd_cmd;
+                    e_word <= 32'd0;
+                    e_ferr <= 1'b0;
+                    if (cmd_fault(rd_cmd) != F_NONE || (f_opc(rd_cmd) == OP_POP && !pop_avail[f_dir(rd_cmd)])) begin
+                        fault_code <= (cmd_fault(rd_cmd) != F_NONE) ? cmd_fault(rd_cmd) : F_EMPTY;
+                        fault_tag <= f_tag(rd_cmd);
+                        cnt_fault <= cnt_fault + 32'd1;
+                        evt <= ~evt;
+                        rd_seq <= rd_seq + 32'd1;             // the faulting command is dropped
+                        e_st <= E_FAULT;
+                    end else begin
+                        case (f_opc(rd_cmd))
+                            OP_NOP: begin                          // INIT=1: reset S_SREG (a PE with no visible tile)
+                                if (rd_cmd[22]) do_init(f_sreg(rd_cmd));
+                                complete(rd_cmd);
+                            end
+                            OP_LOADQ: e_st <= E_WAIT_Q;
+                            OP_ATTN: e_st <= E_WAIT_K;
+                            OP_POP: e_st <= E_POP;
+                            OP_PUSH: begin
+                                e_pdata <= mlo_header(rd_cmd[30:24], rd_cmd[39:32]);
+                                e_st <= E_PUSH;
+                            end
+                            OP_MERGE: begin
+                                do_merge(f_sreg(rd_cmd), f_sreg2(rd_cmd), f_rows(rd_cmd));
+                                e_left <= 2 * vcyc(32'(f_rows(rd_cmd)) * D) + vcyc(32'(f_rows(rd_cmd)));
+                                e_st <= E_BUSY;
+                            end
+                            OP_STORE: begin
+                                do_norm(f_sreg(rd_cmd), f_rows(rd_cmd));
+                                e_left <= vcyc(32'(f_rows(rd_cmd)) * D);
+                                e_st <= E_BUSY;
+                            end
+                            default: complete(rd_cmd);
+                        endcase
+                    end
+                end
+                E_WAIT_Q: if (ent_ok[rd_seq[CQA-1:0]] && q_rdy) begin
+                    complete(e_cmd);
+                end
+                E_WAIT_K: if (ent_ok[rd_seq[CQA-1:0]] && k_rdy[e_slot]) begin
+                    if (cnt_comp == 32'd0 && cyc_first == 32'd0) cyc_first <= cyc_now;
+                    t_s2 <= cyc_now;
+                    if (e_cmd[22]) do_init(f_sreg(e_cmd));
+                    do_s2(f_qreg(e_cmd), e_slot, f_rows(e_cmd), f_keys(e_cmd));
+                    e_left <= mm_cycles(f_rows(e_cmd), f_keys(e_cmd));
+                    e_st <= E_MM1;
+                end
+                E_MM1: if (e_left <= 32'd1) e_st <= e_cmd[20] ? E_WAIT_M : E_VEC;
+                       else e_left <= e_left - 32'd1;
+                E_WAIT_M: if (m_rdy[e_slot]) e_st <= E_VEC;
+                E_VEC: begin
+                    if (e_word == 32'd0) begin                   // first cycle: compute, set the duration
+                        do_s34(f_sreg(e_cmd), e_slot, f_rows(e_cmd), f_keys(e_cmd), e_cmd[20]);
+                        e_left <= (e_cmd[20] ? vcyc(32'(f_rows(e_cmd)) * 32'(f_keys(e_cmd))) : 32'd0)
+                                  + 3 * vcyc(32'(f_rows(e_cmd)) * 32'(f_keys(e_cmd))) + vcyc(32'(f_rows(e_cmd)) * D) - 32'd1;
+                        e_word <= 32'd1;
+                    end else if (e_left == 32'd0) begin
+                        e_word <= 32'd0;
+                        e_st <= E_WAIT_V;
+                    end else e_left <= e_left - 32'd1;
+                end
+                E_WAIT_V: if (v_rdy[e_slot]) begin
+                    tlog[cnt_comp % TLOG] <= {t_kiss[e_slot], t_kland[e_slot], t_viss[e_slot], t_vland[e_slot], t_s2, cyc_now};
+                    do_s6(f_sreg(e_cmd), e_slot, f_rows(e_cmd), f_keys(e_cmd));
+                    e_left <= mm_cycles(f_rows(e_cmd), f_keys(e_cmd));
+                    e_st <= E_MM2;
+                end
+                E_MM2: if (e_left <= 32'd1) begin
+                    slots_freed <= slots_freed + 32'd1;          // the tile buffers are free again
+                    cnt_comp <= cnt_comp + 32'd1;
+                    cyc_last <= cyc_now + 32'd1;
+                    if (e_cmd[21]) begin
+                        e_pdata <= mlo_header(e_cmd[30:24], e_cmd[127:120]);
+                        e_st <= E_PUSH;
+                    end else complete(e_cmd);
+                end else e_left <= e_left - 32'd1;
+                E_PUSH: if (e_push_go && push_ready[e_dir]) begin
+                    if (e_word == 32'(mlo_len(f_rows(e_cmd)))) begin
+                        cnt_push <= cnt_push + 32'd1;
+                        complete(e_cmd);
+                    end else begin
+                        e_pdata <= {mlo_elem(f_sreg(e_cmd), f_rows(e_cmd), 2 * e_word + 32'd1),
+                                      mlo_elem(f_sreg(e_cmd), f_rows(e_cmd), 2 * e_word)};
+                        e_word <= e_word + 32'd1;
+                    end
+                end
+                E_POP: if (e_pop_go && pop_valid[e_dir]) begin
+                    if (e_word == 32'd0) begin
+                        pop_info <= pop_word;
+                        if (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))) e_ferr <= 1'b1;
+                    end else if (!e_ferr) begin
+                        for (t = 0; t < 2; t = t + 1) begin
+                            idx = 2 * (e_word - 32'd1) + t;
+                            a32 = pop_word[32*t +: 32];
+                            if (idx < 32'(f_rows(e_cmd)))
+                                st_m[32'(f_sreg(e_cmd)) * MAXROWS + idx] = a32;
+                            else if (idx < 2 * 32'(f_rows(e_cmd)))
+                                st_l[32'(f_sreg(e_cmd)) * MAXROWS + idx - 32'(f_rows(e_cmd))] = a32;
+                            else if (idx < 2 * 32'(f_rows(e_cmd)) + 32'(f_rows(e_cmd)) * D)
+                                st_o[32'(f_sreg(e_cmd)) * MAXROWS * D + idx - 2 * 32'(f_rows(e_cmd))] = a32;
+                        end
+                    end
+                    e_word <= e_word + 32'd1;
+                    if (pop_last[e_dir]) begin
+                        if (e_ferr || (e_word == 32'd0 && (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))))
+                            || (e_word != 32'(mlo_len(f_rows(e_cmd))))) begin
+                            fault_code <= F_FRAME;                  // the packet is consumed all the same
+                            fault_tag <= f_tag(e_cmd);
+                            cnt_fault <= cnt_fault + 32'd1;
+                            evt <= ~evt;
+                            rd_seq <= rd_seq + 32'd1;
+                            e_st <= E_FAULT;
+                        end else begin
+                            cnt_pop <= cnt_pop + 32'd1;
+                            complete(e_cmd);
+                        end
+                    end
+                end
+                E_BUSY: if (e_left <= 32'd1) begin
+                    if (f_opc(e_cmd) == OP_MERGE) begin
+                        cnt_merge <= cnt_merge + 32'd1;
+                        complete(e_cmd);
+                    end else begin                                // NORM_STORE: write the words
+                        e_word <= 32'd0;
+                        e_st <= E_STORE;
+                    end
+                end else e_left <= e_left - 32'd1;
+                E_STORE: begin
+                    for (t = 0; t < 32; t = t + 1)
+                        sl_wr_data[16*t +: 16] <= obuf[e_word * 32 + t];
+                    sl_wr_en <= 1'b1;
+                    sl_wr_addr <= 18'(32'(e_cmd[55:38]) + e_word);
+                    if (e_word + 32'd1 == 32'(rows_bytes(f_rows(e_cmd))) / 64) begin
+                        cnt_store <= cnt_store + 32'd1;
+                        complete(e_cmd);
+                    end else e_word <= e_word + 32'd1;
+                end
+                E_FAULT: ;                                        // until fault_clr (below)
+                default: e_st <= E_IDLE;
+            endcase
+            if (fault_clr && fault_code != F_NONE) begin          // FAULT cleared: every queue resumes
+                fault_code <= F_NONE;
+                fault_tag <= 8'd0;
+                if (e_st == E_FAULT) e_st <= E_IDLE;
+            end
+        end
+    end
+    /* verilator lint_on BLKSEQ */
+
+    // ---------------------------------------------------------------- monitors
+    initial mon_err = 1'b0;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            mon_err <= 1'b0;
+        end else begin
+            if (cmd_valid && !cmd_ready) begin
+                $display("ERROR %m t=%0t: command written while the queue is full (%0d entries): 0x%h dropped",
+                         $time, CMDQ_DEPTH, cmd_data);
+                mon_err <= 1'b1;
+            end
+            if (dma_out_valid && dma_out_buf != BUF_Q && (dma_out_buf >= 4'd15 || 32'(dma_out_buf) % 5 >= NSLOT)) begin
+                $display("ERROR %m t=%0t: DMA word for buffer %0d, which no tile slot uses", $time, dma_out_buf);
+                mon_err <= 1'b1;
+            end
+        end
+    end
+
+endmodule
+`undef AHBM_FP32_LIB_VH
+`default_nettype wire
