@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
 
@@ -49,7 +51,10 @@ VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + tuple(f"rtl/arith/{m}.v"
     "rtl/units/vector_core.v", "rtl/harness/vc_harness.v")
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                       "rtl/harness/pe_dma_harness.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness")
+AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",
+                                   "rtl/ahbm/ipcq_mesh.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
+                                   "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v", "rtl/ahbm/ahbm_cube.v")
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness", "rtl/ahbm")
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,17 @@ def _machine_bench(name: str, machine: str, test_module: str, description: str) 
         description=description,
         machine=machine,
     )
+
+
+def _cube_bench(name: str, test_module: str, description: str, *, level: str = "module",
+                **parameters: int) -> Bench:
+    """A bench on the AHBM CUBE top; SCALE = fp32(1/sqrt(D)) is derived from D, never typed."""
+    from models.ahbm.numerics import softmax_scale
+
+    d = parameters.get("D", 128)
+    scale_bits = int(np.float32(softmax_scale(d)).view(np.uint32))
+    return Bench(name=name, level=level, toplevel="ahbm_cube", sources=AHBM_CUBE_RTL, test_module=test_module,
+                 parameters={**parameters, "SCALE": scale_bits}, description=description)
 
 
 def _full_ring(nx: int, ny: int) -> int:
@@ -246,6 +262,18 @@ BENCHES: tuple[Bench, ...] = (
         description="AHBM PE DMA engine and local slice against models/ahbm_dma.py (bandwidth 64 B/cycle, "
                     "latency 100)",
     ),
+    _cube_bench("pe", "tb.module.test_pe",
+                "AHBM PE on a 1x2 CUBE: the attn_tile composite bit exact, the six ADR §8 features one test each, "
+                "kernel commands, command faults and monitors", R=1, C=2, D=32, MAXROWS=64, WORDS=1024,
+                PREFETCH=2, DMA_LAT=100, IPCQ_DEPTH=64),
+    _cube_bench("ahbm", "tb.system.test_ahbm",
+                "AHBM attention on a 2x4 CUBE (d=32, G=8): decode without / with SP, prefill, N in {1,2,4,8}, "
+                "rotations and ragged lengths; O bit exact and within tolerance, counts", level="system",
+                R=2, C=4, D=32, MAXROWS=64, WORDS=2048, PREFETCH=2, DMA_LAT=100, IPCQ_DEPTH=1024),
+    _cube_bench("ahbm_llama", "tb.system.test_ahbm_llama",
+                "the ADR §10 cases at the Llama3-70B head geometry (d=128, G=8, 64-key tiles) on a 2x4 CUBE",
+                level="system", R=2, C=4, D=128, MAXROWS=64, WORDS=8192, PREFETCH=2, DMA_LAT=100,
+                IPCQ_DEPTH=1024),
     _machine_bench("mm_mesh_ref", "mm_mesh", "tb.system.test_mm_mesh_ref",
                    "the reference peer-drain bench (163 checks) on mm_mesh, the bench as the agent"),
     _machine_bench("fused4", "fused4", "tb.system.test_fused4",

@@ -235,6 +235,10 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
             tile = _model_tile(arrays)
             if not np.array_equal(tile, arrays["obs_tile"]):
                 errors.append(f"{test}: obs_tile differs from models.cluster's GEMM + OP_EMIT of the inputs")
+        if all(k in arrays for k in ("launch", "q", "k", "v", "obs_o")):
+            from tb.lib.ahbm_score import recheck_launch   # AHBM attention launches (docs/ahbm.md §11)
+            checks += 1
+            errors.extend(f"{test}: {e}" for e in recheck_launch(arrays))
         src = arrays.get("obs_tile", arrays.get("in_words"))
         if "exp_doubled" in arrays and src is not None:
             checks += 1

@@ -1,0 +1,44 @@
+"""The AHBM artifacts re-check (tb.lib.ahbm_score.recheck_launch via
+tb.lib.artifacts.recheck) passes a faithful archive and flags a corrupted O."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from models.ahbm import kernel as kn
+from tb.lib import artifacts
+from tb.lib.ahbm_score import recheck_launch
+
+
+def _bf16(rng, *shape):
+    return (rng.standard_normal(shape).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _archive(ring: bool) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    if ring:
+        q, k, v = _bf16(rng, 8, 11, 32), _bf16(rng, 11, 32), _bf16(rng, 11, 32)
+        o = kn.ring_prefill(q, k, v, 2).O
+        meta = {"case": "ring", "ring": True, "n": 2}
+    else:
+        q, k, v = _bf16(rng, 8, 1, 32), _bf16(rng, 40, 32), _bf16(rng, 40, 32)
+        o = kn.kv_parallel(q, k, v, 39, 4, 3, 8, None, (2, 4)).O
+        meta = {"case": "decode", "q_start": 39, "request_id": 3, "n": 4, "tile": 8, "q_block": None,
+                "mesh": [2, 4]}
+    return {"q": q, "k": k, "v": v, "obs_o": o, "launch": np.asarray(json.dumps(meta))}
+
+
+def test_recheck_passes_and_fails(tmp_path):
+    for ring in (False, True):
+        arrays = _archive(ring)
+        assert recheck_launch(arrays) == []
+        bad = dict(arrays)
+        bad["obs_o"] = arrays["obs_o"].copy()
+        bad["obs_o"].flat[5] ^= 1
+        assert len(recheck_launch(bad)) == 1
+    path = tmp_path / "artifacts.npz"
+    np.savez_compressed(path, **{f"t/{k}": val for k, val in bad.items()})
+    checks, errors = artifacts.recheck(path)
+    assert checks >= 1 and len(errors) == 1 and "differs" in errors[0]
