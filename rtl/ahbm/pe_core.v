@@ -492,6 +492,16 @@ module pe_core #(
                   || (e_st == E_WAIT_M && !m_rdy[e_slot]) || (e_st == E_WAIT_V && !v_rdy[e_slot]);
     wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY);
 
+    // a command faults: FAULT = {code, its tag}; every queue stops until fault_clr
+    task automatic raise_fault(input [7:0] code, input [127:0] cm);
+        begin
+            fault_code <= code;
+            fault_tag <= f_tag(cm);
+            cnt_fault <= cnt_fault + 32'd1;
+            evt <= ~evt;
+        end
+    endtask
+
     task automatic complete(input [127:0] cm);
         begin
             cmd_done <= cmd_done + 32'd1;
@@ -548,10 +558,7 @@ module pe_core #(
             if (!tx_act) begin
                 if (tx_wr != tx_rd && fault_code == F_NONE && e_st != E_PUSH) begin
                     if (cmd_fault(txq[tx_rd[1:0]]) != F_NONE) begin
-                        fault_code <= cmd_fault(txq[tx_rd[1:0]]);
-                        fault_tag <= f_tag(txq[tx_rd[1:0]]);
-                        cnt_fault <= cnt_fault + 32'd1;
-                        evt <= ~evt;
+                        raise_fault(cmd_fault(txq[tx_rd[1:0]]), txq[tx_rd[1:0]]);
                         tx_rd <= tx_rd + 32'd1;
                     end else begin
                         tx_cmd <= txq[tx_rd[1:0]];
@@ -572,10 +579,7 @@ module pe_core #(
             if (!rx_act) begin
                 if (rx_wr != rx_rd && fault_code == F_NONE && e_st != E_POP) begin
                     if (cmd_fault(rxq[rx_rd[1:0]]) != F_NONE) begin
-                        fault_code <= cmd_fault(rxq[rx_rd[1:0]]);
-                        fault_tag <= f_tag(rxq[rx_rd[1:0]]);
-                        cnt_fault <= cnt_fault + 32'd1;
-                        evt <= ~evt;
+                        raise_fault(cmd_fault(rxq[rx_rd[1:0]]), rxq[rx_rd[1:0]]);
                         rx_rd <= rx_rd + 32'd1;
                     end else begin
                         rx_cmd <= rxq[rx_rd[1:0]];
@@ -602,9 +606,7 @@ module pe_core #(
                     evt <= ~evt;
                     if (rx_ferr || rx_word != rx_len
                         || (rx_word == 32'd0 && (rx_pop[23:16] != KIND_KV || 32'(rx_pop[15:0]) != rx_len))) begin
-                        fault_code <= F_FRAME;
-                        fault_tag <= f_tag(rx_cmd);
-                        cnt_fault <= cnt_fault + 32'd1;
+                        raise_fault(F_FRAME, rx_cmd);
                     end else cnt_rx <= cnt_rx + 32'd1;
                 end
             end
@@ -705,10 +707,7 @@ module pe_core #(
                     e_word <= 32'd0;
                     e_ferr <= 1'b0;
                     if (cmd_fault(rd_cmd) != F_NONE || (f_opc(rd_cmd) == OP_POP && !pop_avail[f_dir(rd_cmd)])) begin
-                        fault_code <= (cmd_fault(rd_cmd) != F_NONE) ? cmd_fault(rd_cmd) : F_EMPTY;
-                        fault_tag <= f_tag(rd_cmd);
-                        cnt_fault <= cnt_fault + 32'd1;
-                        evt <= ~evt;
+                        raise_fault((cmd_fault(rd_cmd) != F_NONE) ? cmd_fault(rd_cmd) : F_EMPTY, rd_cmd);
                         rd_seq <= rd_seq + 32'd1;             // the faulting command is dropped
                         e_st <= E_FAULT;
                     end else begin
@@ -808,10 +807,7 @@ module pe_core #(
                     if (pop_last[e_dir]) begin
                         if (e_ferr || (e_word == 32'd0 && (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))))
                             || (e_word != 32'(mlo_len(f_rows(e_cmd))))) begin
-                            fault_code <= F_FRAME;                  // the packet is consumed all the same
-                            fault_tag <= f_tag(e_cmd);
-                            cnt_fault <= cnt_fault + 32'd1;
-                            evt <= ~evt;
+                            raise_fault(F_FRAME, e_cmd);            // the packet is consumed all the same
                             rd_seq <= rd_seq + 32'd1;
                             e_st <= E_FAULT;
                         end else begin

@@ -24,6 +24,7 @@ from models.ahbm import attention as at
 from models.ahbm import launch as la
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm_ipcq import COMMON_FIELDS, KIND_MLO, OP_FIELDS, OPCODES, Header, decode_cmd, encode_cmd, mlo_words
+from tb.lib.ahbm_case import bf16_rand
 from tb.lib.ahbm_cube import FAULT_NAMES, PERIOD_NS, Cube
 from tb.lib.verdict import Verdict, begin_test
 
@@ -40,11 +41,6 @@ class Tile:
     v: np.ndarray
     mask_addr: int | None = None
     mask: np.ndarray | None = None      # bf16 [rows, keys] 0 / -inf
-
-
-def bf16_rand(rng: np.random.Generator, *shape: int, scale: float = 1.0) -> np.ndarray:
-    x = (rng.standard_normal(shape) * scale).astype(np.float32)
-    return (x.view(np.uint32) >> 16).astype(np.uint16)
 
 
 def mask_f32(m: np.ndarray | None) -> np.ndarray | None:

@@ -1,12 +1,12 @@
 """The ADR §10 cases at the Llama3-70B head geometry (d = 128, GQA group 8,
 64-key tiles) on the 2x4 CUBE; same kernel, driver and scoreboard as
-tb/system/test_ahbm.py (which runs the wider sweeps at d = 32)."""
+tb/system/test_ahbm.py (which runs the wider sweeps at d = 32); tb/lib/ahbm_case.py runs each."""
 
 from __future__ import annotations
 
 import cocotb
 
-from tb.system.test_ahbm import run_case, run_ring
+from tb.lib.ahbm_case import run_case, run_ring
 
 
 @cocotb.test()
