@@ -3,7 +3,8 @@
 #   make SIM=icarus        every bench, with a one-screen summary (the main job)
 #   make test              the test suite (pytest, parallel)
 #   make lint              verilator --lint-only -Wall on all RTL
-#   make bench             the speed benchmark (cocotb vs pure Verilog)
+#   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
+#                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #
 # Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1
@@ -33,7 +34,7 @@ lint:
 	@$(PY) -m tb.lint
 
 bench: bootstrap
-	@$(PY) -m tb.perf
+	@$(PY) -m tb.perf $(if $(QUICK),--quick)
 
 waves:
 	@tools/bootstrap.sh --with-gtkwave
@@ -43,7 +44,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,13p' Makefile
 
 list:
 	@python3 -m tb.benches

@@ -1,10 +1,17 @@
-"""`python -m tb.perf` (make bench): the cocotb bench against a pure-Verilog bench.
+"""`python -m tb.perf` (make bench): the cocotb bench against a pure-Verilog bench,
+then the AHBM decode sweep.
 
-Runs 20,000 flits of uniform random traffic on the mesh_4x4 bench under cocotb
-and then, on the same stimulus, under rtl/harness/mesh_pure_tb.v; prints both
-wall times, simulated cycles per second and the ratio cocotb/pure against the
-target. Exits non-zero only if a run failed its checks (a missed speed target
-is reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
+1. Runs 20,000 flits of uniform random traffic on the mesh_4x4 bench under
+   cocotb and then, on the same stimulus, under rtl/harness/mesh_pure_tb.v;
+   prints both wall times, simulated cycles per second and the ratio
+   cocotb/pure against the target (tb/perf/compare.py).
+2. The AHBM decode sweep (tb/perf/ahbm_sweep.py): PREFETCH 1..4 x tile
+   32/64/128 on the d=128 CUBE, decode with SP over 8 PEs and a 4096-token
+   context, every run scored; prints cycles per tile against the DMA
+   roofline, DMA bandwidth, compute hidden under DMA (--quick: tile 64 only).
+
+Exits non-zero only if a run failed its checks (a missed speed target is
+reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import argparse
 import os
 import sys
 
+from tb.perf import ahbm_sweep
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 
 
@@ -23,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sim", default=os.environ.get("SIM", "icarus") or "icarus")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="show the simulators' output instead of keeping it in the build folder's logs")
+    ap.add_argument("--quick", action="store_true", help="AHBM sweep at tile 64 only (PREFETCH 1..4)")
+    ap.add_argument("--jobs", "-j", type=int, default=ahbm_sweep.DEFAULT_JOBS,
+                    help="AHBM sweep: PREFETCH builds run side by side (default %(default)s)")
+    ap.add_argument("--no-sweep", action="store_true", help="the cocotb/pure comparison only")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else seed_from_env()
     try:
@@ -33,7 +45,19 @@ def main(argv: list[str] | None = None) -> int:
     print(format_report(result))
     append_history(result)
     print(f"(appended to {HISTORY})")
-    return 0 if result.passed else 1
+    rc = 0 if result.passed else 1
+    if not args.no_sweep:
+        print("", flush=True)
+        if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, jobs=args.jobs, verbose=args.verbose) != 0:
+            rc = 1
+        if not args.quick:
+            # the same decode where the DMA latency is comparable to a tile's transfer: there the
+            # prefetch depth shows (at DMA_LAT 100 every depth measures the same)
+            print("", flush=True)
+            if ahbm_sweep.sweep_main(seed=seed, jobs=args.jobs, verbose=args.verbose,
+                                     tiles=ahbm_sweep.LATENCY_TILES, dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0:
+                rc = 1
+    return rc
 
 
 if __name__ == "__main__":

@@ -1,0 +1,381 @@
+"""AHBM decode sweep: PREFETCH x tile size on the d=128 CUBE, measured from the PEs' counters.
+
+`python -m tb.perf.ahbm_sweep [--quick]` (also run by `python -m tb.perf`,
+i.e. `make bench`, after the cocotb-vs-pure-Verilog comparison).
+
+Every point is one decode with sequence parallelism on the 2x4 CUBE of the
+ahbm_llama bench (d = 128, G = 8 query rows, N = 8 PEs, depth-3 reduction
+tree), a context of COUNTER = 4096 tokens (512 per PE: 16, 8 or 4 full tiles;
+see below for why not ragged), DMA_BW = 64 B/cycle, DMA_LAT = 100. PREFETCH
+(1..4) is a CUBE parameter, so each value is its own build
+(sim_build/perf/ahbm_sweep_p<P>/); the tile size (32, 64, 128) is a kernel
+argument, so the tiles of one PREFETCH reuse that build. The cocotb side is
+tb/perf/test_ahbm_sweep.py: the existing driver, kernel and scoreboard (O bit
+exact and within tolerance, counts), then the PEs' raw counters as one JSON
+line. A run that fails its scoreboard fails the sweep (exit status 1).
+
+Metrics, per PE from its counters, then the mean over the 8 PEs (nothing is
+computed from the timing formulas of rtl/ahbm/pe_core.v):
+
+  span        cyc_last - cyc_first: first composite start (its K landed) to
+              the last composite's end
+  cyc/tile    span / cnt_comp
+  DMA/peak    dma_bytes / ((cyc_dma_last - cyc_dma_first) * DMA_BW): the bytes
+              the DMA delivered over its own window, from its first request to
+              its last landed word, as a fraction of the peak (the first
+              DMA_LAT cycles of the window move no data, so it stays < 100 %)
+  DMA B/cyc   dma_bytes / dma_busy_cyc: the engine's own rate while it moves data
+  hidden      cyc_hidden / (cyc_mm + cyc_vec): compute cycles during which the
+              DMA was moving words out of the slice
+  wait        cyc_wait: cycles the engine waited for DMA data (K, V, Q)
+  launch      cycles from the driver's first slice load to the last PE idle
+
+The roofline is the cycles per tile if the DMA never idled,
+2 * tile * d * 2 / DMA_BW (K and V of one full tile); `meas/roof` is the mean
+cycles per tile over it. The span starts when tile 0's K has landed (that K,
+and the first DMA_LAT cycles of tile 0's V, moved before it) and ends one MM
+stage after the last V landed, so a DMA that never idles reads a few per cent
+under 1 (more at large tiles with few composites), never a sign of beating
+the DMA. The context is a multiple of N * 128 on purpose: with a ragged
+remainder (4096 + 37 was tried) each PE ends on a 4- or 5-key composite that
+counts as a tile, and the mean cycles per tile read 11 % (tile 64) to ~20 %
+(tile 128) under the full-tile roofline; the other AHBM benches cover ragged
+tiles for correctness.
+
+The table goes to stdout with one line stating what was measured, and one JSON
+line per point is appended to sim_build/perf/ahbm_history.jsonl. With
+--jobs 2 (the default) the PREFETCH builds run in two processes side by side.
+--quick runs tile 64 only (PREFETCH 1..4); --prefetch / --tiles pick points;
+--dma-lat L builds the CUBE with another DMA latency (sim_build/perf/
+ahbm_sweep_p<P>_lat<L>/), e.g. to find where PREFETCH starts to matter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import dataclasses
+import datetime as _dt
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from tb.benches import Bench, get_bench
+from tb.runner import BUILD_ROOT, run_bench
+
+BASE_BENCH = "ahbm_llama"
+TEST_MODULE = "tb.perf.test_ahbm_sweep"
+PERF_ROOT = BUILD_ROOT / "perf"
+HISTORY = PERF_ROOT / "ahbm_history.jsonl"
+
+PREFETCHES = (1, 2, 3, 4)
+TILES = (32, 64, 128)
+QUICK_TILES = (64,)
+COUNTER = 4096              # context tokens: 512 per PE, full tiles (module docstring)
+N_PES = 8
+GROUPS = 8
+REQUEST_ID = 3              # start_pe 3
+DMA_BW = 64
+DMA_LAT = 100
+LONG_DMA_LAT = 400          # second sweep of `make bench`: latency comparable to a 32-key tile's transfer
+LATENCY_TILES = (32,)
+NEAR_ROOFLINE = 1.10        # "approaches the roofline": mean cycles per tile within 10 % of it, either side
+DEFAULT_JOBS = 2
+
+
+# ---------------------------------------------------------------- metrics (pure)
+def roofline_cycles(tile: int, d: int, dma_bw: int) -> float:
+    """Cycles per tile if the DMA never idled: K and V of one tile, bf16, at dma_bw bytes/cycle."""
+    return 2 * tile * d * 2 / dma_bw
+
+
+def pe_metrics(c: dict[str, int], dma_bw: int) -> dict[str, float]:
+    """One PE's measurements from its counters (keys of tb.lib.ahbm_cube.Cube.counters)."""
+    span = c["cyc_last"] - c["cyc_first"]
+    comp = c["cnt_comp"]
+    if comp <= 0 or span <= 0:
+        raise ValueError(f"no composite span to measure (cnt_comp {comp}, cyc_first {c['cyc_first']}, "
+                         f"cyc_last {c['cyc_last']})")
+    compute = c["cyc_mm"] + c["cyc_vec"]
+    return {
+        "span": span,
+        "composites": comp,
+        "cyc_per_tile": span / comp,
+        "dma_frac": c["dma_bytes"] / ((c["cyc_dma_last"] - c["cyc_dma_first"]) * dma_bw),
+        "dma_rate": c["dma_bytes"] / c["dma_busy"] if c["dma_busy"] else 0.0,
+        "hidden_frac": c["cyc_hidden"] / compute if compute else 0.0,
+        "wait": c["cyc_wait"],
+    }
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs)
+
+
+def point_metrics(counters: Sequence[dict[str, int]], dma_bw: int, d: int, tile: int) -> dict[str, float]:
+    """A sweep point: every PE's metrics, their mean (max for the slowest PE), the roofline, the ratio."""
+    per = [pe_metrics(c, dma_bw) for c in counters]
+    if not per:
+        raise ValueError("no PE counters")
+    roof = roofline_cycles(tile, d, dma_bw)
+    out: dict[str, Any] = {k: _mean([m[k] for m in per]) for k in
+                           ("span", "composites", "cyc_per_tile", "dma_frac", "dma_rate", "hidden_frac", "wait")}
+    out["cyc_per_tile_max"] = max(m["cyc_per_tile"] for m in per)
+    out["roofline"] = roof
+    out["ratio"] = out["cyc_per_tile"] / roof
+    out["per_pe"] = per
+    return out
+
+
+# ---------------------------------------------------------------- points and report (pure)
+@dataclass
+class Point:
+    """One (PREFETCH, tile) run."""
+
+    prefetch: int
+    tile: int
+    passed: bool = False
+    dma_lat: int = DMA_LAT
+    message: str = ""
+    wall_s: float = 0.0              # this run, build included when it built
+    launch_cycles: int = 0
+    seed: int = 0
+    metrics: dict[str, Any] | None = None
+    log: str = ""
+
+
+def format_table(points: Iterable[Point]) -> str:
+    """One row per point, PREFETCH-major."""
+    head = (f"{'P':>2s} {'tile':>4s} {'tiles/PE':>8s} {'cyc/tile':>8s} {'roofline':>8s} {'meas/roof':>9s} "
+            f"{'DMA/peak':>8s} {'DMA B/cyc':>9s} {'hidden':>6s} {'wait/PE':>7s} {'launch cyc':>10s} "
+            f"{'wall s':>6s}")
+    lines = [head, "-" * len(head)]
+    for p in sorted(points, key=lambda x: (x.prefetch, x.tile)):
+        m = p.metrics
+        if not p.passed or m is None:
+            lines.append(f"{p.prefetch:2d} {p.tile:4d}  FAILED: {p.message}")
+            continue
+        lines.append(f"{p.prefetch:2d} {p.tile:4d} {m['composites']:8.2f} {m['cyc_per_tile']:8.1f} "
+                     f"{m['roofline']:8.0f} {m['ratio']:9.3f} {100 * m['dma_frac']:7.1f}% "
+                     f"{m['dma_rate']:9.1f} {100 * m['hidden_frac']:5.1f}% {m['wait']:7.0f} "
+                     f"{p.launch_cycles:10d} {p.wall_s:6.1f}")
+    return "\n".join(lines)
+
+
+def _span(xs: Sequence[float], fmt: str) -> str:
+    lo, hi = min(xs), max(xs)
+    return format(lo, fmt) if format(lo, fmt) == format(hi, fmt) else f"{format(lo, fmt)}-{format(hi, fmt)}"
+
+
+def summary_line(points: Iterable[Point]) -> str:
+    """What the sweep measured, in one statement built from the numbers (no expectation assumed)."""
+    ok = [p for p in points if p.passed and p.metrics is not None]
+    if not ok:
+        return "measured: nothing (no point passed)"
+    near = f"within {100 * (NEAR_ROOFLINE - 1):.0f}% of the DMA roofline"
+
+    def close(rs: Sequence[float]) -> bool:
+        return all(abs(r - 1) <= NEAR_ROOFLINE - 1 + 1e-9 for r in rs)
+
+    one = sorted((p for p in ok if p.prefetch == 1), key=lambda p: p.tile)
+    more = [p for p in ok if p.prefetch >= 2]
+    parts = []
+    if one:
+        r1 = [p.metrics["ratio"] for p in one]
+        parts.append("prefetch 1: cycles/tile " + "/".join(f"{r:.2f}" for r in r1) + "x the DMA roofline (tile "
+                     + "/".join(str(p.tile) for p in one) + ")" + (f", already {near}" if close(r1)
+                                                                   else f", not {near}"))
+    if more:
+        ratios = [p.metrics["ratio"] for p in more]
+        verdict = "approaches the DMA roofline" if close(ratios) else f"does not come {near} everywhere"
+        parts.append(f"prefetch >= 2 {verdict}: cycles/tile {_span(ratios, '.2f')}x the roofline")
+    two = {p.tile: p for p in ok if p.prefetch == 2}
+    pairs = [(p, two[p.tile]) for p in one if p.tile in two]
+    if pairs:
+        parts.append("prefetch 1 -> 2 changes cycles/tile by " + "/".join(
+            f"{100 * (b.metrics['cyc_per_tile'] / a.metrics['cyc_per_tile'] - 1):+.1f}%" for a, b in pairs)
+            + " (tile " + "/".join(str(a.tile) for a, _ in pairs) + ")")
+    parts.append("DMA bytes / (DMA window x peak) " + _span([100 * p.metrics["dma_frac"] for p in ok], ".0f")
+                 + "%, engine rate " + _span([p.metrics["dma_rate"] for p in ok], ".1f") + f" of {DMA_BW} B/cycle")
+    parts.append("compute hidden under DMA " + _span([100 * p.metrics["hidden_frac"] for p in ok], ".0f")
+                 + "% of MM+VEC cycles")
+    return "measured: " + "; ".join(parts)
+
+
+def history_record(p: Point, git: str, when: str | None = None) -> dict[str, Any]:
+    m = None
+    if p.metrics is not None:
+        m = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in p.metrics.items() if k != "per_pe"}
+    return {
+        "time": when or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "git": git, "bench": bench_name(p.prefetch, p.dma_lat), "prefetch": p.prefetch, "tile": p.tile,
+        "counter": COUNTER, "n": N_PES, "groups": GROUPS, "request_id": REQUEST_ID, "dma_bw": DMA_BW,
+        "dma_lat": p.dma_lat, "seed": p.seed, "passed": p.passed, "message": p.message,
+        "wall_s": round(p.wall_s, 2), "launch_cycles": p.launch_cycles, "metrics": m,
+    }
+
+
+def append_history(points: Iterable[Point], path: Path = HISTORY, git: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as f:
+        for p in sorted(points, key=lambda x: (x.prefetch, x.tile)):
+            f.write(json.dumps(history_record(p, git)) + "\n")
+
+
+# ---------------------------------------------------------------- runs
+def bench_name(prefetch: int, dma_lat: int = DMA_LAT) -> str:
+    return f"ahbm_sweep_p{prefetch}" + ("" if dma_lat == DMA_LAT else f"_lat{dma_lat}")
+
+
+def sweep_bench(prefetch: int, dma_lat: int = DMA_LAT) -> Bench:
+    """The ahbm_llama bench with another PREFETCH (one build each), the sweep's test module."""
+    base = get_bench(BASE_BENCH)
+    return dataclasses.replace(
+        base, name=bench_name(prefetch, dma_lat), test_module=TEST_MODULE,
+        parameters={**base.parameters, "PREFETCH": prefetch, "DMA_BW": DMA_BW, "DMA_LAT": dma_lat},
+        description=f"AHBM decode sweep on the {BASE_BENCH} CUBE, PREFETCH={prefetch}, DMA_LAT={dma_lat}")
+
+
+def read_point(prefetch: int, tile: int, rec: dict[str, Any], dma_lat: int = DMA_LAT) -> Point:
+    """A point from the JSON line the cocotb test wrote (metrics recomputed from the raw counters)."""
+    pt = Point(prefetch, tile, dma_lat=dma_lat, seed=int(rec.get("seed", 0)),
+               launch_cycles=int(rec["launch_cycles"]))
+    prm = rec["params"]
+    if prm["PREFETCH"] != prefetch or prm["DMA_BW"] != DMA_BW or prm["DMA_LAT"] != dma_lat or rec["tile"] != tile:
+        pt.message = (f"the run measured PREFETCH={prm['PREFETCH']} DMA_BW={prm['DMA_BW']} DMA_LAT={prm['DMA_LAT']} "
+                      f"tile={rec['tile']}, the sweep asked for PREFETCH={prefetch} DMA_BW={DMA_BW} "
+                      f"DMA_LAT={dma_lat} tile={tile}")
+        return pt
+    if rec["verdict"] != "PASS":
+        pt.message = "scoreboard: " + "; ".join(rec.get("failures", [])[:3])
+        return pt
+    pt.metrics = point_metrics(rec["counters"], prm["DMA_BW"], prm["D"], tile)
+    pt.passed = True
+    return pt
+
+
+def run_prefetch(prefetch: int, tiles: Sequence[int], seed: int, verbose: bool = False,
+                 dma_lat: int = DMA_LAT) -> list[Point]:
+    """Build the CUBE at this PREFETCH once and run every tile on it (one simulator run each)."""
+    bench = sweep_bench(prefetch, dma_lat)
+    build_dir = PERF_ROOT / bench.name
+    points = []
+    for tile in tiles:
+        out = build_dir / f"sweep_t{tile}.json"
+        out.unlink(missing_ok=True)
+        t0 = time.monotonic()
+        result = run_bench(bench, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
+                           extra_env={"AHBM_SWEEP_TILE": str(tile), "AHBM_SWEEP_OUT": str(out)})
+        wall = time.monotonic() - t0
+        log = build_dir / "sim.log"
+        kept = build_dir / f"sim_t{tile}.log"
+        if log.exists():
+            shutil.copyfile(log, kept)
+        if result.error:
+            pt = Point(prefetch, tile, dma_lat=dma_lat, message=result.error)
+        elif len(result.tests) != 1:
+            pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"{len(result.tests)} tests ran, expected exactly one")
+        elif not out.exists():
+            msg = result.tests[0].message.splitlines()[0] if result.tests[0].message else "no measurement"
+            pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"{msg} (no {out.name} written)")
+        else:
+            try:
+                pt = read_point(prefetch, tile, json.loads(out.read_text()), dma_lat)
+            except (ValueError, KeyError) as exc:
+                pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"unreadable measurement {out}: {exc}")
+            if pt.passed and not result.tests[0].passed:
+                pt.passed = False
+                pt.message = result.tests[0].message.splitlines()[0] if result.tests[0].message else "failed"
+        pt.wall_s = wall
+        pt.seed = pt.seed or seed
+        pt.log = str(kept)
+        print(f"ahbm sweep:   PREFETCH={prefetch} tile={tile}: {'PASS' if pt.passed else 'FAIL'} "
+              f"{wall:.1f}s" + ("" if pt.passed else f" ({pt.message}; log {kept})"), flush=True)
+        points.append(pt)
+    return points
+
+
+def run_sweep(prefetches: Sequence[int], tiles: Sequence[int], seed: int, jobs: int = DEFAULT_JOBS,
+              verbose: bool = False, dma_lat: int = DMA_LAT) -> list[Point]:
+    """Every point; the PREFETCH builds are independent and run in `jobs` processes."""
+    points: list[Point] = []
+    if jobs <= 1 or len(prefetches) <= 1:
+        for pf in prefetches:
+            points += run_prefetch(pf, tiles, seed, verbose, dma_lat)
+        return points
+    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(prefetches))) as ex:
+        futs = {ex.submit(run_prefetch, pf, tuple(tiles), seed, verbose, dma_lat): pf for pf in prefetches}
+        for fut in cf.as_completed(futs):
+            pf = futs[fut]
+            try:
+                points += fut.result()
+            except Exception as exc:   # a worker that died: its points fail, named
+                points += [Point(pf, t, dma_lat=dma_lat, message=f"worker failed: {exc!r}") for t in tiles]
+    return sorted(points, key=lambda p: (p.prefetch, p.tile))
+
+
+def report(points: Sequence[Point], wall_s: float, jobs: int, dma_lat: int = DMA_LAT) -> str:
+    lines = ["", f"AHBM decode sweep: N={N_PES} PEs, d=128, G={GROUPS}, context {COUNTER} tokens, decode with SP, "
+                 f"DMA_BW {DMA_BW} B/cycle, DMA_LAT {dma_lat}; means over the {N_PES} PEs",
+             format_table(points),
+             "cyc/tile = (cyc_last - cyc_first) / cnt_comp; roofline = 2*tile*d*2/DMA_BW; DMA/peak = dma_bytes / "
+             "((cyc_dma_last - cyc_dma_first)*DMA_BW), the DMA's own window;\nDMA B/cyc = dma_bytes / "
+             "dma_busy_cyc; hidden = cyc_hidden / (cyc_mm + cyc_vec), DMA transferring; wait = cyc_wait",
+             summary_line(points),
+             f"wall {wall_s:.0f} s for {len(points)} runs ({jobs} process{'es' if jobs > 1 else ''})"]
+    failed = [p for p in points if not p.passed]
+    if failed:
+        lines.append(f"FAILED {len(failed)} of {len(points)} runs: "
+                     + "; ".join(f"P={p.prefetch} tile={p.tile}: {p.message}" for p in failed))
+    return "\n".join(lines)
+
+
+def sweep_main(*, quick: bool = False, seed: int = 1, jobs: int = DEFAULT_JOBS, verbose: bool = False,
+               prefetches: Sequence[int] = PREFETCHES, tiles: Sequence[int] | None = None,
+               dma_lat: int = DMA_LAT) -> int:
+    """Run, print, append the history; 0 if every run passed its scoreboard, else 1."""
+    from tb.perf.compare import _git_rev
+
+    tiles = tuple(tiles) if tiles else (QUICK_TILES if quick else TILES)
+    print(f"ahbm sweep: PREFETCH {list(prefetches)} x tile {list(tiles)}, context {COUNTER}, DMA_LAT {dma_lat}, "
+          f"seed {seed}, {jobs} job(s); builds and logs in {PERF_ROOT}/ahbm_sweep_p<P>"
+          f"{'' if dma_lat == DMA_LAT else f'_lat{dma_lat}'}/",
+          flush=True)
+    t0 = time.monotonic()
+    points = run_sweep(tuple(prefetches), tiles, seed, jobs, verbose, dma_lat)
+    wall = time.monotonic() - t0
+    print(report(points, wall, jobs, dma_lat))
+    append_history(points, git=_git_rev())
+    print(f"(appended {len(points)} lines to {HISTORY})")
+    return 0 if points and all(p.passed for p in points) else 1
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",") if x.strip())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tb.perf.ahbm_sweep", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help=f"tile {QUICK_TILES[0]} only (PREFETCH 1..4)")
+    ap.add_argument("--jobs", "-j", type=int, default=DEFAULT_JOBS, help="PREFETCH builds run side by side")
+    ap.add_argument("--seed", type=int, default=None, help="run seed (default: COCOTB_RANDOM_SEED or 1)")
+    ap.add_argument("--prefetch", type=_ints, default=PREFETCHES, help="comma-separated PREFETCH values")
+    ap.add_argument("--tiles", type=_ints, default=None, help="comma-separated tile sizes (overrides --quick)")
+    ap.add_argument("--dma-lat", type=int, default=DMA_LAT,
+                    help="DMA latency in cycles (default %(default)s; another value builds ahbm_sweep_p<P>_lat<L>)")
+    ap.add_argument("--verbose", "-v", action="store_true", help="simulator output on the terminal")
+    args = ap.parse_args(argv)
+    from tb.perf.compare import seed_from_env
+
+    seed = args.seed if args.seed is not None else seed_from_env()
+    return sweep_main(quick=args.quick, seed=seed, jobs=args.jobs, verbose=args.verbose,
+                      prefetches=args.prefetch, tiles=args.tiles, dma_lat=args.dma_lat)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
