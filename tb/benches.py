@@ -296,6 +296,8 @@ BENCHES = BENCHES + (
     _variant("mag_slow", "mag", "the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and "
              "minimal queues", RD_LATENCY=20, RD_INTERVAL=3, SLOTS=2, RDQ_DEPTH=2, WRQ_DEPTH=2, ACKQ_DEPTH=1,
              FIFO_DEPTH=2),
+    _variant("ahbm_tightq", "ahbm", "the AHBM cases with 8-word IPCQ queues: every (m,l,O) partial and KV block is "
+             "longer than the queue, pushes block and pops start on a full queue", IPCQ_DEPTH=8),
     _variant("pe_dma_bw7", "pe_dma", "the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), "
              "latency 1", BW=7, LAT=1, QDEPTH=2, NREQ=32),
 )

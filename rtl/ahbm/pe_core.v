@@ -73,6 +73,7 @@ module pe_core #(
     output reg  [31:0]  cyc_wait,       // cycles the engine waits for DMA data (K, mask, V, Q)
     output reg  [31:0]  cyc_hidden,     // MM/VEC cycles while the DMA moves words out of the slice (compute hidden under DMA)
     output reg  [31:0]  cyc_link,       // MM/VEC cycles while a KV_SEND / KV_RECV is moving words
+    output reg  [31:0]  cyc_pstall,     // cycles a pushed IPCQ word waited for the neighbour's full queue
     output reg  [31:0]  cyc_first,      // cycle count at the first ATTN_TILE start
     output reg  [31:0]  cyc_last,       // cycle count at the last ATTN_TILE completion
     output reg  [31:0]  cyc_now,        // cycles since reset
@@ -532,7 +533,7 @@ module pe_core #(
             cnt_tx <= 32'd0; cnt_rx <= 32'd0;
             cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
-            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0;
+            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0; cyc_pstall <= 32'd0;
             cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
         end else begin
             cyc_now <= cyc_now + 32'd1;
@@ -700,6 +701,7 @@ module pe_core #(
             if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
             if (dma_out_valid && dma_out_last) cyc_dma_last <= cyc_now + 32'd1;
             if (e_compute && (tx_act || rx_act)) cyc_link <= cyc_link + 32'd1;
+            if ((push_valid & ~push_ready) != 4'd0) cyc_pstall <= cyc_pstall + 32'd1;
 
             case (e_st)
                 E_IDLE: if (rd_seq != wr_seq && fault_code == F_NONE) begin

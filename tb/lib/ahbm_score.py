@@ -100,6 +100,7 @@ def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], 
             f"expected N-1 = {n - 1} per reduction x {nblk} blocks")
     v.check(totals["pops"] == totals["pushes"], f"{case}: {totals['pops']} pops for {totals['pushes']} pushes "
             "(a partial lost or duplicated in IPCQ)")
+    report_blocking(cube, [lp.pe_of(r) for r in range(n)], case)
     if lp.tree is not None:
         v.check(lp.tree.depth == math.ceil(math.log2(n)), f"{case}: tree depth {lp.tree.depth} != ceil(log2 {n})")
         coords = [nd.coord for nd in lp.tree.nodes]
@@ -118,6 +119,16 @@ def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], 
     art.add("launch", json.dumps({"case": case, "q_start": q_start, "request_id": request_id, "n": n,
                                   "tile": tile, "q_block": q_block, "mesh": list(lp.mesh),
                                   "args": [asdict(x) for x in lp.args]}, default=list))
+
+
+def report_blocking(cube: Cube, pes: list[int], case: str) -> int:
+    """How long pushes waited on full neighbour queues (a REPORT line): the evidence that a run's
+    no-loss checks were made under backpressure. Not a check: a receiver already popping drains a
+    packet longer than its queue without ever filling it (measured on the ring at N=2)."""
+    stall = sum(cube.counters(p)["cyc_pstall"] for p in pes)
+    cube.dut._log.info("REPORT %s: pushes waited %d cycles on full IPCQ queues (IPCQ_DEPTH %d)", case, stall,
+                       cube.p["IPCQ_DEPTH"])
+    return stall
 
 
 def recheck_launch(arrays: dict[str, np.ndarray]) -> list[str]:
@@ -165,6 +176,7 @@ def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_r
     v.check(skipped == pl.predicted_ring_skips(n), f"{case}: {skipped} ring steps skipped in all, "
             f"predicted N(N-1)/2 = {pl.predicted_ring_skips(n)}")
     art.count("ring_skips", pl.predicted_ring_skips(n), skipped)
+    report_blocking(cube, list(rl.pes), case)
     idle_q = int(cube.dut.u_ipcq.pop_valid.value)
     v.check(idle_q == 0, f"{case}: IPCQ words left undelivered (pop_valid {idle_q:#x})")
     v.check(not cube.mon_err(), f"{case}: a PE, DMA or IPCQ monitor fired (see ERROR lines)")
