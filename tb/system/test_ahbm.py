@@ -18,7 +18,10 @@ import os
 import cocotb
 import numpy as np
 
-from tb.lib.ahbm_case import Case, launch_case, run_case, run_ring, score
+from models.ahbm import launch as la
+from tb.lib.ahbm_case import GROUPS, Case, bf16_rand, launch_case, run_case, run_ring, score
+from tb.lib.ahbm_cube import Cube, CubeTimeout
+from tb.lib.ahbm_kernel import pe_kernel
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
 
@@ -89,4 +92,37 @@ async def scoreboard_fails_on_wrong_value(dut) -> None:
     score(probe, wrong, scratch, "wrong prediction")
     v.check(any("predicted" in f for f in probe.failures),
             f"counts checked against a wrong placement were not reported: {probe.failures[:3]}")
+    v.finish()
+
+
+@cocotb.test()
+async def hang_ends_as_named_failure(dut) -> None:
+    """A leaf whose kernel never runs: its parent's wait for that child's partial must end within
+    its cycle bound as a CubeTimeout naming the rank, the PE and the direction (never a silent hang)."""
+    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "hang_ends_as_named_failure", dut._log)
+    cube = Cube(dut)
+    await cube.reset()
+    d = cube.p["D"]
+    rng = np.random.default_rng(v.seed)
+    q, k, vv = bf16_rand(rng, GROUPS, 1, d), bf16_rand(rng, 40, d), bf16_rand(rng, 40, d)
+    lp = la.plan(40, 39, 1, 2, 0, GROUPS, d, 8, None, (cube.p["R"], cube.p["C"]))
+    root = lp.tree.root
+    leaf = next(r for r in range(2) if r != root)
+    for r, a in enumerate(lp.args):
+        await cube.load(lp.pe_of(r), 0, la.slice_image(a, q, k, vv))
+    bound = 20_000
+    t0 = cube.now()
+    try:
+        await pe_kernel(cube, lp, root, bound)
+        v.check(False, "the root finished although its child never pushed")
+    except CubeTimeout as exc:
+        msg = str(exc)
+        waited = cube.now() - t0
+        dut._log.info("REPORT hang: named failure after %d cycles: %s", waited, msg)
+        want = f"rank {root} (PE {lp.pe_of(root)}) waiting for the partial of its child 0 (direction " \
+               f"{'NESW'[lp.child_dirs(root)[0]]})"
+        v.check(want in msg, f"the timeout does not name the wait: {msg!r} (expected {want!r})")
+        v.check(waited <= bound + 1000, f"the wait ended after {waited} cycles, bound {bound}")
+    v.check(cube.counters(lp.pe_of(leaf))["cmd_done"] == 0, "the idle leaf ran commands")
+    v.cycles = cube.now() - t0
     v.finish()
