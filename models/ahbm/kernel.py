@@ -124,12 +124,18 @@ def prefill(q, k, v, q_block: int, tile: int = 64, n: int = 1, request_id: int =
     return kv_parallel(q, k, v, 0, n, request_id, tile, q_block, mesh)
 
 
-def ring_prefill(q, k, v, n: int) -> KernelResult:
+def ring_prefill(q, k, v, n: int, q_block: int | None = None, tile: int | None = None) -> KernelResult:
     """Ring attention: PE p owns query/KV block p (placement.ring_block); at
-    step s it computes on KV block (p - s) mod N unless that block is
-    all-future.  Every PE forwards the block it holds at steps 0..N-2 (counted
-    as ring_steps of comms, skipped or not).  Each PE finalizes and writes its
-    own query block: no tree merge (pushes 0)."""
+    step s it holds KV block (p - s) mod N.  Every PE forwards the block it
+    holds at steps 0..N-2 (counted as ring_steps of comms, skipped or not).
+    Each PE finalizes and writes its own query block: no tree merge (pushes 0).
+
+    The PE's query block is cut into sub-blocks of ``q_block`` positions (one
+    running state each; default: the whole block) and each KV block into tiles
+    of ``tile`` keys (default: the whole block).  A step whose KV block is
+    all-future for the whole query block is skipped (ring_steps_skipped);
+    inside the other steps a tile all-future for a sub-block is skipped
+    (tiles_skipped), a partial one is masked."""
     q = np.asarray(q, dtype=np.uint16)
     k = np.asarray(k, dtype=np.uint16)
     v = np.asarray(v, dtype=np.uint16)
@@ -141,27 +147,38 @@ def ring_prefill(q, k, v, n: int) -> KernelResult:
     counts = [_zero_counts() for _ in range(n)]
     for p in range(n):
         qs, qe = pl.ring_block(p, seq, n)
-        rows = q[:, qs:qe, :].reshape(groups * (qe - qs), d)
-        st = empty_state(rows.shape[0], d)
+        qb = (qe - qs) if q_block is None else q_block
         c = counts[p]
         for s in range(n):
             c["ring_steps"] += 1
             ks, ke = pl.ring_block(pl.ring_source(p, s, n), seq, n)
-            pos = np.arange(ks, ke)
-            kind = pl.classify(pos, qs, qe)
-            if kind == "future":
+            if pl.classify(np.arange(ks, ke), qs, qe) == "future":
                 c["ring_steps_skipped"] += 1
-                continue
-            mask = None
-            if kind == "partial":
-                mask = pl.make_mask_tile(pos, qs, qe, groups)
-                c["masked"] += 1
-            c["k_loads"] += 1
-            c["v_loads"] += 1
-            c["composites"] += 1
-            st = attn_tile(rows, k[ks:ke], v[ks:ke], mask, st)
-        out[:, qs:qe, :] = finalize(st).reshape(groups, qe - qs, d)
-        res.o_writes += 1
+        for bs in range(qs, qe, qb):
+            be = min(bs + qb, qe)
+            rows = q[:, bs:be, :].reshape(groups * (be - bs), d)
+            st = empty_state(rows.shape[0], d)
+            for s in range(n):
+                ks, ke = pl.ring_block(pl.ring_source(p, s, n), seq, n)
+                if pl.classify(np.arange(ks, ke), qs, qe) == "future":
+                    continue
+                tl = (ke - ks) if tile is None else tile
+                for t0 in range(ks, ke, tl):
+                    pos = np.arange(t0, min(t0 + tl, ke))
+                    kind = pl.classify(pos, bs, be)
+                    if kind == "future":
+                        c["tiles_skipped"] += 1
+                        continue
+                    mask = None
+                    if kind == "partial":
+                        mask = pl.make_mask_tile(pos, bs, be, groups)
+                        c["masked"] += 1
+                    c["k_loads"] += 1
+                    c["v_loads"] += 1
+                    c["composites"] += 1
+                    st = attn_tile(rows, k[pos[0]:pos[-1] + 1], v[pos[0]:pos[-1] + 1], mask, st)
+            out[:, bs:be, :] = finalize(st).reshape(groups, be - bs, d)
+            res.o_writes += 1
     res.per_block.append({"qs": 0, "qe": seq, "pe": counts})
     return res
 

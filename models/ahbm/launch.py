@@ -243,7 +243,9 @@ def ring_order(n: int, rows: int, cols: int) -> list[int]:
 
 @dataclass(frozen=True)
 class RingArgs:
-    """What the driver passes one PE for ring prefill."""
+    """What the driver passes one PE for ring prefill: its rank, the ring size and
+    sequence length (the kernel derives every block from them), the query
+    sub-block width and KV tile size, and its slice bases."""
 
     rank: int
     n: int
@@ -255,9 +257,24 @@ class RingArgs:
     o_base: int
     groups: int = 8
     d: int = 128
+    q_block: int = 8                # query positions per sub-block (one state set each)
+    tile: int = 128                 # keys per composite inside a KV block
 
     def block(self, b: int) -> tuple[int, int]:
         return pl.ring_block(b, self.seq, self.n)
+
+    def subs(self) -> list[tuple[int, int]]:
+        """The query sub-blocks [bs, be) of this PE's query block."""
+        qs, qe = self.block(self.rank)
+        return [(bs, min(bs + self.q_block, qe)) for bs in range(qs, qe, self.q_block)]
+
+    def sub_rows(self, i: int) -> int:
+        bs, be = self.subs()[i]
+        return self.groups * (be - bs)
+
+    def sub_offset(self, i: int) -> int:
+        """Byte offset of sub-block i inside the Q (and O) region."""
+        return sum(align(self.sub_rows(j) * self.d * 2) for j in range(i))
 
     def rows(self) -> int:
         qs, qe = self.block(self.rank)
@@ -271,24 +288,52 @@ class RingArgs:
 
 
 @dataclass(frozen=True)
+class RingTile:
+    """One composite of a ring step: sub-block `sub` against keys [t0, t0 + keys) of the block."""
+
+    sub: int
+    t0: int                         # first key, relative to the block
+    keys: int
+    pos0: int                       # its global position
+    mask_addr: int | None
+
+
+@dataclass(frozen=True)
 class RingStep:
     step: int
     src: int                        # KV block held at this step
-    keys: int
-    held: int                       # its slice address (K; V at held + v_offset)
-    kind: str                       # past / partial / future (skipped)
-    mask_addr: int | None
+    keys: int                       # its length
+    held: int                       # its slice address (K; V at held + v_offset(keys))
+    kind: str                       # past / partial / future (skipped) for the whole query block
+    tiles: tuple[RingTile, ...]     # composites to enqueue (tiles all-future for a sub-block left out)
+    tiles_skipped: int
 
 
 def ring_walk(a: RingArgs) -> list[RingStep]:
     qs, qe = a.block(a.rank)
     out = []
+    mask_addr = a.mask_base
     for s in range(a.n):
         src = pl.ring_source(a.rank, s, a.n)
         ks, ke = a.block(src)
         kind = pl.classify(np.arange(ks, ke), qs, qe)
         held = a.kv_own if s == 0 else a.buf[s % 2]
-        out.append(RingStep(s, src, ke - ks, held, kind, a.mask_base if kind == "partial" else None))
+        tiles: list[RingTile] = []
+        skipped = 0
+        if kind != "future":
+            for i, (bs, be) in enumerate(a.subs()):
+                for t0 in range(ks, ke, a.tile):
+                    pos = np.arange(t0, min(t0 + a.tile, ke))
+                    tk = pl.classify(pos, bs, be)
+                    if tk == "future":
+                        skipped += 1
+                        continue
+                    m = None
+                    if tk == "partial":
+                        m = mask_addr
+                        mask_addr += align(a.sub_rows(i) * mask_stride(len(pos)) * 2)
+                    tiles.append(RingTile(i, t0 - ks, len(pos), t0, m))
+        out.append(RingStep(s, src, ke - ks, held, kind, tuple(tiles), skipped))
     return out
 
 
@@ -307,38 +352,57 @@ def _dir(a: int, b: int, cols: int) -> int:
     raise ValueError(f"PEs {a} and {b} are not neighbours")
 
 
-def plan_ring(seq: int, n: int, groups: int, d: int, mesh: tuple[int, int] = (2, 4)) -> RingLaunch:
+MAX_STATE_SETS = 8
+
+
+def plan_ring(seq: int, n: int, groups: int, d: int, mesh: tuple[int, int] = (2, 4),
+              q_block: int | None = None, tile: int | None = None) -> RingLaunch:
+    """The driver's side of ring prefill. Default sub-block: as many positions as
+    fit 64 rows (64 // groups); default tile: the whole KV block (<= 128 keys)."""
     if d % 32 or not 32 <= d <= 128:
         raise ValueError(f"d={d}: the PE needs a head dim that is a multiple of 32 in 32..128")
     if seq < n:
         raise ValueError(f"ring of {n} PEs over {seq} tokens: every PE needs at least one token")
+    q_block = 64 // groups if q_block is None else q_block
+    if groups * q_block > 64:
+        raise ValueError(f"q_block {q_block} x G={groups} = {groups * q_block} rows > 64 (ROWS limit of one "
+                         f"command): use q_block <= {64 // groups}")
     longest = -(-seq // n)
-    if groups * longest > 64:
-        raise ValueError(f"a ring block of {longest} positions x G={groups} = {groups * longest} rows > 64 "
-                         f"(ROWS limit of one command): use seq <= {n * (64 // groups)} or more PEs")
+    if -(-longest // q_block) > MAX_STATE_SETS:
+        raise ValueError(f"a ring block of {longest} positions needs {-(-longest // q_block)} sub-blocks of "
+                         f"{q_block}, one state set each, > {MAX_STATE_SETS} (S0..S7): use seq <= "
+                         f"{n * MAX_STATE_SETS * q_block} or more PEs")
+    tile = min(longest, 128) if tile is None else tile
+    if not 1 <= tile <= 128:
+        raise ValueError(f"tile={tile}: a composite takes 1..128 keys (MAXKEYS)")
+    if longest > 128 and tile == longest:
+        raise ValueError(f"a ring block of {longest} keys needs tile <= 128")
     pes = ring_order(n, *mesh)
     dirs = tuple((_dir(pes[r], pes[(r + 1) % n], mesh[1]), _dir(pes[r], pes[(r - 1) % n], mesh[1]))
                  if n > 1 else (0, 0) for r in range(n))
     args = []
     for r in range(n):
-        qs, qe = pl.ring_block(r, seq, n)
-        q_bytes = align(groups * (qe - qs) * d * 2)
+        probe = RingArgs(r, n, seq, 0, 0, (0, 0), 0, 0, groups, d, q_block, tile)
+        q_bytes = probe.sub_offset(len(probe.subs()))
         kv_max = 2 * align(longest * d * 2)
         kv_own = q_bytes
         buf0 = kv_own + kv_max
         buf1 = buf0 + kv_max
         mask_base = buf1 + kv_max
-        o_base = mask_base + align(groups * (qe - qs) * mask_stride(qe - qs) * 2)
-        args.append(RingArgs(r, n, seq, 0, kv_own, (buf0, buf1), mask_base, o_base, groups, d))
+        probe = RingArgs(r, n, seq, 0, kv_own, (buf0, buf1), mask_base, 0, groups, d, q_block, tile)
+        masks = sum(align(probe.sub_rows(t.sub) * mask_stride(t.keys) * 2)
+                    for st in ring_walk(probe) for t in st.tiles if t.mask_addr is not None)
+        args.append(RingArgs(r, n, seq, 0, kv_own, (buf0, buf1), mask_base, mask_base + align(max(masks, WORD)),
+                             groups, d, q_block, tile))
     return RingLaunch(tuple(args), tuple(pes), dirs)
 
 
 def ring_slice_bytes(a: RingArgs) -> int:
-    return a.o_base + align(a.rows() * a.d * 2)
+    return a.o_base + a.sub_offset(len(a.subs()))
 
 
 def ring_image(a: RingArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rank a.rank's slice: its Q block, its own KV block (K then V), the diagonal mask."""
+    """Rank a.rank's slice: its Q sub-blocks, its own KV block (K then V), the diagonal masks."""
     img = np.zeros(ring_slice_bytes(a), dtype=np.uint8)
 
     def put(addr: int, arr: np.ndarray) -> None:
@@ -346,8 +410,13 @@ def ring_image(a: RingArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.n
         img[addr:addr + raw.size] = raw
 
     qs, qe = a.block(a.rank)
-    put(a.q_base, q[:, qs:qe, :].reshape(a.rows(), a.d))
+    for i, (bs, be) in enumerate(a.subs()):
+        put(a.q_base + a.sub_offset(i), q[:, bs:be, :].reshape(a.sub_rows(i), a.d))
     put(a.kv_own, k[qs:qe])
     put(a.kv_own + a.v_offset(qe - qs), v[qs:qe])
-    put(a.mask_base, mask_tile_bf16(np.arange(qs, qe), qs, qe, a.groups))
+    for st in ring_walk(a):
+        for t in st.tiles:
+            if t.mask_addr is not None:
+                bs, be = a.subs()[t.sub]
+                put(t.mask_addr, mask_tile_bf16(np.arange(t.pos0, t.pos0 + t.keys), bs, be, a.groups))
     return img

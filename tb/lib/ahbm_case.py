@@ -87,7 +87,8 @@ def save_and_finish(v: Verdict, art: Artifacts) -> None:
     v.finish()
 
 
-async def run_ring(dut, name: str, *, seq: int, n: int) -> None:
+async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = None,
+                   tile: int | None = None) -> None:
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
     cube = Cube(dut)
     await cube.reset()
@@ -96,7 +97,7 @@ async def run_ring(dut, name: str, *, seq: int, n: int) -> None:
     q = bf16_rand(rng, GROUPS, seq, d)
     k = bf16_rand(rng, seq, d)
     vv = bf16_rand(rng, seq, d)
-    rl = la.plan_ring(seq, n, GROUPS, d, (cube.p["R"], cube.p["C"]))
+    rl = la.plan_ring(seq, n, GROUPS, d, (cube.p["R"], cube.p["C"]), q_block, tile)
     t0 = cube.now()
     runs = await launch_ring(cube, rl, q, k, vv, MAX_CYCLES)
     v.cycles = cube.now() - t0
@@ -108,7 +109,8 @@ async def run_ring(dut, name: str, *, seq: int, n: int) -> None:
     comp = sum(c["cyc_mm"] + c["cyc_vec"] for c in cnt)
     if n >= 4:   # N=2: a single 1-block transfer ends before the first composite's K lands (measured)
         v.check(link > 0, f"{name}: no compute cycle overlapped a KV receive or send (cyc_link = 0)")
-    dut._log.info("REPORT %s: ring N=%d seq=%d: %d composites, %d steps skipped, %d cycles, compute cycles "
-                  "overlapping KV transfer %d of %d", name, n, seq, sum(c["cnt_comp"] for c in cnt),
-                  n * n - sum(c["cnt_comp"] for c in cnt), v.cycles, link, comp)
+    dut._log.info("REPORT %s: ring N=%d seq=%d q_block=%d tile=%d: %d composites, %d steps skipped, %d cycles, "
+                  "compute cycles overlapping KV transfer %d of %d", name, n, seq, rl.args[0].q_block,
+                  rl.args[0].tile, sum(c["cnt_comp"] for c in cnt), sum(r.ring_skipped for r in runs), v.cycles,
+                  link, comp)
     save_and_finish(v, art)

@@ -44,6 +44,7 @@ class PeRun:
     enqueued: dict[str, int] = field(default_factory=dict)
     pop_polls: int = 0
     pop_misses: int = 0
+    ring_skipped: int = 0           # ring steps with nothing enqueued (causal step skip)
 
     def add(self, op: str) -> None:
         self.enqueued[op] = self.enqueued.get(op, 0) + 1
@@ -146,9 +147,10 @@ def read_state(cube: Cube, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np
 async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int) -> PeRun:
     """One PE of ring prefill. Per step s: forward the block it holds (TX engine), receive the
     block of step s+1 into the other ping-pong buffer (RX engine) while step s computes, and
-    enqueue the composite unless the block is all-future (causal step skip). Buffer reuse waits
-    on the PE's own counters: a buffer is refilled only after the composite that read it and the
-    send that forwarded it are done."""
+    enqueue its composites (each query sub-block against each tile of the block, state set = the
+    sub-block) unless the block is all-future (causal step skip); tiles all-future for a
+    sub-block are left out, partial ones masked. Buffer reuse waits on the PE's own counters: a
+    buffer is refilled only after the composites that read it and the send that forwarded it."""
     a = rl.args[rank]
     p = rl.pes[rank]
     nxt, prv = rl.dirs[rank]
@@ -165,11 +167,15 @@ async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int)
     async def until(name: str, n: int, what: str) -> None:
         await cube.wait_for(p, lambda: count(name) >= n, f"rank {rank} (PE {p}) {what}", max_cycles)
 
-    rows = a.rows()
-    await cmd("LOAD_Q", rows=rows, qreg=0, q_addr=a.q_base)
+    subs = a.subs()
+    reload_q = len(subs) > 4                 # more sub-blocks than Q slots: reload per step
+    if not reload_q:
+        for i in range(len(subs)):
+            await cmd("LOAD_Q", rows=a.sub_rows(i), qreg=i, q_addr=a.q_base + a.sub_offset(i))
     steps = la.ring_walk(a)
     issued = 0
-    done_by_step: list[int] = []            # composites issued up to and including step s
+    started: set[int] = set()                # sub-blocks whose state set is initialised
+    done_by_step: list[int] = []             # composites issued up to and including step s
     for st in steps:
         s = st.step
         if s >= 1:
@@ -177,19 +183,29 @@ async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int)
         if s <= a.n - 2:
             await cmd("KV_SEND", dir=nxt, kv_addr=st.held, kv_bytes=a.kv_bytes(st.keys), tag=s)
             if s >= 2:                        # buffer (s+1) % 2 was read at step s-1: free it first
-                await until("cnt_comp", done_by_step[s - 1], f"finishing the composite of ring step {s - 1}")
+                await until("cnt_comp", done_by_step[s - 1], f"finishing the composites of ring step {s - 1}")
                 await until("cnt_tx", s, f"forwarding the KV block of ring step {s - 1}")
-            nxt_keys = steps[s + 1].keys
-            await cmd("KV_RECV", dir=prv, kv_addr=a.buf[(s + 1) % 2], kv_bytes=a.kv_bytes(nxt_keys), tag=s + 1)
-        if st.kind != "future":
-            f = dict(rows=rows, keys=st.keys, sreg=OWN, qreg=0, k_addr=st.held,
-                     v_addr=st.held + a.v_offset(st.keys), init=int(issued == 0), tag=s)
-            if st.mask_addr is not None:
-                f.update(mask_en=1, mask_addr=st.mask_addr)
+            await cmd("KV_RECV", dir=prv, kv_addr=a.buf[(s + 1) % 2], kv_bytes=a.kv_bytes(steps[s + 1].keys),
+                      tag=s + 1)
+        if not st.tiles:
+            run.ring_skipped += 1             # causal step skip: the block is all-future
+        loaded = -1
+        for t in st.tiles:
+            rows = a.sub_rows(t.sub)
+            if reload_q and t.sub != loaded:
+                await cmd("LOAD_Q", rows=rows, qreg=t.sub % 4, q_addr=a.q_base + a.sub_offset(t.sub))
+                loaded = t.sub
+            f = dict(rows=rows, keys=t.keys, sreg=t.sub, qreg=t.sub % 4, k_addr=st.held + t.t0 * a.d * 2,
+                     v_addr=st.held + a.v_offset(st.keys) + t.t0 * a.d * 2, init=int(t.sub not in started),
+                     tag=s)
+            if t.mask_addr is not None:
+                f.update(mask_en=1, mask_addr=t.mask_addr)
             await cmd("ATTN_TILE", **f)
+            started.add(t.sub)
             issued += 1
         done_by_step.append(issued)
-    await cmd("NORM_STORE", rows=rows, sreg=OWN, o_addr=a.o_base)
+    for i in range(len(subs)):
+        await cmd("NORM_STORE", rows=a.sub_rows(i), sreg=i, o_addr=a.o_base + a.sub_offset(i))
     await cube.wait_idle(p, max_cycles)
     return run
 
@@ -207,10 +223,10 @@ async def launch_ring(cube: Cube, rl: la.RingLaunch, q: np.ndarray, k: np.ndarra
 
 
 async def read_ring_output(cube: Cube, rl: la.RingLaunch) -> np.ndarray:
-    """Every rank's O block, concatenated in sequence order: bf16 [G, S, d]."""
+    """Every rank's O sub-blocks, concatenated in sequence order: bf16 [G, S, d]."""
     blocks = []
     for a in rl.args:
-        qs, qe = a.block(a.rank)
-        o = await cube.read_bf16(rl.pes[a.rank], a.o_base, a.rows() * a.d)
-        blocks.append(o.reshape(a.groups, qe - qs, a.d))
+        for i, (bs, be) in enumerate(a.subs()):
+            o = await cube.read_bf16(rl.pes[a.rank], a.o_base + a.sub_offset(i), a.sub_rows(i) * a.d)
+            blocks.append(o.reshape(a.groups, be - bs, a.d))
     return np.concatenate(blocks, axis=1)

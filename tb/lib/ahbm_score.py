@@ -135,7 +135,8 @@ def recheck_launch(arrays: dict[str, np.ndarray]) -> list[str]:
     """Re-derive O of an archived launch from its inputs with the reference kernel."""
     meta = json.loads(str(arrays["launch"]))
     if meta.get("ring"):
-        ref = kn.ring_prefill(arrays["q"], arrays["k"], arrays["v"], meta["n"])
+        ref = kn.ring_prefill(arrays["q"], arrays["k"], arrays["v"], meta["n"], meta.get("q_block"),
+                              meta.get("tile"))
         ok = np.array_equal(ref.O, arrays["obs_o"])
         return [] if ok else [f"obs_o differs from models.ahbm.kernel.ring_prefill ({meta['case']})"]
     ref = kn.kv_parallel(arrays["q"], arrays["k"], arrays["v"], meta["q_start"], meta["n"], meta["request_id"],
@@ -151,7 +152,7 @@ def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_r
     composites, the causal step skips, the masks, N-1 sends and receives, one O store."""
     a0 = rl.args[0]
     n, groups, d, seq = a0.n, a0.groups, a0.d, a0.seq
-    ref = kn.ring_prefill(q, k, vv, n)
+    ref = kn.ring_prefill(q, k, vv, n, a0.q_block, a0.tile)
     bad = int(np.count_nonzero(o_rtl != ref.O))
     v.check(bad == 0, f"{case}: {bad} of {ref.O.size} bf16 outputs differ from the reference ring kernel")
     mask = causal_mask(np.arange(seq), seq, groups)
@@ -163,16 +164,20 @@ def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_r
         p = rl.pes[rank]
         c = cube.counters(p)
         e = ref.per_block[0]["pe"][rank]
+        nsub = len(rl.args[rank].subs())
         want = {"cnt_comp": e["composites"], "cnt_k": e["k_loads"], "cnt_v": e["v_loads"],
-                "cnt_mask": e["masked"], "cnt_tx": n - 1, "cnt_rx": n - 1, "cnt_store": 1, "cnt_push": 0,
-                "cnt_fault": 0}
+                "cnt_mask": e["masked"], "cnt_tx": n - 1, "cnt_rx": n - 1, "cnt_store": nsub, "cnt_push": 0,
+                "cnt_q": run.enqueued.get("LOAD_Q", 0), "cnt_fault": 0}
         for key, x in want.items():
             v.check(c[key] == x, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, expected {x}")
             art.count(f"{key}_r{rank}", x, c[key])
-        enq = run.enqueued.get("ATTN_TILE", 0)
-        skipped += n - enq
-        v.check(n - enq == e["ring_steps_skipped"], f"{case}: rank {rank} skipped {n - enq} ring steps, "
-                f"the geometry predicts {e['ring_steps_skipped']}")
+        v.check(run.enqueued.get("ATTN_TILE", 0) == e["composites"],
+                f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, the reference "
+                f"ring issues {e['composites']} ({e['tiles_skipped']} all-future tiles left out)")
+        skipped += run.ring_skipped
+        v.check(run.ring_skipped == e["ring_steps_skipped"], f"{case}: rank {rank} skipped {run.ring_skipped} "
+                f"ring steps, the geometry predicts {e['ring_steps_skipped']}")
+        art.count(f"tiles_skipped_r{rank}", e["tiles_skipped"])
     v.check(skipped == pl.predicted_ring_skips(n), f"{case}: {skipped} ring steps skipped in all, "
             f"predicted N(N-1)/2 = {pl.predicted_ring_skips(n)}")
     art.count("ring_skips", pl.predicted_ring_skips(n), skipped)
@@ -186,4 +191,5 @@ def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_r
     art.add("exp_o", ref.O, np.uint16)
     art.add("obs_o", o_rtl, np.uint16)
     art.add("launch", json.dumps({"case": case, "ring": True, "n": n, "pes": list(rl.pes),
+                                  "q_block": a0.q_block, "tile": a0.tile,
                                   "args": [asdict(x) for x in rl.args]}, default=list))

@@ -72,6 +72,16 @@ async def prefill_ring(dut, n: int) -> None:
 
 
 @cocotb.test()
+@cocotb.parametrize(n=[2, 8])
+async def prefill_ring_long(dut, n: int) -> None:
+    """Ring prefill with several query sub-blocks per PE (one state set each, Q reloaded when there
+    are more than the 4 Q slots) and several tiles per KV block: causal tile skip and boundary
+    masks inside the diagonal block; 36 tokens a PE at N=2 (5 sub-blocks), 17-18 at N=8 (140 tokens)."""
+    await run_ring(dut, f"prefill_ring_long.n{n}", seq=72 if n == 2 else 140, n=n, q_block=8,
+                   tile=16 if n == 2 else 8)
+
+
+@cocotb.test()
 async def scoreboard_fails_on_wrong_value(dut) -> None:
     """The launch scoreboard is not blind: on a real N=4 decode it passes, then fails on one flipped
     bit of O and on a wrong prediction (another request_id rotates the placement, so counts differ)."""

@@ -112,6 +112,28 @@ def test_ring_refusals():
     with pytest.raises(ValueError, match="even N"):
         la.ring_order(3, 2, 4)
     with pytest.raises(ValueError, match="rows > 64"):
-        la.plan_ring(200, 8, 8, 32)
+        la.plan_ring(200, 8, 8, 32, q_block=16)
+    with pytest.raises(ValueError, match="one state set each"):
+        la.plan_ring(600, 8, 8, 32)
+    with pytest.raises(ValueError, match="1..128 keys"):
+        la.plan_ring(64, 2, 8, 32, tile=129)
     with pytest.raises(ValueError, match="at least one token"):
         la.plan_ring(3, 4, 8, 32)
+
+
+@pytest.mark.parametrize("seq,n,qb,tile", [(50, 4, 4, 5), (200, 8, 8, 7), (60, 2, 8, 128)])
+def test_ring_walk_matches_reference_counts(seq, n, qb, tile):
+    """Sub-blocks x tiles: the walk's composites, masks and skips are the reference ring's."""
+    g, d = 8, 32
+    q, k, v = _data(6, g, seq, seq, d)
+    ref = kn.ring_prefill(q, k, v, n, q_block=qb, tile=tile)
+    rl = la.plan_ring(seq, n, g, d, q_block=qb, tile=tile)
+    for a in rl.args:
+        c = ref.per_block[0]["pe"][a.rank]
+        steps = la.ring_walk(a)
+        assert sum(len(st.tiles) for st in steps) == c["composites"]
+        assert sum(t.mask_addr is not None for st in steps for t in st.tiles) == c["masked"]
+        assert sum(st.tiles_skipped for st in steps) == c["tiles_skipped"]
+        assert sum(st.kind == "future" for st in steps) == c["ring_steps_skipped"]
+        img = la.ring_image(a, q, k, v)
+        assert img.size == la.ring_slice_bytes(a) <= a.o_base + a.rows() * d * 2 + 64 * len(a.subs())
