@@ -55,11 +55,12 @@ async def prefill_no_sp(dut) -> None:
 
 
 @cocotb.test()
-@cocotb.parametrize(n=[2, 4, 8])
-async def prefill_kv_parallel(dut, n: int) -> None:
-    """Prefill with the KV spread over N PEs and reduced per query block (rotated start_pe)."""
-    await run_case(dut, f"prefill_kv_parallel.n{n}", counter=29, q_start=0, tq=29, n=n, request_id=n + 1,
-                   tile=4, q_block=8)
+@cocotb.parametrize(n=[2, 4, 8], start=[0, -1])
+async def prefill_kv_parallel(dut, n: int, start: int) -> None:
+    """Prefill with the KV spread over N PEs and reduced per query block, start_pe = 0 and N-1
+    (request_id = 3N + start: the rotation wraps)."""
+    await run_case(dut, f"prefill_kv_parallel.n{n}.s{start % n}", counter=29, q_start=0, tq=29, n=n,
+                   request_id=3 * n + start, tile=4, q_block=8)
 
 
 
