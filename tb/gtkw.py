@@ -93,6 +93,30 @@ MESH_TOPS = ("mesh_harness",)
 MACHINE_TOP_SUFFIX = "_harness"  # tb/machine_top.py names a machine's bench top <machine>_harness
 ROUTER_TOPS = ("router_harness",)
 FIFO_TOPS = ("fifo_harness",)
+CUBE_TOPS = ("ahbm_cube",)
+
+# Per-PE traces of the AHBM CUBE, below <top>.g_pe[p].u_pe.u_core: (name, width, format).
+PE_TRACES: tuple[tuple[str, int, int], ...] = (
+    ("e_st", 4, FMT_DEC),            # engine state (pe_core.v E_*)
+    ("pf_st", 3, FMT_DEC),           # DMA front-end state (PF_*)
+    ("cmd_done", 32, FMT_DEC),
+    ("cmdq_free", 8, FMT_DEC),
+    ("fault_code", 8, FMT_HEX),
+    ("dma_req_valid", 1, FMT_BIT),
+    ("dma_req_buf", 4, FMT_DEC),
+    ("dma_out_valid", 1, FMT_BIT),
+    ("dma_out_buf", 4, FMT_DEC),
+    ("push_valid", 4, FMT_BIT),
+    ("push_ready", 4, FMT_BIT),
+    ("pop_valid", 4, FMT_BIT),
+    ("pop_ready", 4, FMT_BIT),
+    ("pop_avail", 4, FMT_BIT),
+    ("tx_act", 1, FMT_BIT),
+    ("rx_act", 1, FMT_BIT),
+    ("cnt_comp", 32, FMT_DEC),
+    ("cnt_push", 32, FMT_DEC),
+    ("cnt_pop", 32, FMT_DEC),
+)
 
 
 def _vec(path: str, width: int) -> str:
@@ -350,6 +374,13 @@ def save_file_text(
                         else:
                             out.trace(trace, fmt, fname)
                     out.trace(lk.data, FMT_HEX, "data")
+
+    if top in CUBE_TOPS:
+        n_pe = int(bench.parameters.get("R", 2)) * int(bench.parameters.get("C", 4))
+        for pe in range(n_pe):
+            with out.group(f"PE {pe}", pe == 0):
+                for name, width, fmt in PE_TRACES:
+                    out.trace(_vec(f"{top}.g_pe[{pe}].u_pe.u_core.{name}", width), fmt, name)
 
     if not links and top in FIFO_TOPS:
         for name, width, fmt in (

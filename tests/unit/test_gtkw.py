@@ -192,3 +192,17 @@ def test_machine_bench_save_file_shows_the_machine_mesh(tmp_path) -> None:
 
     links = bench_links(get_bench("mm_mesh_ref"))
     assert links and all(".u_dut.u_mesh.g_y[1]." in link.monitor for link in links if link.monitor)
+
+
+def test_cube_bench_shows_every_pe() -> None:
+    """The AHBM CUBE: one group per PE (R*C of the bench), PE 0 open, the engine, DMA and IPCQ
+    traces under g_pe[p].u_pe.u_core."""
+    from tb.benches import get_bench
+
+    for name, n_pe in (("pe", 2), ("ahbm", 8)):
+        text = save_file_text(get_bench(name), Path("/tmp/w.fst"))
+        assert text.count("-PE ") == 2 * n_pe                     # begin and end marker of each group
+        for p in range(n_pe):
+            assert f"ahbm_cube.g_pe[{p}].u_pe.u_core.e_st[3:0]\n" in text
+            assert f"ahbm_cube.g_pe[{p}].u_pe.u_core.pop_avail[3:0]\n" in text
+        assert f"ahbm_cube.g_pe[{n_pe}]." not in text
