@@ -7,12 +7,12 @@ cannot be built one way by one runner and another way by the next.
 
 from __future__ import annotations
 
+import math
+import struct
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 RTL = ROOT / "rtl"
@@ -115,13 +115,18 @@ def _machine_bench(name: str, machine: str, test_module: str, description: str) 
     )
 
 
+def softmax_scale_bits(d: int) -> int:
+    """Bits of fp32(1/sqrt(d)), rounded to nearest even from the double."""
+    return struct.unpack("<I", struct.pack("<f", 1.0 / math.sqrt(d)))[0]
+
+
 def _cube_bench(name: str, test_module: str, description: str, *, level: str = "module",
                 **parameters: int) -> Bench:
-    """A bench on the AHBM CUBE top; SCALE = fp32(1/sqrt(D)) is derived from D, never typed."""
-    from models.ahbm.numerics import softmax_scale
-
+    """A bench on the AHBM CUBE top; SCALE = fp32(1/sqrt(D)) is derived from D, never typed
+    (equal to models.ahbm.numerics.softmax_scale: tests/unit/test_ahbm_numerics.py; computed
+    without numpy so `make list` runs on the system Python)."""
     d = parameters.get("D", 128)
-    scale_bits = int(np.float32(softmax_scale(d)).view(np.uint32))
+    scale_bits = softmax_scale_bits(d)
     return Bench(name=name, level=level, toplevel="ahbm_cube", sources=AHBM_CUBE_RTL, test_module=test_module,
                  parameters={**parameters, "SCALE": scale_bits}, description=description)
 

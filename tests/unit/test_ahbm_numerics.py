@@ -169,3 +169,14 @@ def test_dot_order_matches_scalar_loop():
 @pytest.mark.parametrize("bad", [0x3F81, 0x3F7F])
 def test_bf16_cast_wrong_value_detected(bad):
     assert nm.f32_to_bf16(np.float32(1.0)) != bad
+
+
+def test_bench_table_scale_equals_model_scale():
+    """tb/benches.py derives the CUBE's SCALE parameter without numpy; it must be the model's."""
+    from tb.benches import get_bench, softmax_scale_bits
+
+    for d in (32, 64, 96, 128):
+        assert softmax_scale_bits(d) == int(np.float32(nm.softmax_scale(d)).view(np.uint32))
+    for name in ("pe", "ahbm", "ahbm_llama"):
+        b = get_bench(name)
+        assert b.parameters["SCALE"] == int(np.float32(nm.softmax_scale(b.parameters["D"])).view(np.uint32))
