@@ -81,9 +81,7 @@ async def run_case(dut, name: str, *, counter: int, q_start: int, tq: int, n: in
 
 
 def save_and_finish(v: Verdict, art: Artifacts) -> None:
-    art.save({"bench": v.bench, "test": v.test, "seed": v.seed, "run_seed": v.run_seed,
-              "verdict": "PASS" if not v.failures else "FAIL", "checks": v.checks, "cycles": v.cycles,
-              "failures": v.failures[:20]})
+    art.save(v.meta())
     v.finish()
 
 

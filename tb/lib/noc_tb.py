@@ -183,9 +183,7 @@ class NocTB:
         """Save this test's entry in artifacts.npz (inputs, outputs, counts and the verdict's meta),
         then give the verdict. System benches end with this; NoC benches may call verdict.finish()."""
         v = self.verdict
-        self.artifacts.save({"bench": self.bench.name, "test": v.test, "machine": self.bench.machine or "",
-                             "seed": v.seed, "run_seed": v.run_seed, "verdict": "FAIL" if v.failures else "PASS",
-                             "checks": v.checks, "cycles": v.cycles, "failures": v.failures[:20]})
+        self.artifacts.save(v.meta(machine=self.bench.machine or ""))
         v.finish()
 
     def check_clean(self, result: TrafficResult) -> None:

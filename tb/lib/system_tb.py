@@ -150,9 +150,7 @@ class SystemTB:
         if not self.expect_mon_err:
             v.check(self.mon_err == 0, "an RTL assertion monitor raised mon_err (see the ERROR lines of sim.log)")
         v.cycles += self.cycle() - c0
-        meta = {"bench": self.bench_name, "test": self.test_name, "machine": self.machine.name,
-                "seed": self.seed, "run_seed": self.run_seed, "verdict": "FAIL" if v.failures else "PASS",
-                "checks": v.checks, "cycles": v.cycles, "failures": v.failures[:20]}
+        meta = v.meta(machine=self.machine.name)
         if self._seq is not None:
             self.artifacts.add("history_json", _json(self._seq.history))
         path = self.artifacts.save(meta)

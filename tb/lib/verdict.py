@@ -80,6 +80,13 @@ class Verdict:
         self.checks += n
         self.failures.extend(errors)
 
+    def meta(self, **extra: object) -> dict[str, object]:
+        """The record an artifacts file keeps of this verdict (bench, test, seeds, verdict, checks,
+        cycles, first failures), plus `extra` keys such as the machine."""
+        return {"bench": self.bench, "test": self.test, **extra, "seed": self.seed, "run_seed": self.run_seed,
+                "verdict": "FAIL" if self.failures else "PASS", "checks": self.checks, "cycles": self.cycles,
+                "failures": self.failures[:20]}
+
     def finish(self) -> None:
         """Print the verdict, write the stats record, raise if anything failed."""
         status = "PASS" if not self.failures else "FAIL"

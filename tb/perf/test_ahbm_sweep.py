@@ -22,7 +22,6 @@ from pathlib import Path
 
 import cocotb
 
-from tb.lib.ahbm_case import GROUPS as CASE_GROUPS
 from tb.lib.ahbm_case import launch_case, save_and_finish, score
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
@@ -38,8 +37,6 @@ async def decode_sp_sweep_point(dut) -> None:
     name = f"decode_sp_sweep.t{tile}"
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm_sweep"), name, dut._log)
     q_start = COUNTER - 1
-    if GROUPS != CASE_GROUPS:
-        raise ValueError(f"the sweep's G={GROUPS} must be the case runner's G={CASE_GROUPS}")
     case = await launch_case(dut, v, counter=COUNTER, q_start=q_start, tq=1, n=N_PES, request_id=REQUEST_ID,
                              tile=tile)
     cube, lp = case.cube, case.lp
@@ -57,10 +54,9 @@ async def decode_sp_sweep_point(dut) -> None:
     metrics = None
     if not v.failures:
         metrics = point_metrics(counters, cube.p["DMA_BW"], d, tile)
-    rec = {"bench": v.bench, "test": v.test, "seed": v.seed, "run_seed": v.run_seed, "tile": tile,
-           "counter": COUNTER, "q_start": q_start, "n": N_PES, "groups": GROUPS, "request_id": REQUEST_ID,
-           "params": cube.p, "launch_cycles": v.cycles, "verdict": "PASS" if not v.failures else "FAIL",
-           "failures": v.failures[:5], "pes": pes, "counters": counters, "metrics": metrics}
+    rec = {**v.meta(), "tile": tile, "counter": COUNTER, "q_start": q_start, "n": N_PES, "groups": GROUPS,
+           "request_id": REQUEST_ID, "params": cube.p, "launch_cycles": v.cycles, "pes": pes,
+           "counters": counters, "metrics": metrics}
     out.write_text(json.dumps(rec) + "\n")
     if metrics is not None:
         dut._log.info("REPORT %s: PREFETCH=%d tile=%d: %.1f cycles/tile (roofline %d, ratio %.3f), DMA %.1f%% "

@@ -36,6 +36,15 @@ def test_verdict_pass_writes_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert rec["verdict"] == "PASS" and rec["checks"] == 1 and rec["cycles"] == 10
 
 
+def test_verdict_meta_is_the_artifacts_record() -> None:
+    v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
+    v.check(True, "fine")
+    assert v.meta(machine="m") == {"bench": "b", "test": "t", "machine": "m", "seed": 1, "run_seed": 2,
+                                   "verdict": "PASS", "checks": 1, "cycles": 0, "failures": []}
+    v.check(False, "count was 3, expected 4")
+    assert v.meta()["verdict"] == "FAIL" and v.meta()["failures"] == ["count was 3, expected 4"]
+
+
 def test_verdict_fail_raises_and_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
