@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import placement as pl
-from .tree import Tree, build_tree
+from .tree import Tree, build_tree, direction
 
 WORD = 64
 BF16_NEG_INF = 0xFF80
@@ -160,8 +160,7 @@ def slice_image(args: LaunchArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -
         img[addr:addr + raw.size] = raw
 
     q0 = args.blocks[0].qs
-    placed = pl.place(args.counter, 0, 1)[0]   # global order
-    mine = np.asarray([g for g in placed if (args.start_pe + g) % args.n == args.pe_id], dtype=np.int64)
+    mine = pl.place(args.counter, args.start_pe, args.n)[args.pe_id]   # request_id = start_pe mod N
     put(args.k_base, k[mine])
     put(args.v_base, v[mine])
     ml = len(mine)
@@ -345,11 +344,11 @@ class RingLaunch:
 
 
 def _dir(a: int, b: int, cols: int) -> int:
-    (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
-    for name, (dr, dc) in {"N": (-1, 0), "E": (0, 1), "S": (1, 0), "W": (0, -1)}.items():
-        if (rb - ra, cb - ca) == (dr, dc):
-            return DIRS[name]
-    raise ValueError(f"PEs {a} and {b} are not neighbours")
+    """IPCQ direction from PE a to its neighbour b (tree.direction on their mesh coordinates)."""
+    name = direction(divmod(a, cols), divmod(b, cols))
+    if name is None:
+        raise ValueError(f"PEs {a} and {b} are not neighbours")
+    return DIRS[name]
 
 
 MAX_STATE_SETS = 8
