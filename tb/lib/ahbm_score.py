@@ -32,6 +32,15 @@ from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict
 
 
+def tree_hops(tree, rank: int) -> int:
+    """Pushes between `rank` and the root, following each node's parent."""
+    hops = 0
+    while tree.nodes[rank].parent is not None:
+        rank = tree.nodes[rank].parent
+        hops += 1
+    return hops
+
+
 def causal_mask(q_pos: np.ndarray, seq: int, groups: int) -> np.ndarray:
     """Additive fp32 mask [groups * len(q_pos), seq]: key k visible to query position q iff k <= q."""
     m = np.where(np.arange(seq)[None, :] <= q_pos[:, None], np.float32(0), np.float32(-np.inf))
@@ -102,7 +111,8 @@ def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], 
             "(a partial lost or duplicated in IPCQ)")
     report_blocking(cube, [lp.pe_of(r) for r in range(n)], case)
     if lp.tree is not None:
-        v.check(lp.tree.depth == math.ceil(math.log2(n)), f"{case}: tree depth {lp.tree.depth} != ceil(log2 {n})")
+        depth = max(tree_hops(lp.tree, r) for r in range(n))   # from the parent links the kernels used
+        v.check(depth == math.ceil(math.log2(n)), f"{case}: reduction tree depth {depth} != ceil(log2 {n})")
         coords = [nd.coord for nd in lp.tree.nodes]
         v.add_checks(1, check_mapping(n, coords, *lp.mesh))
     idle_q = int(cube.dut.u_ipcq.pop_valid.value)

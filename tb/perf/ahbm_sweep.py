@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from tb.benches import Bench, get_bench
+from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
 from tb.runner import BUILD_ROOT, run_bench
 
 BASE_BENCH = "ahbm_llama"
@@ -77,7 +78,6 @@ TILES = (32, 64, 128)
 QUICK_TILES = (64,)
 COUNTER = 4096              # context tokens: 512 per PE, full tiles (module docstring)
 N_PES = 8
-GROUPS = 8
 REQUEST_ID = 3              # start_pe 3
 DMA_BW = 64
 DMA_LAT = 100
