@@ -153,6 +153,8 @@ module pe_core #(
     reg  [31:0]  st_l [0:8*MAXROWS-1];
     reg  [31:0]  st_o [0:8*MAXROWS*D-1];
     reg  [31:0]  sp   [0:MAXROWS*MAXKEYS-1];  // scores S, then probabilities P, of the computing tile
+    reg  [31:0]  tf   [0:MAXKEYS*D-1];        // the K (S2) or V (S6) tile widened to fp32 once per tile
+    reg  [31:0]  qf   [0:D-1];                // one Q row widened to fp32
     reg  [15:0]  obuf [0:MAXROWS*D-1];        // NORM_STORE staging, bf16
 
     // Composite trace (read by the bench through the hierarchy): entry i =
@@ -293,16 +295,22 @@ module pe_core #(
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
 
     // S2: S = dot(Q, K^T) * scale, k-index ascending from +0
+    // (widening is exact, so doing it once per tile and per Q row changes no bit; the rows x keys x d
+    // inner loop is then one mul and one add, with its base indices hoisted)
     task automatic do_s2(input [1:0] qr, input [2:0] sl, input [7:0] rows, input [8:0] keys);
         begin
-            for (r = 0; r < 32'(rows); r = r + 1)
+            for (t = 0; t < 32'(keys) * D; t = t + 1) tf[t] = bf16_to_f32(kbuf[32'(sl) * SLOT_K + t]);
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                idx = (32'(qr) * MAXROWS + r) * D;
+                for (c = 0; c < D; c = c + 1) qf[c] = bf16_to_f32(qbuf[idx + c]);
                 for (k = 0; k < 32'(keys); k = k + 1) begin
                     acc = 32'd0;
+                    a32 = k * D;
                     for (c = 0; c < D; c = c + 1)
-                        acc = f32_add(acc, f32_mul(bf16_to_f32(qbuf[(32'(qr) * MAXROWS + r) * D + c]),
-                                                   bf16_to_f32(kbuf[32'(sl) * SLOT_K + k * D + c])));
+                        acc = f32_add(acc, f32_mul(qf[c], tf[a32 + c]));
                     sp[r * MAXKEYS + k] = f32_mul(acc, SCALE);
                 end
+            end
         end
     endtask
 
@@ -336,13 +344,15 @@ module pe_core #(
     // S6: O += P V, t ascending from +0, then added to the rescaled O
     task automatic do_s6(input [2:0] s, input [2:0] sl, input [7:0] rows, input [8:0] keys);
         begin
+            for (t = 0; t < 32'(keys) * D; t = t + 1) tf[t] = bf16_to_f32(vbuf[32'(sl) * SLOT_K + t]);
             for (r = 0; r < 32'(rows); r = r + 1) begin
-                idx = 32'(s) * MAXROWS + r;
+                idx = (32'(s) * MAXROWS + r) * D;
+                b32 = r * MAXKEYS;
                 for (c = 0; c < D; c = c + 1) begin
                     acc = 32'd0;
                     for (t = 0; t < 32'(keys); t = t + 1)
-                        acc = f32_add(acc, f32_mul(sp[r * MAXKEYS + t], bf16_to_f32(vbuf[32'(sl) * SLOT_K + t * D + c])));
-                    st_o[idx * D + c] = f32_add(st_o[idx * D + c], acc);
+                        acc = f32_add(acc, f32_mul(sp[b32 + t], tf[t * D + c]));
+                    st_o[idx + c] = f32_add(st_o[idx + c], acc);
                 end
             end
         end
