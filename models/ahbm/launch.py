@@ -145,6 +145,12 @@ def layout(counter: int, n: int, pe_id: int, start: int, blocks: tuple[QBlock, .
                       q_total + 2 * kv + align(max(masks, WORD)), groups, d, tile)
 
 
+def put_bf16(img: np.ndarray, addr: int, arr: np.ndarray) -> None:
+    """Store bf16 patterns (uint16, little-endian) into a slice image at byte `addr`."""
+    raw = np.ascontiguousarray(arr, dtype=np.uint16).view(np.uint8).reshape(-1)
+    img[addr:addr + raw.size] = raw
+
+
 def slice_bytes(args: LaunchArgs) -> int:
     """Bytes of the slice map, O region included."""
     return args.o_base + sum(align(args.q_bytes(b)) for b in args.blocks)
@@ -156,8 +162,7 @@ def slice_image(args: LaunchArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -
     img = np.zeros(slice_bytes(args), dtype=np.uint8)
 
     def put(addr: int, arr: np.ndarray) -> None:
-        raw = np.ascontiguousarray(arr, dtype=np.uint16).view(np.uint8).reshape(-1)
-        img[addr:addr + raw.size] = raw
+        put_bf16(img, addr, arr)
 
     q0 = args.blocks[0].qs
     mine = pl.place(args.counter, args.start_pe, args.n)[args.pe_id]   # request_id = start_pe mod N
@@ -405,8 +410,7 @@ def ring_image(a: RingArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.n
     img = np.zeros(ring_slice_bytes(a), dtype=np.uint8)
 
     def put(addr: int, arr: np.ndarray) -> None:
-        raw = np.ascontiguousarray(arr, dtype=np.uint16).view(np.uint8).reshape(-1)
-        img[addr:addr + raw.size] = raw
+        put_bf16(img, addr, arr)
 
     qs, qe = a.block(a.rank)
     for i, (bs, be) in enumerate(a.subs()):

@@ -86,8 +86,7 @@ class PeSession:
     async def load(self) -> None:
         blob = np.zeros(self.top, dtype=np.uint8)
         for addr, arr in self.image:
-            raw = arr.view(np.uint8).reshape(-1)
-            blob[addr:addr + raw.size] = raw
+            la.put_bf16(blob, addr, arr)
         await self.cube.load(0, 0, blob)
 
     async def attn(self, t: Tile, rows: int, sreg: int = 0, qreg: int = 0, init: bool = False,
@@ -424,7 +423,7 @@ async def f4_tail_push_to_direction(dut) -> None:
     await s.attn(tiles[0], rows, sreg=6, init=True, push=W, tag=0x5E)
     await cube.wait_idle(0, MAX_CYCLES)
     f = cube.fault(0)
-    v.check(f.code == 7 and f.tag == 0x5E, f"tail push towards the West edge: fault {f.name} tag {f.tag:#x}, "
+    v.check(f.code == FAULT_CODES["F_EDGE"] and f.tag == 0x5E, f"tail push towards the West edge: fault {f.name} tag {f.tag:#x}, "
             "expected F_EDGE tag 0x5e")
     after = cube.counters(0)
     for k in ("cnt_push", "cnt_k", "cnt_v", "cnt_comp", "dma_bytes"):
