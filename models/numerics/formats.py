@@ -17,10 +17,13 @@ ACC         22   7   14    63   S1E7M14 accumulator: E=0 is zero (always
 E5M3         8   5    3    20   block scale: every code is 2^(E-20)*(1+M/8)
 ========  ====  ===  ===  ====  ==========================================
 
-Everything rounds to nearest, ties to even, at unbounded exponent; then a
-format without subnormals flushes a result below its smallest normal to zero
+Everything here rounds to nearest, ties to even, at unbounded exponent; then
+a format without subnormals flushes a result below its smallest normal to zero
 and a format with them (FP16, FP32) keeps the bits the subnormal grid allows
-(gradual underflow, rounded once).  All functions are numpy-vectorised: bit
+(gradual underflow, rounded once).  This is the cluster's rule (and a generic
+reference encoder); the vector core's own E8M15 arithmetic and its FP16/FP32
+load/store follow upstream's datapath instead (units.md V.6/V.7:
+``e8m15``, ``e8m15_cvt``).  All functions are numpy-vectorised: bit
 patterns go in as any integer array and come out as uint16 (FP16) or uint32.
 """
 
@@ -206,27 +209,7 @@ def encode(x, fmt: Format, overflow: str | None = None) -> np.ndarray:
     return out.astype(fmt.out_dtype())
 
 
-# --- conversions the machines perform -------------------------------------------
-
-def fp16_to_e8m15(h) -> np.ndarray:
-    """FP16 load: exact (FP16 subnormals become normal E8M15 numbers)."""
-    return convert(h, FP16, E8M15)
-
-
-def e8m15_to_fp16(x) -> np.ndarray:
-    """FP16 store: nearest-even with FP16 subnormals; beyond range (and Inf) saturates to +-65504."""
-    return convert(x, E8M15, FP16, overflow="saturate")
-
-
-def fp32_to_e8m15(f) -> np.ndarray:
-    """FP32 load (dtype 2): nearest-even to 16 bits, flush below 2^-126, overflow to Inf."""
-    return convert(f, FP32, E8M15)
-
-
-def e8m15_to_fp32(x) -> np.ndarray:
-    """FP32 store: exact."""
-    return convert(x, E8M15, FP32)
-
+# --- the conversion the cluster performs (the vector core's are in e8m15_cvt) ---
 
 def acc_to_fp16(acc) -> np.ndarray:
     """OP_EMIT of one accumulator element: nearest-even, FP16 subnormals, saturating to +-65504."""

@@ -13,7 +13,9 @@ significant bit: ``value = mag * 2**lsb_exp``.  Two helpers do all the work:
 The Verilog modules ``fp_round`` and ``fp_align_add`` in rtl/arith are the same
 two steps, so every model and every RTL block shares one definition of
 rounding.  All functions take and return numpy int64 arrays (scalars broadcast);
-magnitudes must stay below 2**62.
+magnitudes must stay below 2**62.  Three small helpers (:func:`low_bits`,
+:func:`top_bit`, :func:`round_half_even`) serve the vector core's fixed-width
+datapath (``e8m15``, ``e8m15_cvt``), which rounds on explicit guard/sticky bits.
 """
 
 from __future__ import annotations
@@ -26,6 +28,27 @@ I64 = np.int64
 def as_i64(x) -> np.ndarray:
     """An int64 array view of an int, sequence or array."""
     return np.asarray(x, dtype=I64)
+
+
+def low_bits(x, width: int) -> np.ndarray:
+    """The low ``width`` bits of each integer as int64: a pattern as a port of that width sees it."""
+    return np.asarray(x, dtype=I64) & ((1 << width) - 1)
+
+
+def top_bit(v) -> np.ndarray:
+    """Index of the top set bit of each non-negative int64 below 2^53 (-1 for 0).
+
+    frexp is exact for such integers, so this is a priority encoder in three numpy
+    operations (the vector core's PACK and conversions call it on every lane).
+    """
+    return np.frexp(as_i64(v).astype(np.float64))[1].astype(I64) - 1
+
+
+def round_half_even(kept, guard, sticky) -> np.ndarray:
+    """``kept`` plus the round-to-nearest-even increment, given the guard bit (0/1) and the
+    sticky flag (any bit below the guard set)."""
+    kept = as_i64(kept)
+    return kept + (as_i64(guard) & (np.asarray(sticky, bool) | (kept & 1)))
 
 
 def bit_length(v) -> np.ndarray:
