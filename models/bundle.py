@@ -1,0 +1,153 @@
+"""Real-client bundles: programs compiled by the public KohakuTPU compiler, as data (clients/README.md).
+
+A bundle holds the staged instruction flits of every round, the ordered
+dispatch plan, the initial DRAM image and the expected outputs (upstream RTL's
+bit-exact ones in ``expected_rtl.npz``, upstream's Python models' in
+``expected.npz``). This module reads one and answers what a replay needs:
+the rounds with their kicks as the dispatcher sends them (dst = the kicked
+node, src = the agent), the DRAM image by byte address, and the output
+regions. It runs nothing; models.vc.replay runs the vector-core rounds on the
+golden model.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BUNDLES = Path(__file__).resolve().parent.parent / "clients" / "bundles"
+Coord = tuple[int, int]
+HEADER_ROUTE = (0xFFFF << 272)  # dst_x, dst_y, src_x, src_y: what the dispatcher rewrites (units.md H.4)
+
+
+@dataclass(frozen=True)
+class Kick:
+    """One kick of a round: `flits` staged values (header OR already applied by the loader)."""
+
+    node: Coord
+    base: int
+    flits: tuple[int, ...]
+
+    def dispatched(self, agent: Coord) -> list[int]:
+        """The flits as the dispatcher sends them: dst = the node, src = the agent, every other bit kept."""
+        route = self.node[0] << 284 | self.node[1] << 280 | agent[0] << 276 | agent[1] << 272
+        return [(f & ~HEADER_ROUTE) | route for f in self.flits]
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round (one upstream artifact) of the plan."""
+
+    index: int
+    unit: str  # "VC" or "MG"
+    name: str
+    kicks: tuple[Kick, ...]
+    awaits: tuple[tuple[Coord, int], ...]
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    kind: str  # input, output, constant, temp
+    addr: int
+    nbytes: int
+
+
+class Bundle:
+    """One bundle folder, read lazily."""
+
+    def __init__(self, name_or_path: str | Path) -> None:
+        path = Path(name_or_path)
+        if not path.is_absolute() and not path.exists():
+            path = BUNDLES / str(name_or_path)
+        if not (path / "bundle.json").exists():
+            known = ", ".join(sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists()))
+            raise ValueError(f"no bundle at {path} (bundle.json missing); known bundles: {known}")
+        self.path = path
+        self.name = path.name
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        return json.loads((self.path / "bundle.json").read_text())
+
+    def _npz(self, name: str) -> dict[str, np.ndarray]:
+        with np.load(self.path / name) as z:
+            return {k: z[k] for k in z.files}
+
+    @cached_property
+    def dram_in(self) -> dict[str, np.ndarray]:
+        return self._npz("dram_in.npz")
+
+    @cached_property
+    def expected_rtl(self) -> dict[str, np.ndarray]:
+        return self._npz("expected_rtl.npz")
+
+    @cached_property
+    def expected_models(self) -> dict[str, np.ndarray]:
+        return self._npz("expected.npz")
+
+    @property
+    def agent(self) -> Coord:
+        x, y = self.meta["machine"]["agent"]
+        return (x, y)
+
+    @property
+    def mag(self) -> Coord:
+        x, y = self.meta["machine"]["mag"]
+        return (x, y)
+
+    @property
+    def image_base(self) -> int:
+        """Machine byte address of image[0]."""
+        return int(self.dram_in["base"])
+
+    @property
+    def image(self) -> np.ndarray:
+        return self.dram_in["image"]
+
+    @property
+    def regions(self) -> list[Region]:
+        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"])) for r in self.meta["dram"]["regions"]]
+
+    @property
+    def outputs(self) -> dict[str, Region]:
+        return {r.name: r for r in self.regions if r.kind == "output"}
+
+    @property
+    def plan_kinds(self) -> list[str]:
+        """'round:VC', 'round:MG' or 'host_convert' per plan entry, in order."""
+        return [f"round:{p['unit']}" if p["kind"] == "round" else p["kind"] for p in self.meta["plan"]]
+
+    @property
+    def rounds(self) -> list[Round]:
+        out = []
+        for p in self.meta["plan"]:
+            if p["kind"] != "round":
+                continue
+            kicks = tuple(Kick((s["node"][0], s["node"][1]), int(s["base"]), tuple(int(f, 16) for f in s["flits"]))
+                          for s in p["steps"] if s["op"] == "kick")
+            awaits = tuple(((s["node"][0], s["node"][1]), int(s["count"])) for s in p["steps"] if s["op"] == "await")
+            out.append(Round(int(p["round"]), p["unit"], p["name"], kicks, awaits))
+        return out
+
+    def words(self, image: np.ndarray | None = None) -> dict[int, int]:
+        """The image as 32-byte words: machine byte address -> 256-bit little-endian word (zero words left out)."""
+        img = self.image if image is None else image
+        out = {}
+        for i in range(0, len(img), 32):
+            w = int.from_bytes(img[i:i + 32].tobytes(), "little")
+            if w:
+                out[self.image_base + i] = w
+        return out
+
+
+def bundle_names() -> list[str]:
+    return sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists())
+
+
+__all__ = ["BUNDLES", "Bundle", "Kick", "Region", "Round", "bundle_names"]
