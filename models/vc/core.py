@@ -1,0 +1,549 @@
+"""The vector core's architectural behaviour (units.md V.1-V.12), untimed and bit exact.
+
+``VectorCore.take(flit)`` hands the core one inbound flit in the order the core
+takes it and returns the flits the core sends because of it (completions
+included, as cu_base sends them). A RUN runs to VHALT or a fault; it waits only
+where the core waits on the outside world (VBAR, VHALT and a VFILL behind one
+still outstanding), and resumes when ``take`` delivers the fill response it
+waits for. Instructions arriving while a RUN is in flight queue behind it (one
+CU_INST at a time, V.2).
+
+Timing is not modelled, so the RUN result (the kernel's cycle count, V.2) is
+not known here: the completion of a RUN that retires with INST_COMPLETE carries
+``Event.wild_arg``; every other bit of every flit is predicted exactly.
+
+Decisions the spec leaves to us (docs/vector_core.md lists them):
+* a gathered chain stage whose opcode is not an ALU opcode (0x12..0x1F) faults
+  F_OPCODE (undefined in units.md V.5);
+* a MEM_RD_RESP whose txn no fill is waiting for is dropped and recorded in
+  ``protocol_errors`` (the RTL's monitor prints an ERROR line);
+* the program counter is 9 bits and wraps modulo 512, as upstream's;
+* ALU words update the "most recent ALU word" pr/pm that ANY/ALL (D4) and EXPSUM
+  (D5) read at decode, before their faults are checked, as upstream does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+import numpy as np
+
+from models.cu_base import SigCode, completion, signal_payload
+from models.flit import FIELDS, FlitType, make_flit
+from models.numerics import e8m15_cvt as cvt
+
+from . import isa
+from .hazards import Hazard, IssueClass, Issued, PredicateTracker
+from .isa import (
+    ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, MAX_WALK, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
+    SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word,
+)
+from .lanes import Stage, any_all, chunk_mask, reduce_tree, run_chain, shuffle
+from .walk import walk_addresses, walk_total
+
+Coord = tuple[int, int]
+MAG_DEFAULT: Coord = (0, 1)
+DRAINING_OPS = frozenset({isa.OP_VSETMODE, isa.OP_VHALT, isa.OP_VLD, isa.OP_VST, isa.OP_VCVT, isa.OP_VSHUF,
+                          isa.OP_VBCAST})
+DRAIN_WR_TXN = 0x01  # VDRAIN to memory: MEM_WR_REQ / MEM_WR_DATA txn (V.11)
+
+
+@dataclass
+class Event:
+    """One flit the core sends: (destination, flit). ``wild_arg``: the CU_SIGNAL arg is the cycle count."""
+
+    dst: Coord
+    flit: int
+    wild_arg: bool = False
+
+
+@dataclass
+class _Loop:
+    active: bool = False
+    count: int = 0
+    top: int = 0
+    end: int = 0
+
+
+@dataclass
+class _Run:
+    inst: int
+    pc: int
+    boundary: bool = False  # an instruction has just retired: loop closure and F_CUDATA come first
+
+
+@dataclass
+class _Burst:
+    """The one open inbound CU_DATA burst (V.12)."""
+
+    src: Coord
+    left: int
+    ptr: int
+    drop: bool
+    sig: bool
+    ack_dst: Coord
+    buf: int
+
+
+class _Fault(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = int(code)
+
+
+class _Block(Exception):
+    """The instruction waits for outstanding fill responses; it re-executes when they land."""
+
+
+@dataclass
+class Stats:
+    """What a stream of RUNs exercised (for coverage reports)."""
+
+    executed: Counter = field(default_factory=Counter)  # mnemonic (VRED.<kind>, VSETMODE.<mode>) -> count
+    faults: Counter = field(default_factory=Counter)  # fault name -> count
+    chains: Counter = field(default_factory=Counter)  # depth -> chains executed
+    runs: int = 0
+
+    @property
+    def instructions(self) -> int:
+        return sum(self.executed.values())
+
+
+class VectorCore:
+    """The vector core: state, the CU_INST envelope, the kernel sequencer and the link side."""
+
+    def __init__(self, coord: Coord = (1, 1), mag: Coord = MAG_DEFAULT) -> None:
+        self.coord = coord
+        self.mag = mag
+        self.stats = Stats()
+        self.hazards: list[Hazard] = []
+        self.protocol_errors: list[str] = []
+        self.reset()
+
+    # ------------------------------------------------------------ state (V.1)
+    def reset(self) -> None:
+        """Reset: VL 128, FLAT, K3 = 0, descriptors base 0 / strides 0 / bounds 1; S, V, P, IMEM, L1 zero."""
+        self.imem = [0] * IMEM_WORDS
+        self.l1 = np.zeros((L1_WORDS, LANES), dtype=np.uint16)
+        self.v = np.zeros((N_VREGS, VL_MAX), dtype=np.uint32)
+        self.s = [0] * N_SREGS
+        self.k3 = 0
+        self.p = np.zeros((N_PREGS, VL_MAX), dtype=bool)
+        self.vl = VL_MAX
+        self.mode = int(Mode.FLAT)
+        self.base = [0] * N_DESC
+        self.dims = [[(0, 1)] * 4 for _ in range(N_DESC)]
+        self.loop = _Loop()
+        self.last_pr = 0  # pr of the most recent ALU, VRED or chain word (ANY/ALL, D4)
+        self.last_pm = 0  # pm of the most recent ALU word (EXPSUM, D5)
+        self.fills: dict[int, int] = {}  # txn -> L1 word of an outstanding VFILL response
+        self.cud_pending = False
+        self.burst: Optional[_Burst] = None
+        self.queue: list[int] = []
+        self.run: Optional[_Run] = None
+        self.tracker = PredicateTracker()
+
+    def write_l1(self, addr: int, word: int) -> None:
+        """Backdoor: one 256-bit L1 word (lane i = bits [16i+15:16i])."""
+        self.l1[addr % L1_WORDS] = word_to_u16(word)
+
+    def l1_word(self, addr: int) -> int:
+        return u16_to_word(self.l1[addr % L1_WORDS])
+
+    # ------------------------------------------------------------ inbound
+    def take(self, flit: int) -> list[Event]:
+        """One inbound flit; returns what the core sends because of it."""
+        ftype = FIELDS["type"].extract(flit)
+        if ftype == FlitType.CU_INST:
+            self.queue.append(flit)
+            return self._drain_queue()
+        if ftype == FlitType.CU_DATA:
+            return self._cu_data(flit)
+        if ftype == FlitType.MEM_RD_RESP:
+            return self._fill_response(flit)
+        return []  # every other type is dropped
+
+    def take_all(self, flits: Iterable[int]) -> list[Event]:
+        out: list[Event] = []
+        for f in flits:
+            out.extend(self.take(f))
+        return out
+
+    @property
+    def waiting_fills(self) -> bool:
+        """A RUN waits for fill responses (VBAR, VHALT or a VFILL behind an outstanding one)."""
+        return self.run is not None
+
+    def _flit(self, dst: Coord, ftype: int, txn: int, last: int, payload: int, rsvd: int = 0) -> Event:
+        return Event(dst, make_flit(dst, self.coord, ftype, txn, last, payload, rsvd))
+
+    def _cu_data(self, flit: int) -> list[Event]:
+        """Inbound CU_DATA (V.12): one open burst, framed by count; a rejected or interleaved burst is
+        dropped, unacknowledged, and leaves F_CUDATA pending."""
+        src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
+        pl = flit & WORD_MASK
+        b = self.burst
+        if b is None:  # a descriptor
+            buf, off, ln = (pl >> 248) & 0xFF, (pl >> 232) & 0xFFFF, (pl >> 224) & 0xFF
+            ack = (pl >> 208) & 0xFF
+            bad = buf != 0 or off + ln >= L1_WORDS
+            if bad:
+                self.cud_pending = True
+            self.burst = _Burst(src, ln + 1, off & 0x1FF, bad, bool((pl >> 216) & 1) and not bad,
+                                (ack & 0xF, ack >> 4) if ack else src, buf)
+            return []
+        alien = src != b.src
+        if not b.drop and not alien:
+            self.l1[b.ptr] = word_to_u16(pl)
+        if alien:
+            b.drop, b.sig = True, False
+            self.cud_pending = True
+        b.ptr = (b.ptr + 1) % L1_WORDS
+        b.left -= 1
+        if b.left:
+            return []
+        self.burst = None
+        if b.sig:
+            return [self._flit(b.ack_dst, FlitType.CU_SIGNAL, 0, 1, signal_payload(SigCode.DATA_RECEIVED, b.buf))]
+        return []
+
+    def _fill_response(self, flit: int) -> list[Event]:
+        txn = FIELDS["txn"].extract(flit)
+        if txn not in self.fills:
+            self.protocol_errors.append(f"MEM_RD_RESP txn {txn:#04x} matches no outstanding VFILL request: dropped")
+            return []
+        self.l1[self.fills.pop(txn)] = word_to_u16(flit & WORD_MASK)
+        if self.run is not None and not self.fills:
+            return self._resume() + self._drain_queue()
+        return []
+
+    # ------------------------------------------------------------ the envelope (V.2)
+    def _drain_queue(self) -> list[Event]:
+        out: list[Event] = []
+        while self.queue and self.run is None:
+            out.extend(self._execute(self.queue.pop(0)))
+        return out
+
+    def _done(self, inst: int, fault: int | None, result: int = 0, wild: bool = False) -> list[Event]:
+        flit = completion(self.coord, inst, fault is not None, fault if fault is not None else result)
+        last = FIELDS["last"].extract(inst)
+        dst = (FIELDS["src_x"].extract(inst), FIELDS["src_y"].extract(inst))
+        return [Event(dst, flit, wild_arg=wild and fault is None and not last)]
+
+    def _execute(self, inst: int) -> list[Event]:
+        pl = inst & WORD_MASK
+        op = pl >> 252
+        if op == isa.INST_IMEM:
+            self.imem[(pl >> 243) & 0x1FF] = pl & 0xFFFF_FFFF
+        elif op == isa.INST_DESC:
+            ad, fld, value = (pl >> 249) & 7, (pl >> 246) & 7, isa.desc_value(pl)
+            if fld == isa.FLD_BASE:
+                self.base[ad] = value
+            elif 1 <= fld <= 4:
+                self.dims[ad][fld - 1] = isa.unpack_dim(value)
+        elif op == isa.INST_RUN:
+            return self._start_run(inst, (pl >> 243) & 0x1FF)
+        return self._done(inst, None)
+
+    # ------------------------------------------------------------ the kernel (V.5)
+    def _start_run(self, inst: int, pc: int) -> list[Event]:
+        self.loop = _Loop()
+        self.tracker.reset()
+        self.stats.runs += 1
+        if self.cud_pending:
+            self.cud_pending = False
+            self.stats.faults["F_CUDATA"] += 1
+            return self._done(inst, Fault.F_CUDATA)
+        self.run = _Run(inst, pc)
+        return self._resume()
+
+    def _resume(self) -> list[Event]:
+        r = self.run
+        assert r is not None
+        out: list[Event] = []
+        while True:
+            if r.boundary:
+                r.boundary = False
+                if self.cud_pending:
+                    self.cud_pending = False
+                    return self._finish(out, Fault.F_CUDATA)
+                lp = self.loop
+                if lp.active and r.pc == lp.end:
+                    if lp.count > 1:
+                        lp.count -= 1
+                        r.pc = lp.top
+                    else:
+                        lp.active = False
+            w = Word(self.imem[r.pc])
+            try:
+                halted = self._step(w, r, out)
+            except _Block:
+                return out
+            except _Fault as f:
+                return self._finish(out, f.code)
+            if halted:
+                return self._finish(out, None)
+            r.boundary = True
+
+    def _finish(self, out: list[Event], fault: int | None) -> list[Event]:
+        assert self.run is not None
+        inst = self.run.inst
+        self.run = None
+        if fault is not None:
+            self.stats.faults[isa.FAULT_NAMES[fault]] += 1
+        return out + self._done(inst, fault, 0, wild=True)
+
+    def _count(self, name: str) -> None:
+        self.stats.executed[name] += 1
+
+    def _step(self, w: Word, r: _Run, out: list[Event]) -> bool:
+        """Execute the word at r.pc; advance r.pc. True at VHALT."""
+        op = w.op
+        if op <= ALU_LAST:
+            self._alu(w, r)
+            return False
+        name = w.name
+        pc = r.pc
+        handler = {
+            isa.OP_VCVT: self._vcvt, isa.OP_VRED: self._vred, isa.OP_VLD: self._vld, isa.OP_VST: self._vst,
+            isa.OP_VBCAST: self._vbcast, isa.OP_VSHUF: self._vshuf, isa.OP_VSETVL: self._vsetvl,
+            isa.OP_VSETMODE: self._vsetmode, isa.OP_VLOOP: self._vloop,
+        }.get(op)
+        if handler is not None:
+            handler(w)
+            self._issue(pc, w, IssueClass.DRAINS if op in DRAINING_OPS else IssueClass.OTHER)
+            self._count(name if op not in (isa.OP_VRED, isa.OP_VSETMODE) else
+                        f"VRED.{RedKind(w.kind).name}" if op == isa.OP_VRED else f"VSETMODE.{Mode(w.mode).name}")
+            r.pc = (pc + 1) % IMEM_WORDS
+            return False
+        if op == isa.OP_VSETI:
+            imm = self.imem[(pc + 1) % IMEM_WORDS] & isa.E8_MASK
+            if w.sa == SRC_K:
+                self.k3 = imm
+            else:
+                self.s[w.vd] = imm
+            self._issue(pc, w, IssueClass.OTHER)
+            self._count("VSETI.K3" if w.sa == SRC_K else "VSETI")
+            r.pc = (pc + 2) % IMEM_WORDS
+            return False
+        if op in (isa.OP_VBAR, isa.OP_VHALT) or (op == isa.OP_VFILL and self.fills):
+            if self.fills:
+                raise _Block()
+            self._issue(pc, w, IssueClass.DRAINS if op == isa.OP_VHALT else IssueClass.OTHER)
+            self._count(name)
+            if op == isa.OP_VHALT:
+                return True
+            r.pc = (pc + 1) % IMEM_WORDS
+            return False
+        # VFILL / VDRAIN
+        self._transfer(w, out)
+        self._issue(pc, w, IssueClass.OTHER)
+        self._count(name if op == isa.OP_VFILL or not w.node else "VDRAIN.node")
+        r.pc = (pc + 1) % IMEM_WORDS
+        return False
+
+    def _issue(self, pc: int, w: Word, cls: IssueClass, writes_p: int | None = None, chained: bool = False) -> None:
+        self.tracker.issue(Issued(pc, w.raw, cls, writes_p, chained))
+
+    def _check_pred(self, pred: int, pc: int, w: Word, name: str = "H1") -> None:
+        hz = self.tracker.check_read(pred, pc, w.raw, self.vl, name)
+        if hz is not None:
+            self.hazards.append(hz)
+
+    # ------------------------------------------------------------ ALU words and chains
+    def _operand(self, sel: int, idx: int, stage0: bool) -> np.ndarray | None:
+        if sel == SRC_V:
+            assert stage0
+            return self.v[idx]
+        if sel == SRC_S:
+            return np.full(VL_MAX, self.s[idx], dtype=np.uint32)
+        if sel == SRC_K:
+            k = idx & 3
+            return np.full(VL_MAX, self.k3 if k == 3 else K_CONST[k], dtype=np.uint32)
+        return None  # C: the previous stage's value
+
+    def _alu(self, w: Word, r: _Run) -> None:
+        self.last_pr, self.last_pm = w.pr, w.pm
+        if self.mode == Mode.TREE:
+            raise _Fault(Fault.F_OPCODE)  # D6: an ALU word in TREE mode (normative)
+        if SRC_C in w.selectors:
+            raise _Fault(Fault.F_CHAIN)
+        depth = isa.CHAIN_DEPTH[Mode(self.mode)]
+        words = [w]
+        for k in range(1, depth):
+            g = Word(self.imem[(r.pc + k) % IMEM_WORDS])
+            self.last_pr, self.last_pm = g.pr, g.pm
+            if g.op > ALU_LAST:
+                raise _Fault(Fault.F_OPCODE)  # ours: a gathered non-ALU word is undefined in units.md V.5
+            if SRC_V in g.selectors:
+                raise _Fault(Fault.F_VSRC)
+            words.append(g)
+        stages = [Stage(g.op, *(self._operand(sel, idx, k == 0) for sel, idx in
+                               ((g.sa, w.va if k == 0 else g.va), (g.sb, w.vb if k == 0 else g.vb),
+                                (g.sc, w.vc if k == 0 else g.vc))))
+                  for k, g in enumerate(words)]
+        value, pred = run_chain(stages)
+        last = words[-1]
+        below = np.arange(VL_MAX) < self.vl
+        if last.op in CMP_OPS:
+            assert pred is not None
+            self.p[last.pr] = np.where(below, pred, self.p[last.pr])
+            writes_p: int | None = last.pr
+        else:
+            writes_p = None
+            if last.pm:
+                self._check_pred(last.pr, r.pc, w)
+                p = self.p[last.pr]
+                below &= p if last.pm == 1 else ~p
+            self.v[last.vd] = np.where(below, value, self.v[last.vd])
+        self._issue(r.pc, w, IssueClass.FLAT_ALU if depth == 1 else IssueClass.OTHER, writes_p, depth > 1)
+        self._count(w.name if depth == 1 else f"CHAIN{depth}")
+        if depth > 1:
+            self.stats.chains[depth] += 1
+            for g in words:
+                self._count(f"{g.name}@stage")
+        r.pc = (r.pc + depth) % IMEM_WORDS
+
+    # ------------------------------------------------------------ other words (V.8, V.9)
+    def _nchunk(self) -> int:
+        return -(-self.vl // LANES)
+
+    def _vcvt(self, w: Word) -> None:
+        if w.dt not in (isa.DT_CVT_ROUND, isa.DT_CVT_RAW):
+            raise _Fault(Fault.F_DTYPE)
+        src = self.v[w.va]
+        res = src if w.dt == isa.DT_CVT_RAW else cvt.fp16_to_e8m15(cvt.e8m15_to_fp16(src))
+        self.v[w.vd] = np.where(chunk_mask(self.vl), np.asarray(res, dtype=np.uint32), self.v[w.vd])
+
+    def _vred(self, w: Word) -> None:
+        kind = RedKind(w.kind)
+        q = self.last_pr
+        self.last_pr = w.pr
+        if kind in (RedKind.ANY, RedKind.ALL):
+            self._check_pred(q, self.run.pc, w, "H1-ANYALL")
+            self.s[w.vd] = any_all(kind, self.p[q], self.vl)
+            return
+        if self.vl % LANES:
+            raise _Fault(Fault.F_REDVL)
+        if self.mode != Mode.TREE:
+            raise _Fault(Fault.F_OPCODE)
+        result, expo = reduce_tree(kind, self.v[w.va], self.v[w.vb], self.vl)
+        if expo is not None:  # EXPSUM also writes V[vb] = VEXP2(V[va]), mask from P[pr] and the last pm (D5)
+            mask = np.arange(VL_MAX) < self.vl
+            if self.last_pm:
+                self._check_pred(w.pr, self.run.pc, w)
+                p = self.p[w.pr]
+                mask &= p if self.last_pm == 1 else ~p
+            self.v[w.vb] = np.where(mask, expo, self.v[w.vb])
+        self.s[w.vd] = result
+
+    def _l1_walk(self, w: Word, steps: int) -> list[int]:
+        return [a & (L1_WORDS - 1) for a in walk_addresses(self.base[w.ad], tuple(self.dims[w.ad]), steps, w.off)]
+
+    def _vld(self, w: Word) -> None:
+        if w.dt not in (isa.DT_FP16, isa.DT_FP32):
+            raise _Fault(Fault.F_DTYPE)
+        n = self._nchunk()
+        if w.dt == isa.DT_FP16:
+            words = self.l1[self._l1_walk(w, n)]
+            vals = cvt.fp16_to_e8m15(words.reshape(-1))
+        else:
+            words = self.l1[self._l1_walk(w, 2 * n)].reshape(2 * n, 8, 2).astype(np.uint32)
+            vals = cvt.fp32_to_e8m15((words[..., 1] << 16 | words[..., 0]).reshape(-1))
+        self.v[w.vd, : n * LANES] = np.asarray(vals, dtype=np.uint32)
+
+    def _vst(self, w: Word) -> None:
+        if w.dt not in (isa.DT_FP16, isa.DT_FP32):
+            raise _Fault(Fault.F_DTYPE)
+        n = self._nchunk()
+        src = self.v[w.vd, : n * LANES]  # VST's source register is vd
+        if w.dt == isa.DT_FP16:
+            lanes = np.asarray(cvt.e8m15_to_fp16(src), dtype=np.uint16).reshape(n, LANES)
+        else:
+            f = np.asarray(cvt.e8m15_to_fp32(src), dtype=np.uint32).reshape(2 * n, 8)
+            lanes = np.stack([f & 0xFFFF, f >> 16], axis=-1).reshape(2 * n, LANES).astype(np.uint16)
+        for addr, word in zip(self._l1_walk(w, len(lanes)), lanes):
+            self.l1[addr] = word  # in walk order: a repeated address keeps the last chunk
+
+    def _vbcast(self, w: Word) -> None:
+        if w.sa == SRC_S:
+            self.v[w.vd] = np.where(chunk_mask(self.vl), np.uint32(self.s[w.va]), self.v[w.vd])
+        else:
+            self.s[w.vd] = int(self.v[w.va, 0])
+
+    def _vshuf(self, w: Word) -> None:
+        self.v[w.vd] = np.where(chunk_mask(self.vl), shuffle(self.v[w.va], self.s[w.vb]), self.v[w.vd])
+
+    def _vsetvl(self, w: Word) -> None:
+        value = self.s[w.va]
+        if not 1 <= value <= VL_MAX:
+            raise _Fault(Fault.F_VL)
+        self.vl = value
+
+    def _vsetmode(self, w: Word) -> None:
+        self.mode = w.mode
+
+    def _vloop(self, w: Word) -> None:
+        if self.loop.active:
+            raise _Fault(Fault.F_LOOP)
+        pc = self.run.pc
+        self.loop = _Loop(True, self.s[w.va], (pc + 1) % IMEM_WORDS, (pc + 1 + w.vb) % IMEM_WORDS)
+
+    # ------------------------------------------------------------ VFILL / VDRAIN (V.11)
+    def _transfer(self, w: Word, out: list[Event]) -> None:
+        dims = tuple(self.dims[w.ad])
+        total = walk_total(tuple(b for _, b in dims))
+        if total > MAX_WALK:
+            raise _Fault(Fault.F_LEN)
+        start = w.l1_start
+        l1 = [(start + n) % L1_WORDS for n in range(total)]
+        if w.op == isa.OP_VFILL:
+            for n, addr in enumerate(walk_addresses(self.base[w.ad], dims, total)):
+                self.fills[l1[n] & 0xFF] = l1[n]
+                out.append(self._flit(self.mag, FlitType.MEM_RD_REQ, l1[n], 1, addr << 216))
+            return
+        if w.node:
+            rec = self.base[w.ad]
+            fin = (rec >> 26) & 0xFF
+            txn, rsvd = (fin, 0b100 | (rec >> 24) & 3) if fin else (0, 0)
+            dst = (w.dst_x, w.dst_y)
+            desc = (w.buf << 248 | (rec & 0xFFFF) << 232 | (total - 1) << 224 | w.signal << 216
+                    | ((rec >> 16) & 0xFF) << 208)
+            out.append(self._flit(dst, FlitType.CU_DATA, txn, 0, desc, rsvd))
+            for n, addr in enumerate(l1):
+                out.append(self._flit(dst, FlitType.CU_DATA, txn, int(n == total - 1), self.l1_word(addr), rsvd))
+            return
+        for n, addr in enumerate(walk_addresses(self.base[w.ad], dims, total)):
+            out.append(self._flit(self.mag, FlitType.MEM_WR_REQ, DRAIN_WR_TXN, 0, addr << 216))
+            out.append(self._flit(self.mag, FlitType.MEM_WR_DATA, DRAIN_WR_TXN, 1, self.l1_word(l1[n])))
+
+    # ------------------------------------------------------------ snapshot
+    def snapshot(self) -> dict:
+        """The architectural state a differential test compares after every RUN."""
+        return {"l1": self.l1.copy(), "v": self.v.copy(), "s": list(self.s), "k3": self.k3, "p": self.p.copy(),
+                "vl": self.vl, "mode": self.mode}
+
+
+# ================================================================ lanes <-> words
+def word_to_u16(word: int) -> np.ndarray:
+    """A 256-bit word -> its 16 FP16 lanes (lane i = bits [16i+15:16i])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u2").astype(np.uint16)
+
+
+def u16_to_word(lanes) -> int:
+    return int.from_bytes(np.asarray(lanes, dtype="<u2").tobytes(), "little")
+
+
+def word_to_u32(word: int) -> np.ndarray:
+    """A 256-bit word -> its 8 FP32 elements (element j = bits [32j+31:32j])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u4").astype(np.uint32)
+
+
+def u32_to_word(elems) -> int:
+    return int.from_bytes(np.asarray(elems, dtype="<u4").tobytes(), "little")
+
+
+__all__ = ["Event", "MAG_DEFAULT", "Stats", "VectorCore", "u16_to_word", "u32_to_word", "word_to_u16",
+           "word_to_u32"]
