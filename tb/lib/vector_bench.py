@@ -40,6 +40,7 @@ class VectorBench:
     rtl_dir: Path
     ops: Mapping[str, tuple[int, int, int]]  # op name -> (OP parameter, input bits, output bits)
     build_root: Path
+    lib_dirs: tuple[Path, ...] = ()  # further -y library folders (rtl/units for vc_alu)
 
     def run(self, op: str, vectors: Iterable[int], tag: str = "") -> list[int | None]:
         """Apply `vectors` to block `op`; return its outputs, one per vector."""
@@ -54,7 +55,8 @@ class VectorBench:
             out.unlink()
         t = self.top
         # -I rtl_dir: blocks may include headers of their library (rtl/ahbm/fp32_lib.vh)
-        build = ["iverilog", "-g2012", "-o", str(d / "sim.vvp"), "-s", t, "-y", str(self.rtl_dir),
+        libs = [a for lib in (self.rtl_dir, *self.lib_dirs) for a in ("-y", str(lib))]
+        build = ["iverilog", "-g2012", "-o", str(d / "sim.vvp"), "-s", t, *libs,
                  "-I", str(self.rtl_dir), "-I", str(UNIT_TB_DIR), f"-P{t}.OP={code}", f"-P{t}.IN_W={in_w}",
                  f"-P{t}.OUT_W={out_w}", f"-P{t}.N={len(vectors)}", str(self.tb_file)]
         proc = subprocess.run(build, capture_output=True, text=True, timeout=120)

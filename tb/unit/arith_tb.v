@@ -10,19 +10,18 @@
 //    1 e8m15_to_fp16   {x24}                                  -> {h16}
 //    2 fp32_to_e8m15   {f32}                                  -> {x24}
 //    3 e8m15_to_fp32   {x24}                                  -> {f32}
-//    4 e8m15_fma       {neg_prod, neg_add, a24, b24, c24}     -> {y24}
-//    5 e8m15_add       {sub, a24, c24}                        -> {y24}
-//    6 e8m15_mul       {a24, b24}                             -> {y24}
-//    7 e8m15_minmax    {a24, b24}                             -> {max24, min24}
-//    8 e8m15_negabs    {x24}                                  -> {neg24, abs24}
-//    9 e8m15_exp2      {x24}                                  -> {y24}
-//   10 e8m15_inv       {x24}                                  -> {y24}
+//    4 vc_alu          {en, op5, a24, b24, c24}               -> {pred, r24}
+//    5 e8m15_fma       {x24, y24, z24}                        -> {r24}
+//    6 e8m15_cmp       {a24, b24}                             -> {lt, gt, eq_nonan}
+//    7 e8m15_tcu       {fsel2, a24}                           -> {r24}
+//    8 e8m15_pack      {mag48, ebase10, sign, stk, cancel}    -> {r24}
 //   11 acc_add         {x22, y22}                             -> {z22}
 //   12 acc_to_fp16     {acc22}                                -> {h16}
 //   13 acc_emit_subtile {acc_tile352}                         -> {granule256}
 //   14 cu_gemm_subtile {accumulate, anchor8, acc_in352, b_entry1024, a_entry1024} -> {acc_out352}
-//   15 chain: FP16 load, VADD x+x, FP16 store                 {h16} -> {h16}
-//   16 chain: FP16 load, SiLU (VMUL -log2e, VEXP2, VADD 1.0, VINV, VMUL x), FP16 store
+//   15 chain: FP16 load, VADD x+x (vc_alu), FP16 store        {h16} -> {h16}
+//   16 chain: FP16 load, SiLU through vc_alu (VMUL by -log2e 0xBFB8AA, VEXP2,
+//             VADD K1, VINV, VMUL by x), FP16 store           {h16} -> {h16}
 module arith_tb;
 `include "vector_bench.vh"
 
@@ -36,20 +35,17 @@ module arith_tb;
         end else if (OP == 3) begin : g_op
             e8m15_to_fp32 u (.x(vin[23:0]), .f(vout[31:0]));
         end else if (OP == 4) begin : g_op
-            e8m15_fma u (.a(vin[71:48]), .b(vin[47:24]), .c(vin[23:0]),
-                         .neg_prod(vin[73]), .neg_add(vin[72]), .y(vout[23:0]));
+            vc_alu u (.en(vin[77]), .op(vin[76:72]), .a(vin[71:48]), .b(vin[47:24]), .c(vin[23:0]),
+                      .r(vout[23:0]), .pred(vout[24]));
         end else if (OP == 5) begin : g_op
-            e8m15_add u (.a(vin[47:24]), .c(vin[23:0]), .sub(vin[48]), .y(vout[23:0]));
+            e8m15_fma u (.x(vin[71:48]), .y(vin[47:24]), .z(vin[23:0]), .r(vout[23:0]));
         end else if (OP == 6) begin : g_op
-            e8m15_mul u (.a(vin[47:24]), .b(vin[23:0]), .y(vout[23:0]));
+            e8m15_cmp u (.a(vin[47:24]), .b(vin[23:0]), .lt(vout[2]), .gt(vout[1]), .eq_nonan(vout[0]));
         end else if (OP == 7) begin : g_op
-            e8m15_minmax u (.a(vin[47:24]), .b(vin[23:0]), .max_y(vout[47:24]), .min_y(vout[23:0]));
+            e8m15_tcu u (.fsel(vin[25:24]), .a(vin[23:0]), .r(vout[23:0]));
         end else if (OP == 8) begin : g_op
-            e8m15_negabs u (.x(vin[23:0]), .neg_y(vout[47:24]), .abs_y(vout[23:0]));
-        end else if (OP == 9) begin : g_op
-            e8m15_exp2 u (.x(vin[23:0]), .y(vout[23:0]));
-        end else if (OP == 10) begin : g_op
-            e8m15_inv u (.x(vin[23:0]), .y(vout[23:0]));
+            e8m15_pack u (.mag(vin[60:13]), .ebase(vin[12:3]), .sign(vin[2]), .stk(vin[1]),
+                          .cancel(vin[0]), .r(vout[23:0]));
         end else if (OP == 11) begin : g_op
             acc_add u (.x(vin[43:22]), .y(vin[21:0]), .z(vout[21:0]));
         end else if (OP == 12) begin : g_op
@@ -62,17 +58,20 @@ module arith_tb;
                                .accumulate(vin[2408]), .acc_out(vout[351:0]));
         end else if (OP == 15) begin : g_op
             wire [23:0] x, s;
-            fp16_to_e8m15 u_ld (.h(vin[15:0]), .x(x));
-            e8m15_add     u_add (.a(x), .c(x), .sub(1'b0), .y(s));
-            e8m15_to_fp16 u_st (.x(s), .h(vout[15:0]));
+            wire        p;
+            fp16_to_e8m15 u_ld  (.h(vin[15:0]), .x(x));
+            vc_alu        u_add (.en(1'b1), .op(5'h03), .a(x), .b(24'd0), .c(x), .r(s), .pred(p));
+            e8m15_to_fp16 u_st  (.x(s), .h(vout[15:0]));
         end else begin : g_op
-            wire [23:0] x, t, e, d, r, y;
+            localparam [23:0] NEG_LOG2E = 24'hBFB8AA, K1 = 24'h3F8000;  // VSETI immediate, 1.0
+            wire [23:0] x, t, e, d, q, y;
+            wire [4:0]  p;
             fp16_to_e8m15 u_ld   (.h(vin[15:0]), .x(x));
-            e8m15_mul     u_mul1 (.a(x), .b(24'hBFB8AA), .y(t));   // -log2(e), VSETI immediate
-            e8m15_exp2    u_exp  (.x(t), .y(e));
-            e8m15_add     u_add  (.a(e), .c(24'h3F8000), .sub(1'b0), .y(d));  // + K1
-            e8m15_inv     u_inv  (.x(d), .y(r));
-            e8m15_mul     u_mul2 (.a(r), .b(x), .y(y));
+            vc_alu        u_mul1 (.en(1'b1), .op(5'h05), .a(x), .b(NEG_LOG2E), .c(24'd0), .r(t), .pred(p[0]));
+            vc_alu        u_exp  (.en(1'b1), .op(5'h0E), .a(t), .b(24'd0), .c(24'd0), .r(e), .pred(p[1]));
+            vc_alu        u_add  (.en(1'b1), .op(5'h03), .a(e), .b(24'd0), .c(K1), .r(d), .pred(p[2]));
+            vc_alu        u_inv  (.en(1'b1), .op(5'h10), .a(d), .b(24'd0), .c(24'd0), .r(q), .pred(p[3]));
+            vc_alu        u_mul2 (.en(1'b1), .op(5'h05), .a(q), .b(x), .c(24'd0), .r(y), .pred(p[4]));
             e8m15_to_fp16 u_st   (.x(y), .h(vout[15:0]));
         end
     endgenerate
