@@ -43,12 +43,12 @@ CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/arith/acc_emit_subtile.v",
     "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cluster_cu.v",
     "rtl/harness/cl_harness.v")
-VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + tuple(f"rtl/arith/{m}.v" for m in (
-    "fp_round", "fp_align_add", "e8m15_unpack", "e8m15_round_pack", "fp16_round_pack_sat",
-    "e8m15_fma", "e8m15_minmax", "e8m15_negabs", "e8m15_exp2", "e8m15_inv",
-    "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + (
-    "rtl/units/cu_base.v", "rtl/units/vc_alu.v", "rtl/units/vc_cvt16.v", "rtl/units/vc_cvt32.v",
-    "rtl/units/vector_core.v", "rtl/harness/vc_harness.v")
+VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
+    "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
+    "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + tuple(f"rtl/units/{m}.v" for m in (
+    "cu_base", "vc_alu", "vc_lanes", "vc_agu", "vc_hazard", "vc_link", "vc_exec", "vector_core"))
+VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + (
+    "rtl/mag/mag_dram.v", "rtl/mag/mag.v", "rtl/harness/vc_harness.v")
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                       "rtl/harness/pe_dma_harness.v")
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",

@@ -112,7 +112,8 @@ def render_machine(machine: Machine, dram_words: int = 65536, rd_latency: int = 
             body.append(f"    wire busy_{x}_{y};")
             if kind == UnitKind.VECTOR:
                 body.append(f"    wire [15:0] inst_space_{x}_{y};")
-                status += f", .inst_space(inst_space_{x}_{y})"
+                body.append(f"    wire [31:0] hazards_{x}_{y};  // HAZARD H1 reports of the core")
+                status += f", .inst_space(inst_space_{x}_{y}), .hazards(hazards_{x}_{y})"
             body.append("    /* verilator lint_on UNUSEDSIGNAL */")
             body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]})) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {status}, .mon_err({err}));")

@@ -16,11 +16,16 @@ module cl_harness #(
     parameter integer INJ_DEPTH = 4096,
     parameter integer CAP_DEPTH = 4096
 ) ();
+    localparam integer BAY_MAG = 0;   // the bench endpoint at (0,1) plays the memory agent
+    /* verilator lint_off UNUSEDPARAM */  // read only by the bay's memory agent, absent here
+    localparam integer BAY_DRAM_WORDS = 1, BAY_RD_LATENCY = 1;
+    localparam [39:0]  BAY_DRAM_BASE = 40'd0;
+    /* verilator lint_on UNUSEDPARAM */
 `include "unit_bay.vh"
 
     wire         unit_err;
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
-    wire         mon_err = mesh_err | unit_err;
+    wire         mon_err = mesh_err | unit_err | bay_mag_err;
     wire         busy;
     /* verilator lint_on UNUSEDSIGNAL */
 

@@ -4,6 +4,9 @@
 //   MEM_RD_REQ / MEM_WR_REQ payload: byte address [255:216], len [215:208]
 //   (beats-1), flags [207:200] (bit 6 STREAM), count [199:192], peer [191:168],
 //   n_peer [167:166], entry_words [165:158]. DRAM word = byte address >> 5.
+//   The DRAM holds the byte addresses BASE .. BASE + 32*DRAM_WORDS - 1 (ours: a
+//   machine's memory window, e.g. 0x8000_0000 for the compiled bundles); word
+//   w of the DRAM is byte address BASE + 32*w.
 //   * plain read: len+1 MEM_RD_RESP to the requester, rsvd 0, last on the final beat;
 //   * stream read: count entries (0 means 1) of entry_words words (0 or >4 means
 //     4), entry i at word (addr>>5) + i*entry_words, txn = request txn + i,
@@ -47,6 +50,7 @@ module mag #(
     parameter integer X = 0,
     parameter integer Y = 1,
     parameter integer DRAM_WORDS = 65536,   // words of the DRAM behind us (< 2**31)
+    parameter [39:0]  BASE = 40'd0,         // byte address of DRAM word 0 (the machine's memory window)
     parameter integer RDQ_DEPTH = 4,        // read descriptors waiting
     parameter integer WRQ_DEPTH = 4,        // write requests and data flits waiting
     parameter integer ACKQ_DEPTH = 4,       // write acks waiting for the output
@@ -151,6 +155,10 @@ module mag #(
 
     wire [7:0]  wsrc      = wq[279:272];
     wire        wq_is_req = wq[`NOC_TYPE] == T_WR_REQ;
+    /* verilator lint_off UNUSEDSIGNAL */  // bits [4:0]: the byte within a word
+    wire [39:0] wq_off    = wq[255:216] - BASE;   // byte offset into the DRAM (BASE and above)
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [34:0] wq_word   = wq_off[39:5];
     wire        w_is_open = w_open[wsrc];
     wire [7:0]  w_cur_len = w_len[wsrc];
     wire [7:0]  w_cur_beat = w_beat[wsrc];
@@ -190,14 +198,14 @@ module mag #(
                                  wq[215:208] + 9'd1);
                         w_err <= 1'b1;
                     end
-                    if (past_end(wq[255:221], {3'd0, wq[215:208]} + 11'd1)) begin
+                    if (past_end(wq_word, {3'd0, wq[215:208]} + 11'd1)) begin
                         $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_REQ from (%0d,%0d) txn 0x%h writes past the end of the DRAM: words 0x%h + %0d, DRAM holds %0d words",
                                  $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq[`NOC_TXN], wq[255:221],
                                  wq[215:208] + 9'd1, DRAM_WORDS);
                         w_err <= 1'b1;
                     end
                     w_open[wsrc] <= 1'b1;
-                    w_addr[wsrc] <= wq[255:221];
+                    w_addr[wsrc] <= wq_word;
                     w_len[wsrc]  <= wq[215:208];
                     w_beat[wsrc] <= 8'd0;
                     w_txn[wsrc]  <= wq[`NOC_TXN];
@@ -221,7 +229,10 @@ module mag #(
 
     // ================================================================ read engine: issue
     // Descriptor fields of the read queue head.
-    wire [34:0] rq_word  = rq[255:221];
+    /* verilator lint_off UNUSEDSIGNAL */  // bits [4:0]: the byte within a word
+    wire [39:0] rq_off   = rq[255:216] - BASE;   // byte offset into the DRAM (BASE and above)
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [34:0] rq_word  = rq_off[39:5];
     wire [7:0]  rq_len   = rq[215:208];
     wire        rq_strm  = rq[206];
     wire [7:0]  rq_count = rq[199:192];

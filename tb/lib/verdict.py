@@ -67,6 +67,9 @@ class Verdict:
     cycles: int = 0
     failures: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+    # named reports that are not failures but must not pass unseen, e.g. "HAZARD H1": a place where the
+    # upstream hardware would compute something else than the normative result we compute
+    reports: dict[str, int] = field(default_factory=dict)
 
     def check(self, ok: bool, what: str) -> bool:
         """Count one check; a false one is recorded as a failure."""
@@ -80,26 +83,35 @@ class Verdict:
         self.checks += n
         self.failures.extend(errors)
 
+    def report(self, name: str, line: str) -> None:
+        """Log one named report line (e.g. ``HAZARD H1 pc=...``) and count it in the verdict."""
+        self.reports[name] = self.reports.get(name, 0) + 1
+        self.log.warning("%s", line)
+
+    def _reports_text(self) -> str:
+        return "".join(f" {k.replace(' ', '_')}={v}" for k, v in sorted(self.reports.items()))
+
     def meta(self, **extra: object) -> dict[str, object]:
         """The record an artifacts file keeps of this verdict (bench, test, seeds, verdict, checks,
         cycles, first failures), plus `extra` keys such as the machine."""
         return {"bench": self.bench, "test": self.test, **extra, "seed": self.seed, "run_seed": self.run_seed,
                 "verdict": "FAIL" if self.failures else "PASS", "checks": self.checks, "cycles": self.cycles,
-                "failures": self.failures[:20]}
+                "failures": self.failures[:20], "reports": dict(self.reports)}
 
     def finish(self) -> None:
         """Print the verdict, write the stats record, raise if anything failed."""
         status = "PASS" if not self.failures else "FAIL"
         wall = time.monotonic() - self.started
         self.log.info(
-            "VERDICT %s bench=%s test=%s checks=%d cycles=%d wall=%.2fs seed=%d "
+            "VERDICT %s bench=%s test=%s checks=%d cycles=%d wall=%.2fs seed=%d%s "
             "(replay: COCOTB_RANDOM_SEED=%d)",
-            status, self.bench, self.test, self.checks, self.cycles, wall, self.seed, self.run_seed,
+            status, self.bench, self.test, self.checks, self.cycles, wall, self.seed, self._reports_text(),
+            self.run_seed,
         )
         record = {
             "test": self.test, "bench": self.bench, "verdict": status, "checks": self.checks,
             "cycles": self.cycles, "wall_s": round(wall, 3), "seed": self.seed, "run_seed": self.run_seed,
-            "failures": self.failures[:20],
+            "failures": self.failures[:20], "reports": dict(self.reports),
         }
         with Path(os.getcwd(), STATS_FILE).open("a") as f:
             f.write(json.dumps(record) + "\n")

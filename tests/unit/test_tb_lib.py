@@ -40,9 +40,25 @@ def test_verdict_meta_is_the_artifacts_record() -> None:
     v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
     v.check(True, "fine")
     assert v.meta(machine="m") == {"bench": "b", "test": "t", "machine": "m", "seed": 1, "run_seed": 2,
-                                   "verdict": "PASS", "checks": 1, "cycles": 0, "failures": []}
+                                   "verdict": "PASS", "checks": 1, "cycles": 0, "failures": [], "reports": {}}
     v.check(False, "count was 3, expected 4")
     assert v.meta()["verdict"] == "FAIL" and v.meta()["failures"] == ["count was 3, expected 4"]
+
+
+def test_verdict_counts_named_reports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A named report (HAZARD H1) is logged line by line, counted in the verdict line, the meta and the stats,
+    and is not a failure."""
+    monkeypatch.chdir(tmp_path)
+    v = Verdict("b", "t", 1, 2, logging.getLogger("t"))
+    v.check(True, "fine")
+    v.report("HAZARD H1", "HAZARD H1 pc=10 p=0")
+    v.report("HAZARD H1", "HAZARD H1 pc=16 p=0")
+    with caplog.at_level(logging.INFO):
+        v.finish()
+    assert v.meta()["reports"] == {"HAZARD H1": 2} and v.meta()["verdict"] == "PASS"
+    assert "HAZARD_H1=2" in caplog.text and "HAZARD H1 pc=16 p=0" not in caplog.text.split("VERDICT")[-1]
+    assert json.loads((tmp_path / STATS_FILE).read_text())["reports"] == {"HAZARD H1": 2}
 
 
 def test_verdict_fail_raises_and_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,674 @@
+// vc_exec: the vector core's kernel: architectural state and the sequencer (units.md V.1-V.11).
+//
+// State: IMEM 512 x 32, L1 512 x 256 (one write port of its own, one from the
+// link), V0..V15 (128 E8M15 elements, chunk k of register r at vr[{r,k}]),
+// S0..S15, K3, P0..P3, VL, mode, descriptors A0..A7 (40-bit base, four
+// {18-bit signed stride, 16-bit bound}), the loop and the pending F_CUDATA.
+// `start` runs the kernel from `start_pc` until VHALT or a fault, then pulses
+// `done` with `fault` and `result` (the fault code, or the cycle count).
+//
+// One word at a time, in order (timing is ours; docs/vector_core.md):
+//   S_BOUND   an instruction boundary: a pending F_CUDATA faults here, then the
+//             loop closes if pc == loop_end (count > 1: back to the top)
+//   S_DEC     decode the word at pc; faults checked at decode; one-cycle words
+//             retire here; VBAR, VHALT and a VFILL behind an outstanding one
+//             wait here
+//   S_GATHER  chains (D2, D4): take the next D-1 words as stages
+//   S_ISSUE   an ALU word or chain: the predicate-hazard report, then S_ALU
+//   S_ALU     one stage of one chunk per cycle through the 16 lanes; the last
+//             stage writes V[vd] (elements below VL, under pm) or P[pr]
+//   S_CVT, S_SHUF, S_BC   one chunk per cycle, whole chunks
+//   S_LD, S_ST            one walk element per cycle (FP32: two per chunk)
+//   S_RED     VRED kinds 0..5 in the exact order of V.9 (a tree register of
+//             16 slots, pairs combined in the lanes, one tree level a cycle)
+//   S_XCHK    VFILL / VDRAIN: F_LEN once the walk total is known, then
+//   S_FILL, S_NDESC, S_NDATA, S_MDRAIN   one flit a cycle into the link; a
+//             VDRAIN then waits in S_DWAIT until its last flit has left
+`default_nettype none
+`timescale 1ns/1ps
+module vc_exec #(
+    parameter integer X = 1,
+    parameter integer Y = 1,
+    parameter integer MAG_X = 0,
+    parameter integer MAG_Y = 1
+) (
+    input  wire         clk,
+    input  wire         resetn,
+    // the envelope (IMEM / DESC writes happen only while no kernel runs)
+    input  wire         imem_we,
+    input  wire [8:0]   imem_wa,
+    input  wire [31:0]  imem_wd,
+    input  wire         desc_we,
+    input  wire [2:0]   desc_ad,
+    input  wire [2:0]   desc_fld,
+    input  wire [39:0]  desc_val,
+    input  wire         start,
+    input  wire [8:0]   start_pc,
+    output reg          done,
+    output reg          fault,
+    output reg  [31:0]  result,
+    // the link
+    output wire         x_push,
+    output reg  [287:0] x_flit,
+    input  wire         xq_full,
+    input  wire [15:0]  x_sent,
+    output wire         fill_issue,
+    output wire [8:0]   fill_l1,
+    input  wire [8:0]   fills_out,
+    input  wire         ext_we,
+    input  wire [8:0]   ext_wa,
+    input  wire [255:0] ext_wd,
+    input  wire         cud_set,
+    // status
+    output wire [31:0]  hazards,
+    output reg  [31:0]  insts,
+    output wire         running
+);
+    localparam [3:0] X4 = X[3:0], Y4 = Y[3:0], MX4 = MAG_X[3:0], MY4 = MAG_Y[3:0];
+    localparam [3:0] T_MEM_RD_REQ = 4'h0, T_MEM_WR_REQ = 4'h1, T_MEM_WR_DATA = 4'h4, T_CU_DATA = 4'h8;
+    localparam [31:0] F_DTYPE = 32'd1, F_VSRC = 32'd2, F_CHAIN = 32'd3, F_OPCODE = 32'd4, F_LEN = 32'd5,
+                      F_LOOP = 32'd6, F_VL = 32'd7, F_REDVL = 32'd8, F_CUDATA = 32'd9;
+    localparam [4:0] OP_VADD = 5'h03, OP_VMUL = 5'h05, OP_VMAX = 5'h08, OP_VMIN = 5'h09, OP_VEXP2 = 5'h0E,
+                     OP_ALU_LAST = 5'h11, OP_VCVT = 5'h12, OP_VRED = 5'h13, OP_VLD = 5'h14, OP_VST = 5'h15,
+                     OP_VBCAST = 5'h16, OP_VSHUF = 5'h17, OP_VSETVL = 5'h18, OP_VSETMODE = 5'h19,
+                     OP_VSETI = 5'h1A, OP_VLOOP = 5'h1B, OP_VBAR = 5'h1C, OP_VFILL = 5'h1D, OP_VDRAIN = 5'h1E;
+                     // 5'h1F VHALT is the decoder's default
+    localparam [1:0] SRC_V = 2'd0, SRC_S = 2'd1, SRC_C = 2'd2, SRC_K = 2'd3;
+    localparam [1:0] M_TREE = 2'd3;
+    localparam [2:0] L_ROW = 3'd0, L_CONST = 3'd1, L_CREG = 3'd2, L_TLO = 3'd3, L_THI = 3'd4, L_TSELF = 3'd5;
+    localparam [2:0] K_MAX = 3'd1, K_MIN = 3'd2, K_EXPSUM = 3'd5;   // VRED kinds (0 SUM, 6 ANY, 7 ALL)
+    localparam [1:0] HZ_DRAINS = 2'd0, HZ_FLAT = 2'd1, HZ_OTHER = 2'd2;
+    localparam [23:0] E8_ONE = 24'h3F8000;
+
+    localparam [4:0] S_IDLE = 5'd0, S_BOUND = 5'd1, S_DEC = 5'd2, S_GATHER = 5'd3, S_ISSUE = 5'd4,
+                     S_ALU = 5'd5, S_CVT = 5'd6, S_SHUF = 5'd7, S_BC = 5'd8, S_LD = 5'd9, S_ST = 5'd10,
+                     S_RED = 5'd11, S_XCHK = 5'd12, S_FILL = 5'd13, S_NDESC = 5'd14, S_NDATA = 5'd15,
+                     S_MDRAIN = 5'd16, S_DWAIT = 5'd17;
+
+    // ============================================================ state
+    reg [31:0]  imem [0:511];
+    reg [255:0] l1   [0:511];
+    reg [383:0] vr   [0:127];
+    reg [23:0]  sr   [0:15];
+    reg [127:0] preg [0:3];
+    reg [23:0]  k3;
+    reg [7:0]   vl;
+    reg [1:0]   mode;
+    reg [39:0]  d_base [0:7];
+    reg [17:0]  d_st   [0:31];      // {ad, dim}
+    reg [15:0]  d_bd   [0:31];
+    reg         lp_act;
+    reg [23:0]  lp_cnt;
+    reg [8:0]   lp_top, lp_end;
+    reg [1:0]   last_pr, last_pm;   // of the most recent ALU / VRED / chain word (D4) and ALU word (D5)
+    reg         cud_pend;
+
+    integer i0;
+    initial begin  // memories start at zero (power-on); reset does not clear IMEM, L1 and V (units.md V.1)
+        for (i0 = 0; i0 < 512; i0 = i0 + 1) begin
+            imem[i0] = 32'd0;
+            l1[i0]   = 256'd0;
+        end
+        for (i0 = 0; i0 < 128; i0 = i0 + 1) vr[i0] = 384'd0;
+    end
+
+    // ============================================================ sequencer registers
+    reg [4:0]   st;
+    reg [8:0]   pc;
+    reg [31:0]  ir;
+    reg [31:0]  cycles;
+    reg [2:0]   ch;                 // chunk
+    reg         half;               // FP32: second word of the chunk
+    reg [1:0]   stg;                // chain stage being computed
+    reg [2:0]   depth;              // 1, 2 or 4
+    reg [2:0]   g_k;                // next stage to gather
+    reg [19:0]  g_op;               // 4 x 5 bits
+    reg [23:0]  g_sel;              // 4 x {sa, sb, sc}
+    reg [287:0] g_kv;               // 4 x {ka, kb, kc}, 24 bits each
+    reg [3:0]   h_va, h_vb, h_vc;   // the head's vector sources
+    reg [3:0]   g_vd;
+    reg [1:0]   g_pr, g_pm;
+    reg         g_cmp;
+    reg [383:0] creg;
+    reg [383:0] tree;
+    reg [383:0] acc;
+    reg [2:0]   red_c;
+    reg [2:0]   red_ph;
+    reg         red_fin;
+    reg [3:0]   shift;
+    reg [15:0]  x_n;                // flits / elements of the current transfer
+    reg         dr_ph;              // memory drain: 0 WR_REQ, 1 WR_DATA
+    reg [15:0]  x_pushed;
+    reg         cud_clr;
+
+    assign running = (st != S_IDLE);
+
+    // ============================================================ decode of the word at pc
+    wire [31:0] fw   = imem[pc];
+    /* verilator lint_off UNUSEDSIGNAL */  // bit 0 of a gathered stage and bits [31:24] of an immediate are not read
+    wire [31:0] gw   = imem[pc + {6'd0, g_k}];
+    wire [31:0] immw = imem[pc + 9'd1];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [4:0]  f_op = fw[31:27];
+    wire [1:0]  f_sa = fw[26:25], f_sb = fw[24:23], f_sc = fw[22:21];
+    wire [3:0]  f_vd = fw[20:17], f_va = fw[16:13], f_vb = fw[12:9], f_vc = fw[8:5];
+    wire [1:0]  f_pr = fw[4:3], f_pm = fw[2:1];
+    wire [2:0]  f_dt = fw[26:24], f_ad = fw[23:21];
+    wire        f_alu = (f_op <= OP_ALU_LAST);
+    wire        f_cmp = (f_op >= 5'h0B) && (f_op <= 5'h0D);
+    wire        f_hasc = (f_sa == SRC_C) || (f_sb == SRC_C) || (f_sc == SRC_C);
+    wire [4:0]  g_opc = gw[31:27];
+    wire [1:0]  g_sa = gw[26:25], g_sb = gw[24:23], g_sc = gw[22:21];
+    wire        g_hasv = (g_sa == SRC_V) || (g_sb == SRC_V) || (g_sc == SRC_V);
+    wire [2:0]  i_kind = ir[7:5];
+    wire [3:0]  i_vd = ir[20:17], i_va = ir[16:13], i_vb = ir[12:9];
+    wire [2:0]  i_dt = ir[26:24];
+    wire [8:0]  i_start = ir[8:0];
+    wire [2:0]  mode_depth = (mode == 2'd1) ? 3'd2 : (mode == 2'd2) ? 3'd4 : 3'd1;
+
+    function automatic [23:0] kval(input [1:0] sel, input [1:0] idx, input [23:0] sv, input [23:0] k3v);
+        if (sel == SRC_S) kval = sv;
+        else if (sel == SRC_K)
+            case (idx)
+                2'd0: kval = 24'h000000;
+                2'd1: kval = 24'h3F8000;
+                2'd2: kval = 24'hBF8000;
+                default: kval = k3v;
+            endcase
+        else kval = 24'd0;
+    endfunction
+
+    // ============================================================ VL masks
+    wire [3:0]  nchunk = vl[7:4] + {3'd0, vl[3:0] != 4'd0};
+    wire [2:0]  cur_ch = (st == S_RED) ? red_c : ch;
+    wire [8:0]  rem    = {1'b0, vl} - {2'd0, cur_ch, 4'd0};
+    wire [15:0] tail   = rem[8] ? 16'd0 : (rem >= 9'd16) ? 16'hFFFF : ((16'd1 << rem[3:0]) - 16'd1);
+    wire        last_ch = ({1'b0, cur_ch} + 4'd1 == nchunk);
+    function automatic [15:0] pmask(input [1:0] pm, input [15:0] p);
+        pmask = (pm == 2'd0) ? 16'hFFFF : (pm == 2'd1) ? p : ~p;
+    endfunction
+    function automatic [383:0] merge(input [383:0] old, input [383:0] nw, input [15:0] m);
+        integer l;
+        begin
+            for (l = 0; l < 16; l = l + 1) merge[24*l +: 24] = m[l] ? nw[24*l +: 24] : old[24*l +: 24];
+        end
+    endfunction
+
+    // ============================================================ register reads
+    reg [3:0] ra, rb, rc, rd;
+    always @* begin
+        ra = h_va; rb = h_vb; rc = h_vc; rd = g_vd;
+        case (st)
+            S_CVT, S_SHUF: begin ra = i_va; rd = i_vd; end
+            S_RED:         begin ra = i_va; rb = i_vb; rd = i_vb; end
+            S_LD, S_BC:    rd = i_vd;
+            S_ST:          ra = i_vd;     // VST's source register is vd
+            default: ;
+        endcase
+    end
+    wire [383:0] row_a = vr[{ra, cur_ch}];
+    wire [383:0] row_b = vr[{rb, cur_ch}];
+    wire [383:0] row_c = vr[{rc, cur_ch}];
+    wire [383:0] row_d = vr[{rd, cur_ch}];
+    /* verilator lint_off UNUSEDSIGNAL */  // VBCAST to S reads element 0 only
+    wire [383:0] row_va0 = vr[{f_va, 3'd0}];
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // ============================================================ the walk
+    wire        agu_start = (st == S_DEC) && ((f_op == OP_VLD || f_op == OP_VST) ||
+                            (f_op == OP_VDRAIN) || (f_op == OP_VFILL && fills_out == 9'd0));
+    wire [39:0] agu_off = (f_op == OP_VLD || f_op == OP_VST) ? {{26{fw[13]}}, fw[13:0]} : 40'd0;
+    wire [39:0] agu_addr;
+    wire [15:0] agu_total;
+    wire        agu_step = (st == S_LD) || (st == S_ST) || (!xq_full && (st == S_FILL || (st == S_MDRAIN && dr_ph)));
+    vc_agu u_agu (.clk(clk), .resetn(resetn), .start(agu_start), .base(d_base[f_ad]), .off(agu_off),
+                  .strides({d_st[{f_ad, 2'd3}], d_st[{f_ad, 2'd2}], d_st[{f_ad, 2'd1}], d_st[{f_ad, 2'd0}]}),
+                  .bounds({d_bd[{f_ad, 2'd3}], d_bd[{f_ad, 2'd2}], d_bd[{f_ad, 2'd1}], d_bd[{f_ad, 2'd0}]}),
+                  .step(agu_step), .addr(agu_addr), .total(agu_total));
+    wire [255:0] l1_at_walk = l1[agu_addr[8:0]];
+    wire [8:0]   x_l1   = i_start + x_n[8:0];        // L1 side of VFILL / VDRAIN: consecutive words
+    wire [255:0] l1_x   = l1[x_l1];
+    wire         x_last = (x_n + 16'd1 == agu_total);
+
+    // ============================================================ lanes
+    reg          alu_en;
+    reg  [4:0]   l_op;
+    reg  [2:0]   src_a, src_b, src_c;
+    reg  [23:0]  const_a, const_b, const_c;
+    wire [383:0] l_res;
+    wire [15:0]  l_pred;
+    wire [383:0] e_from_h;
+    wire [255:0] h_from_e, f_from_e;
+    wire [191:0] e_from_f;
+    wire         ld16 = (st == S_LD) && (i_dt == 3'd1), ld32 = (st == S_LD) && (i_dt == 3'd2);
+    wire         st16 = (st == S_ST) && (i_dt == 3'd1), st32 = (st == S_ST) && (i_dt == 3'd2);
+    wire         cvt1 = (st == S_CVT) && (i_dt == 3'd1);
+    vc_lanes u_lanes (
+        .alu_en(alu_en), .op(l_op), .src_a(src_a), .src_b(src_b), .src_c(src_c),
+        .const_a(const_a), .const_b(const_b), .const_c(const_c),
+        .row_a(row_a), .row_b(row_b), .row_c(row_c), .creg(creg), .tree(tree),
+        .result(l_res), .pred(l_pred),
+        .ld16_en(ld16), .cvt_en(cvt1), .st16_en(st16), .ld32_en(ld32), .st32_en(st32), .half(half),
+        .l1_word(l1_at_walk), .cvt_row(row_a),
+        .e_from_h(e_from_h), .h_from_e(h_from_e), .e_from_f(e_from_f), .f_from_e(f_from_e));
+
+    // reduction: the combine f(x, y) is VADD (a = x, c = y), VMAX or VMIN (a = x, b = y)
+    wire [4:0]  red_comb  = (i_kind == K_MAX) ? OP_VMAX : (i_kind == K_MIN) ? OP_VMIN : OP_VADD;
+    wire [23:0] red_ident = (i_kind == K_MAX) ? 24'hFF8000 : (i_kind == K_MIN) ? 24'h7F8000 : 24'h000000;
+    wire        red_leafk = (i_kind >= 3'd3);           // SUMSQ, DOT, EXPSUM: leaves, then half-chunk beats
+    // phase plan: kinds 0-2: 0 load, 1..4 pairs (8,4,2,1), 5 identity; kinds 3-5: 0 leaves, 1..3 pairs
+    // (8,4,2), 4 identity (two slots); final: 0 load acc, 1..4 pairs (8,4,2,1) -> S[vd]
+    wire        red_ident_ph = !red_fin && (red_leafk ? (red_ph == 3'd4) : (red_ph == 3'd5));
+    wire [15:0] red_pair_n   = (red_ph == 3'd1) ? 16'h00FF : (red_ph == 3'd2) ? 16'h000F :
+                               (red_ph == 3'd3) ? 16'h0003 : 16'h0001;
+
+    always @* begin
+        alu_en = 1'b0; l_op = 5'd0;
+        src_a = L_ROW; src_b = L_ROW; src_c = L_ROW;
+        const_a = 24'd0; const_b = 24'd0; const_c = 24'd0;
+        if (st == S_ALU) begin
+            alu_en  = 1'b1;
+            l_op    = g_op[5*stg +: 5];
+            src_a   = (stg == 2'd0) ? ((g_sel[6*stg+4 +: 2] == SRC_V) ? L_ROW : L_CONST)
+                                    : ((g_sel[6*stg+4 +: 2] == SRC_C) ? L_CREG : L_CONST);
+            src_b   = (stg == 2'd0) ? ((g_sel[6*stg+2 +: 2] == SRC_V) ? L_ROW : L_CONST)
+                                    : ((g_sel[6*stg+2 +: 2] == SRC_C) ? L_CREG : L_CONST);
+            src_c   = (stg == 2'd0) ? ((g_sel[6*stg +: 2] == SRC_V) ? L_ROW : L_CONST)
+                                    : ((g_sel[6*stg +: 2] == SRC_C) ? L_CREG : L_CONST);
+            const_a = g_kv[72*stg+48 +: 24];
+            const_b = g_kv[72*stg+24 +: 24];
+            const_c = g_kv[72*stg +: 24];
+        end else if (st == S_RED && !(red_ph == 3'd0 && (red_fin || !red_leafk))) begin
+            alu_en = 1'b1;
+            if (red_ph == 3'd0) begin  // leaves of SUMSQ / DOT (va * vb) and EXPSUM (VEXP2 va)
+                l_op = (i_kind == K_EXPSUM) ? OP_VEXP2 : OP_VMUL;
+            end else if (red_ident_ph) begin
+                l_op = red_comb; src_a = L_TSELF; src_b = L_CONST; src_c = L_CONST;
+                const_b = red_ident; const_c = red_ident;
+            end else begin
+                l_op = red_comb; src_a = L_TLO; src_b = L_THI; src_c = L_THI;
+            end
+        end
+    end
+
+    // ============================================================ predicate hazards (report only)
+    reg        hz_clear, hz_issue, hz_wp, hz_chained, hz_read, hz_anyall;
+    reg [1:0]  hz_cls, hz_p, hz_rp;
+    reg [31:0] hz_word;
+    reg [8:0]  hz_pc;
+    vc_hazard u_hazard (.clk(clk), .resetn(resetn), .clear(hz_clear), .issue(hz_issue), .issue_cls(hz_cls),
+                        .issue_wp(hz_wp), .issue_p(hz_p), .issue_chained(hz_chained), .issue_pc(hz_pc),
+                        .read(hz_read), .read_p(hz_rp), .read_anyall(hz_anyall), .read_pc(hz_pc),
+                        .read_word(hz_word), .vl(vl), .count(hazards));
+
+    // ============================================================ outbound flits
+    function automatic [287:0] mkflit(input [3:0] dx, input [3:0] dy, input [3:0] typ, input [7:0] txn,
+                                      input last, input [2:0] rsvd, input [255:0] payload);
+        mkflit = {dx, dy, X4, Y4, typ, txn, last, rsvd, payload};
+    endfunction
+    /* verilator lint_off UNUSEDSIGNAL */  // record bits [39:34] are not read
+    wire [39:0]  rec     = d_base[ir[23:21]];           // the node drain's base record (V.11)
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire         remote  = (rec[33:26] != 8'd0);
+    wire [7:0]   nd_txn  = remote ? rec[33:26] : 8'd0;
+    wire [2:0]   nd_rsvd = remote ? {1'b1, rec[25:24]} : 3'd0;
+    wire [7:0]   tot_m1  = agu_total[7:0] - 8'd1;
+    wire [255:0] nd_desc = {4'd0, ir[12:9], rec[15:0], tot_m1, 7'd0, ir[25], rec[23:16], 208'd0};
+    // one flit a cycle into the link's queue, whenever it has room
+    assign x_push = !xq_full && (st == S_FILL || st == S_NDESC || st == S_NDATA || st == S_MDRAIN);
+    assign fill_issue = x_push && (st == S_FILL);
+    assign fill_l1 = x_l1;
+    always @* begin
+        case (st)
+            S_FILL:  x_flit = mkflit(MX4, MY4, T_MEM_RD_REQ, x_l1[7:0], 1'b1, 3'd0, {agu_addr, 216'd0});
+            S_NDESC: x_flit = mkflit(ir[20:17], ir[16:13], T_CU_DATA, nd_txn, 1'b0, nd_rsvd, nd_desc);
+            S_NDATA: x_flit = mkflit(ir[20:17], ir[16:13], T_CU_DATA, nd_txn, x_last, nd_rsvd, l1_x);
+            default: x_flit = dr_ph ? mkflit(MX4, MY4, T_MEM_WR_DATA, 8'h01, 1'b1, 3'd0, l1_x)
+                                    : mkflit(MX4, MY4, T_MEM_WR_REQ, 8'h01, 1'b0, 3'd0, {agu_addr, 216'd0});
+        endcase
+    end
+
+    // ============================================================ the sequencer
+    integer k;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; insts <= 32'd0;
+            done <= 1'b0; fault <= 1'b0; result <= 32'd0;
+            vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0;
+            lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
+            last_pr <= 2'd0; last_pm <= 2'd0; cud_pend <= 1'b0;
+            x_pushed <= 16'd0;
+            cud_clr <= 1'b0;
+            ch <= 3'd0; half <= 1'b0; stg <= 2'd0; depth <= 3'd1; g_k <= 3'd0;
+            g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0;
+            g_vd <= 4'd0; g_pr <= 2'd0; g_pm <= 2'd0; g_cmp <= 1'b0;
+            creg <= 384'd0; tree <= 384'd0; acc <= 384'd0; red_c <= 3'd0; red_ph <= 3'd0; red_fin <= 1'b0;
+            shift <= 4'd0; x_n <= 16'd0; dr_ph <= 1'b0;
+            hz_clear <= 1'b0; hz_issue <= 1'b0; hz_wp <= 1'b0; hz_chained <= 1'b0; hz_read <= 1'b0;
+            hz_anyall <= 1'b0; hz_cls <= 2'd0; hz_p <= 2'd0; hz_rp <= 2'd0; hz_word <= 32'd0; hz_pc <= 9'd0;
+            for (k = 0; k < 8; k = k + 1) d_base[k] <= 40'd0;
+            for (k = 0; k < 32; k = k + 1) begin
+                d_st[k] <= 18'd0;
+                d_bd[k] <= 16'd1;
+            end
+            for (k = 0; k < 16; k = k + 1) sr[k] <= 24'd0;
+            for (k = 0; k < 4; k = k + 1) preg[k] <= 128'd0;
+        end else begin
+            done <= 1'b0;
+            hz_clear <= 1'b0; hz_issue <= 1'b0; hz_read <= 1'b0;
+            cud_pend <= (cud_pend && !cud_clr) || cud_set;
+            cud_clr <= 1'b0;
+            if (x_push) x_pushed <= x_pushed + 16'd1;
+            if (st != S_IDLE) cycles <= cycles + 32'd1;
+            // the envelope's writes
+            if (imem_we) imem[imem_wa] <= imem_wd;
+            if (desc_we) begin
+                if (desc_fld == 3'd0) d_base[desc_ad] <= desc_val;
+                else if (desc_fld <= 3'd4) begin
+                    d_st[{desc_ad, desc_fld[1:0] - 2'd1}] <= desc_val[33:16];
+                    d_bd[{desc_ad, desc_fld[1:0] - 2'd1}] <= desc_val[15:0];
+                end
+            end
+            case (st)
+                S_IDLE: if (start) begin
+                    lp_act   <= 1'b0;
+                    hz_clear <= 1'b1;
+                    cycles   <= 32'd1;
+                    pc       <= start_pc;
+                    if (cud_pend && !cud_clr) begin
+                        cud_clr <= 1'b1;
+                        retire(1'b1, F_CUDATA);
+                    end else st <= S_DEC;
+                end
+                S_BOUND: begin
+                    if (cud_pend && !cud_clr) begin
+                        cud_clr <= 1'b1;
+                        retire(1'b1, F_CUDATA);
+                    end else begin
+                        if (lp_act && pc == lp_end) begin
+                            if (lp_cnt > 24'd1) begin
+                                lp_cnt <= lp_cnt - 24'd1;
+                                pc     <= lp_top;
+                            end else lp_act <= 1'b0;
+                        end
+                        st <= S_DEC;
+                    end
+                end
+                S_DEC: decode();
+                S_GATHER: begin
+                    last_pr <= gw[4:3];
+                    last_pm <= gw[2:1];
+                    if (g_opc > OP_ALU_LAST) retire(1'b1, F_OPCODE);  // ours: undefined in units.md V.5
+                    else if (g_hasv) retire(1'b1, F_VSRC);
+                    else begin
+                        g_op[5*g_k +: 5]   <= g_opc;
+                        g_sel[6*g_k +: 6]  <= {g_sa, g_sb, g_sc};
+                        g_kv[72*g_k +: 72] <= {kval(g_sa, gw[14:13], sr[gw[16:13]], k3),
+                                               kval(g_sb, gw[10:9], sr[gw[12:9]], k3),
+                                               kval(g_sc, gw[6:5], sr[gw[8:5]], k3)};
+                        g_vd  <= gw[20:17];
+                        g_pr  <= gw[4:3];
+                        g_pm  <= gw[2:1];
+                        g_cmp <= (g_opc >= 5'h0B) && (g_opc <= 5'h0D);
+                        if (g_k + 3'd1 == depth) st <= S_ISSUE;
+                        else g_k <= g_k + 3'd1;
+                    end
+                end
+                S_ISSUE: begin
+                    hz_word  <= fw;
+                    hz_read  <= !g_cmp && (g_pm != 2'd0);
+                    hz_rp    <= g_pr;
+                    hz_anyall <= 1'b0;
+                    issue(depth == 3'd1 ? HZ_FLAT : HZ_OTHER, g_cmp, g_pr, depth != 3'd1);
+                    ch  <= 3'd0;
+                    stg <= 2'd0;
+                    st  <= S_ALU;
+                end
+                S_ALU: begin
+                    if ({1'b0, stg} + 3'd1 == depth) begin
+                        if (g_cmp) preg[g_pr][16*ch +: 16] <= (l_pred & tail) | (preg[g_pr][16*ch +: 16] & ~tail);
+                        else vr[{g_vd, ch}] <= merge(row_d, l_res, tail & pmask(g_pm, preg[g_pr][16*ch +: 16]));
+                        stg <= 2'd0;
+                        if (last_ch) next_pc({6'd0, depth});
+                        else ch <= ch + 3'd1;
+                    end else begin
+                        creg <= l_res;
+                        stg  <= stg + 2'd1;
+                    end
+                end
+                S_CVT, S_SHUF, S_BC: begin
+                    if (st == S_CVT) vr[{i_vd, ch}] <= (i_dt == 3'd2) ? row_a : e_from_h;
+                    else if (st == S_SHUF) vr[{i_vd, ch}] <= rotate(row_a, shift);
+                    else vr[{i_vd, ch}] <= {16{sr[i_va]}};
+                    if (last_ch) next_pc(9'd1);
+                    else ch <= ch + 3'd1;
+                end
+                S_LD, S_ST: begin
+                    if (st == S_LD) begin
+                        if (i_dt == 3'd1) vr[{i_vd, ch}] <= e_from_h;
+                        else vr[{i_vd, ch}] <= half ? {e_from_f, row_d[191:0]} : {row_d[383:192], e_from_f};
+                    end else begin
+                        l1[agu_addr[8:0]] <= (i_dt == 3'd1) ? h_from_e : f_from_e;
+                    end
+                    if (i_dt == 3'd2 && !half) half <= 1'b1;
+                    else begin
+                        half <= 1'b0;
+                        if (last_ch) next_pc(9'd1);
+                        else ch <= ch + 3'd1;
+                    end
+                end
+                S_RED: reduce_step();
+                S_XCHK: begin
+                    x_n   <= 16'd0;
+                    dr_ph <= 1'b0;
+                    if (agu_total > 16'd256) retire(1'b1, F_LEN);
+                    else begin
+                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                        st <= (ir[31:27] == OP_VFILL) ? S_FILL : ir[24] ? S_NDESC : S_MDRAIN;
+                    end
+                end
+                S_FILL: if (x_push) begin
+                    x_n <= x_n + 16'd1;
+                    if (x_last) next_pc(9'd1);
+                end
+                S_NDESC: if (x_push) st <= S_NDATA;
+                S_NDATA: if (x_push) begin
+                    x_n <= x_n + 16'd1;
+                    if (x_last) st <= S_DWAIT;
+                end
+                S_MDRAIN: if (x_push) begin
+                    dr_ph <= !dr_ph;
+                    if (dr_ph) begin
+                        x_n <= x_n + 16'd1;
+                        if (x_last) st <= S_DWAIT;
+                    end
+                end
+                S_DWAIT: if (x_sent == x_pushed) next_pc(9'd1);
+                default: st <= S_IDLE;
+            endcase
+            // the other write port of L1: peer bursts and fill responses (a VST to the same word wins)
+            if (ext_we && !(st == S_ST && agu_addr[8:0] == ext_wa)) l1[ext_wa] <= ext_wd;
+        end
+    end
+
+    // ------------------------------------------------------------ sequencer tasks
+    task automatic retire(input is_fault, input [31:0] value);
+        begin
+            st     <= S_IDLE;
+            done   <= 1'b1;
+            fault  <= is_fault;
+            result <= value;
+        end
+    endtask
+
+    task automatic next_pc(input [8:0] by);
+        begin
+            pc    <= pc + by;
+            st    <= S_BOUND;
+            insts <= insts + 32'd1;
+        end
+    endtask
+
+    task automatic issue(input [1:0] cls, input wp, input [1:0] p, input chained);
+        begin
+            hz_pc      <= pc;
+            hz_issue   <= 1'b1;
+            hz_cls     <= cls;
+            hz_wp      <= wp;
+            hz_p       <= p;
+            hz_chained <= chained;
+        end
+    endtask
+
+    function automatic [383:0] rotate(input [383:0] row, input [3:0] by);
+        /* verilator lint_off UNUSEDSIGNAL */
+        reg [767:0] two;
+        /* verilator lint_on UNUSEDSIGNAL */
+        begin
+            two    = {row, row} >> (24 * by);
+            rotate = two[383:0];
+        end
+    endfunction
+
+    // one word at S_DEC
+    task automatic decode;
+        begin
+            ir <= fw;
+            ch <= 3'd0;
+            half <= 1'b0;
+            hz_word <= fw;
+            if (f_alu) begin
+                last_pr <= f_pr;
+                last_pm <= f_pm;
+                if (mode == M_TREE) retire(1'b1, F_OPCODE);          // D6 (normative)
+                else if (f_hasc) retire(1'b1, F_CHAIN);
+                else begin
+                    g_op[4:0]  <= f_op;
+                    g_sel[5:0] <= {f_sa, f_sb, f_sc};
+                    g_kv[71:0] <= {kval(f_sa, f_va[1:0], sr[f_va], k3), kval(f_sb, f_vb[1:0], sr[f_vb], k3),
+                                   kval(f_sc, f_vc[1:0], sr[f_vc], k3)};
+                    h_va <= f_va; h_vb <= f_vb; h_vc <= f_vc;
+                    g_vd <= f_vd; g_pr <= f_pr; g_pm <= f_pm; g_cmp <= f_cmp;
+                    depth <= mode_depth;
+                    g_k   <= 3'd1;
+                    st    <= (mode_depth == 3'd1) ? S_ISSUE : S_GATHER;
+                end
+            end else case (f_op)
+                OP_VCVT: if (f_dt != 3'd1 && f_dt != 3'd2) retire(1'b1, F_DTYPE);
+                         else begin issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0); st <= S_CVT; end
+                OP_VRED: begin
+                    last_pr <= f_pr;
+                    if (f_vc[2:1] == 2'b11) begin                   // ANY / ALL on P[last_pr] (D4)
+                        hz_read <= 1'b1; hz_rp <= last_pr; hz_anyall <= 1'b1;
+                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                        sr[f_vd] <= (f_vc[0] ? ((preg[last_pr] | ~vlmask(vl)) == {128{1'b1}})
+                                             : ((preg[last_pr] & vlmask(vl)) != 128'd0)) ? E8_ONE : 24'd0;
+                        next_pc(9'd1);
+                    end else if (vl[3:0] != 4'd0) retire(1'b1, F_REDVL);
+                    else if (mode != M_TREE) retire(1'b1, F_OPCODE);
+                    else begin
+                        hz_read <= (f_vc[2:0] == K_EXPSUM) && (last_pm != 2'd0);
+                        hz_rp <= f_pr; hz_anyall <= 1'b0;
+                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                        red_c <= 3'd0; red_ph <= 3'd0; red_fin <= 1'b0;
+                        acc <= {16{(f_vc[2:0] == K_MAX) ? 24'hFF8000 : (f_vc[2:0] == K_MIN) ? 24'h7F8000 : 24'h0}};
+                        st <= S_RED;
+                    end
+                end
+                OP_VLD, OP_VST: if (f_dt != 3'd1 && f_dt != 3'd2) retire(1'b1, F_DTYPE);
+                                else begin issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0); st <= (f_op == OP_VLD) ? S_LD : S_ST; end
+                OP_VBCAST: begin
+                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
+                    if (f_sa == SRC_S) st <= S_BC;
+                    else begin
+                        sr[f_vd] <= row_va0[23:0];
+                        next_pc(9'd1);
+                    end
+                end
+                OP_VSHUF: begin
+                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
+                    shift <= sr[f_vb][3:0];
+                    st <= S_SHUF;
+                end
+                OP_VSETVL: if (sr[f_va] == 24'd0 || sr[f_va] > 24'd128) retire(1'b1, F_VL);
+                           else begin
+                               issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                               vl <= sr[f_va][7:0];
+                               next_pc(9'd1);
+                           end
+                OP_VSETMODE: begin
+                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
+                    mode <= f_va[1:0];
+                    next_pc(9'd1);
+                end
+                OP_VSETI: begin
+                    issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                    if (f_sa == SRC_K) k3 <= immw[23:0];
+                    else sr[f_vd] <= immw[23:0];
+                    next_pc(9'd2);
+                end
+                OP_VLOOP: if (lp_act) retire(1'b1, F_LOOP);
+                          else begin
+                              issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                              lp_act <= 1'b1;
+                              lp_cnt <= sr[f_va];
+                              lp_top <= pc + 9'd1;
+                              lp_end <= pc + 9'd1 + {5'd0, f_vb};
+                              next_pc(9'd1);
+                          end
+                OP_VBAR: if (fills_out == 9'd0) begin
+                             issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                             next_pc(9'd1);
+                         end
+                OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) st <= S_XCHK;
+                default: if (fills_out == 9'd0) begin              // VHALT
+                             insts <= insts + 32'd1;
+                             retire(1'b0, cycles + 32'd1);
+                         end
+            endcase
+        end
+    endtask
+
+    function automatic [127:0] vlmask(input [7:0] v);
+        vlmask = (v >= 8'd128) ? {128{1'b1}} : ((128'd1 << v) - 128'd1);
+    endfunction
+
+    // one cycle of VRED kinds 0..5 (V.9)
+    task automatic reduce_step;
+        integer l;
+        begin
+            if (red_fin) begin                                    // the final tree over acc[0..15]
+                if (red_ph == 3'd0) begin
+                    tree   <= acc;
+                    red_ph <= 3'd1;
+                end else begin
+                    for (l = 0; l < 8; l = l + 1)
+                        if (red_pair_n[l]) tree[24*l +: 24] <= l_res[24*l +: 24];
+                    if (red_ph == 3'd4) begin
+                        sr[i_vd] <= l_res[23:0];
+                        next_pc(9'd1);
+                    end else red_ph <= red_ph + 3'd1;
+                end
+            end else if (red_ph == 3'd0) begin
+                if (red_leafk) begin
+                    tree <= l_res;
+                    if (i_kind == K_EXPSUM)
+                        vr[{i_vb, red_c}] <= merge(row_b, l_res, tail & pmask(last_pm, preg[ir[4:3]][16*red_c +: 16]));
+                end else tree <= row_a;
+                red_ph <= 3'd1;
+            end else if (red_ident_ph) begin
+                if (red_leafk) begin
+                    acc[24*(2*red_c) +: 48] <= l_res[47:0];
+                end else acc[24*red_c +: 24] <= l_res[23:0];
+                red_ph <= 3'd0;
+                if ({1'b0, red_c} + 4'd1 == vl[7:4]) red_fin <= 1'b1;
+                else red_c <= red_c + 3'd1;
+            end else begin
+                for (l = 0; l < 8; l = l + 1)
+                    if (red_pair_n[l]) tree[24*l +: 24] <= l_res[24*l +: 24];
+                red_ph <= red_ph + 3'd1;
+            end
+        end
+    endtask
+endmodule
+`default_nettype wire
