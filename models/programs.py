@@ -21,8 +21,8 @@ Two forms of the same kernel ``y = epilogue(x @ w_r^T ...)``:
   never on a MEM_WR_ACK).
 
 DRAM layout (:class:`DramLayout`; byte addresses, every region 32-byte aligned,
-by default packed from ``base`` on 4 KB boundaries, all below 2^34, the reach
-of a vector descriptor's base):
+by default packed from ``base`` on 4 KB boundaries, all below 2^40, the reach
+of a vector descriptor's base and of a cluster address):
 
 =========  ==========================================================  ==========
 region     content                                                      bytes
@@ -50,76 +50,111 @@ y          the output, FP16, **tiled**: instance i (= row*cols + col, the    M*N
 Vector core L1 (per the seed): slot r (accumulator r's tile) at word
 ``r*span_w``, the result at ``plan.result_word``; both forms use the same words.
 
-Vector program (both forms; the unfused adds the two marked lines)::
+**Vector program**, shaped like the public compiler's (its listings of the
+seed case, ``program.txt`` of the client bundles
+``linear_silu_{fused,unfused}_m32k64n32``; for the seed's fused case our IMEM
+words are the compiler's, word for word: tests/unit/test_flit_ledger.py)::
 
-    VFILL A{2+r}+{slot_r}     # unfused: one per accumulator, temp_r -> L1 slot r
-    VSETI 128                 # K3 = 128
-    VSETVL                    # VL = 128: 8 L1 words per VLD/VST, 8 lanes-chunks per op
-    VSETI sJ, 0x......        # every non-built-in constant, once (E8M15 pattern)
+    VSETI s0, 128             # VL, raw integer: VSETVL reads S[va]
+    VSETI s4, 0xbfb8aa        # every non-built-in constant, once, from S4 up (E8M15 pattern)
+    VSETVL s0                 # VL = 128: one VLD / VST moves 8 L1 words, one ALU word 128 elements
+    VSETMODE FLAT             # the mode persists across RUNs: set it, never assume it
+    VFILL A{r}, {slot_r}      # unfused: one per accumulator, temp_r -> L1 words slot_r..
     VBAR                      # unfused: wait for the fills
     for each 8-word chunk c < span_w/8:
-        VLD vI, A0+{slot + 8c}        # each accumulator the epilogue reads
-        ... the epilogue, one ALU word per operation (SiLU = 5) ...
-        VST vR, A0+{result_word + 8c}
-    VDRAIN A1+{result_word}   # gm*gn words to this instance's y tile
+        VLD v{i}, A{slot}+{8c}        # each accumulator the epilogue reads, into v0, v1, ...
+        ... the epilogue, one ALU word per operation (SiLU = 5), results from v7 up ...
+        VST v{res}, A{result}+{8c}
+    VDRAIN A{drain}, {result_word}    # gm*gn words from L1 word result_word to this instance's y tile
     VHALT
 
-Descriptors: A0 walks L1 (base 0, dim (1, 8)); A1 is the y drain (base = the
-tile's byte address, dim (32, gm*gn), memory target); A2+r the temp fill of
-accumulator r (unfused). There is no loop opcode in our core (VLOOP faults
-F_OPCODE), so the chunks are unrolled; span_w is a whole number of 8-word
-chunks by construction, so the last chunk computes on the padding words and
-stores into result padding, which the VDRAIN does not send.
+Descriptors, in the compiler's order (:func:`descriptor_roles`): the unfused
+form's temp fills first, then one L1 descriptor per accumulator read (base
+= its slot word, dim (1, 8)), the result's L1 descriptor (base =
+result_word, dim (1, 8)), the y drain (base = the tile's byte address, dim
+(32, gm*gn), memory target). The fused seed program thus uses A0 (slot 0),
+A1 (result), A2 (drain), as the compiler's. The chunk offset is the VLD / VST
+``off`` field. There is no loop in these programs (VLOOP exists, but the
+compiler unrolls, and so do we); span_w is a whole number of 8-word chunks
+by construction, so the last chunk computes on the padding words and stores
+into result padding, which the VDRAIN does not send.
 
-**DESC writes** (``desc_writes``): ``"full"`` writes all six fields of every
-descriptor (``Descriptor.values()``, as ``program_payloads`` does);
-``"minimal"`` (default) writes only the fields the instruction using the
-descriptor reads, so a stale descriptor left by an earlier program cannot
-change the result: a VLD/VST moving 8 words through a dim-1 bound of 8 reads
-base and dim 1 only (the walk never carries into dims 2..4, and the F_VL check
-``entries >= 8`` holds for any bounds >= 1); a VFILL reads base and dims 1..4
-(it ignores the node target); a VDRAIN reads all six.
+**DESC writes** (``desc_writes``): ``"minimal"`` (default) writes exactly the
+fields the instructions using a descriptor read (:class:`DescUse`), so stale
+descriptor state left by an earlier program cannot change the result
+(fields persist across RUNs, units.md V.1): a VLD / VST moving VL/16 = 8
+words through a dim-1 bound of 8 reads base and dim 1 only (the walk never
+carries into dims 2..4); a VFILL / VDRAIN to memory reads base and all four
+dims (the bounds make the walk total, the strides the addresses).
+``"full"`` writes base and dims 1..4 of every descriptor. DESC fields 5..7
+have no effect (units.md V.2) and are never written.
 
 Constants: the E8M15 patterns of 0.0, 1.0 and -1.0 are the built-ins K0, K1,
 K2; every other constant (and SiLU/sigmoid's -log2(e), ``NEG_LOG2E``) goes into
 a scalar register by VSETI, never into DRAM, in **both** forms. So the unfused
-form needs no broadcast constant arrays and none are counted; the seed's "two
-16 KB broadcast arrays" were upstream's unfused encoding of folded constants,
+form needs no broadcast constant arrays and none are counted; the seed's
+broadcast arrays were the compiler's unfused encoding of folded constants,
 reported apart as :data:`UPSTREAM_BROADCAST_BYTES` and not charged to ours
 (charging them would credit fusion with a saving that comes from an encoding
-choice the unfused form can make too).
+choice the unfused form can make too). K3 is never written (VSETI with
+sa = 3 would write it; our programs name S registers only).
 
-Comparison with the seed (32x64 @ 32x64: x is M=32 x K=64, w is N=32 x K=64,
-y = x @ w^T is 32 x 32; gm=4, gn=8, nk=2: 2 instances of 16 x 32, 32 sub-tiles
-each, span_w 32; fused4), instruction flits the host dispatches:
+**Comparison with the seed** (32x64 @ 32x64: x is M=32 x K=64, w is N=32 x
+K=64, y = x @ w^T is 32 x 32; gm=4, gn=8, nk=2: 2 instances of 16 x 32, 32
+sub-tiles each, span_w 32; fused4): the instruction flits the host
+dispatches, ours (``desc_writes="minimal"``) against the public compiler's
+(its bundles ``linear_silu_fused_m32k64n32`` and
+``linear_silu_unfused_m32k64n32`` in ``clients/bundles/``),
+per unit kind and per role, every flit of both sides read back from the flit
+itself by ``models/flit_ledger.py`` (``python -m models.flit_ledger`` prints
+this block; tests/unit/test_flit_ledger.py fails when it differs from the
+copy here or in the README; :data:`SEED_OURS` pins our totals)::
 
-=========  ===================  =====================  ==============  ===========
-form       ours (minimal DESC)  ours (full DESC)       seed/upstream   ours - seed
-=========  ===================  =====================  ==============  ===========
-fused      96 = 8 + 88          104 = 8 + 96           94              +2
-unfused    110 = 8 + 102        120 = 8 + 112          107             +3
-delta      14                   16                     13
-=========  ===================  =====================  ==============  ===========
+    | unit | flits | fused: ours | fused: compiler | unfused: ours | unfused: compiler | why they differ |
+    |---|---|---:|---:|---:|---:|---|
+    | MG | FILL | 4 | 4 | 4 | 4 |  |
+    | MG | GEMM | 2 | 2 | 2 | 2 |  |
+    | MG | DRAIN | 2 | 2 | 2 | 2 |  |
+    | VC | VSETI VL | 4 | 4 | 4 | 2 | per program |
+    | VC | VSETI constant | 4 | 4 | 4 | 0 | constants |
+    | VC | VSETVL | 2 | 2 | 2 | 1 | per program |
+    | VC | VSETMODE | 2 | 2 | 2 | 1 | per program |
+    | VC | VFILL | 0 | 0 | 2 | 3 | fills |
+    | VC | VBAR | 0 | 0 | 2 | 1 | per program |
+    | VC | VLD | 8 | 8 | 8 | 24 | loads |
+    | VC | VMUL | 16 | 16 | 16 | 16 |  |
+    | VC | VEXP2 | 8 | 8 | 8 | 8 |  |
+    | VC | VADD | 8 | 8 | 8 | 8 |  |
+    | VC | VINV | 8 | 8 | 8 | 8 |  |
+    | VC | VST | 8 | 8 | 8 | 8 |  |
+    | VC | VDRAIN | 2 | 2 | 2 | 1 | per program |
+    | VC | VHALT | 2 | 2 | 2 | 1 | per program |
+    | VC | DESC base | 6 | 6 | 8 | 8 |  |
+    | VC | DESC dim 1 | 6 | 6 | 8 | 8 |  |
+    | VC | DESC dims 2-4 | 6 | 0 | 12 | 0 | dims |
+    | VC | RUN | 2 | 2 | 2 | 1 | per program |
+    | all | total | 100 | 94 | 114 | 107 | |
 
-(``a = cluster + vector`` flits; pinned by tests/unit/test_programs.py.)
-Per instance, fused: cluster 4 (FILL A, FILL B, GEMM, DRAIN) + vector 44
-(35 IMEM words: VSETI 128 = 2, VSETVL 1, VSETI s0 = 2, 4 chunks x 7
-(VLD, 5 SiLU ops, VST), VDRAIN 1, VHALT 1; 8 DESC: A0 base+dim1 = 2, A1 all
-six; RUN 1). Unfused adds VFILL + VBAR (2 IMEM) and the fill descriptor
-(5 DESC): 7 per instance, 14 in all.
+    - *per program*: one per vector program: the compiler runs its unfused epilogue as 1 program(s) over the whole output; ours runs it as the fused one, one program per cluster instance on the paired core (2), so each per-program word and the RUN come once per instance
+    - *constants*: -log2(e) of SiLU: ours keeps it in a scalar register (a VSETI and its immediate) in both forms; the compiler's unfused form reads its constants from 2 broadcast array(s) in DRAM instead
+    - *fills*: ours fills one temp per program; the compiler's program fills the temp and its 2 broadcast constant array(s)
+    - *loads*: each of the compiler's unfused chunks also loads its 2 broadcast constant(s); ours load the accumulator only
+    - *dims*: ours writes every field an instruction reads: a VFILL or VDRAIN walk to memory reads all four dims (bounds make the walk total, strides the addresses) and DESC fields persist across RUNs, so a dim left by an earlier program would change the walk; the compiler writes only the fields its walks use (here base and dim 1) and relies on the others still holding their reset value (bound 1)
+    - fused: ours 100 against the compiler's 94, +6: DESC dims 2-4 +6. Kicks, ours: MG (1,1) 4, MG (2,1) 4, VC (1,0) 46, VC (2,0) 46; the compiler's (linear_silu_fused_m32k64n32): MG (1,1) 4, MG (2,1) 4, VC (1,0) 43, VC (2,0) 43.
+    - unfused: ours 114 against the compiler's 107, +7: VSETI VL +2, VSETI constant +4, VSETVL +1, VSETMODE +1, VFILL -1, VBAR +1, VLD -16, VDRAIN +1, VHALT +1, DESC dims 2-4 +12, RUN +1. Kicks, ours: MG (1,1) 4, MG (2,1) 4, VC (1,0) 53, VC (2,0) 53; the compiler's (linear_silu_unfused_m32k64n32): MG (1,1) 4, MG (2,1) 4, VC (1,0) 99.
+    - fused, word by word: each of our vector programs writes 36 IMEM words, the compiler's 36; words that differ per core: 0, 0. DESC fields only ours writes: A2.dim 2, A2.dim 3, A2.dim 4; only the compiler's: none.
+    - with every field of every descriptor written (desc_writes='full'): fused 112, unfused 126.
 
-Why the totals differ from the seed's (different program encodings per unit;
-the seed publishes totals only, so this is an accounting of ours, not an
-instruction-by-instruction diff of upstream's):
-
-* our vector core has no loop opcode and a 128-element VL, so the epilogue is
-  unrolled into span_w/8 = 4 chunks of 7 words; VL itself costs 3 words
-  (VSETI + immediate, VSETVL) because VSETVL reads K3;
-* a VSETI is two IMEM flits (the word and its 24-bit immediate);
-* descriptor fields are separate DESC flits (up to six per descriptor);
-* our fused-unfused delta is 7 flits per instance, so even (14); the seed's
-  delta is 13, odd, so at least one flit of upstream's delta is not
-  per-instance (e.g. shared setup), which per-core programs cannot have.
+In words: the fused programs are the compiler's, IMEM word for IMEM word, and
+every flit of difference is a DESC write of the drain descriptor's dims 2-4,
+which our minimal policy writes because the VDRAIN walk reads them and
+fields persist across RUNs. The unfused difference adds up the two
+encodings' choices: the compiler runs its unfused epilogue as one program on
+one core over the whole output and reads its constants from broadcast
+arrays (a VFILL each, a VLD each per chunk, their descriptors); ours runs one
+program per instance, as the fused form, with the constant in a scalar
+register, so it pays the per-program words and the RUN once per instance and
+saves the constant loads.
 """
 
 from __future__ import annotations
@@ -135,34 +170,43 @@ from models import cluster as cl
 from models import vector_core as vc
 from models.machines import Coord, Machine
 from models.numerics import NEG_LOG2E
+from models.vc.isa import ADDR_BITS
 from models.planner import (
     ELEMENTWISE, FIXES, L1_SAFE, Acc, Const, Expr, Op, Operand, Plan, PlanRefused, expected_acks, leaves, plan_fused,
 )
 
 __all__ = [
-    "ANCHOR", "SCALE_ONE", "ENTRY_BYTES", "WORD_BYTES", "CHUNK_WORDS", "VL_CHUNK", "DESC_L1", "DESC_Y",
-    "DESC_TEMP0", "UPSTREAM_FLITS", "UPSTREAM_BROADCAST_BYTES", "SEED_CASE", "SEED_OURS",
-    "DramLayout", "dram_layout", "operand_images", "pack_tiled", "unpack_tiled",
-    "Lowered", "lower_epilogue", "ClusterProgram", "VectorProgram", "InstancePrograms", "Counts",
-    "KernelPrograms", "Comparison", "cluster_program", "vector_program", "build_programs", "build_kernel",
-    "compare_forms", "seed_comparison", "const_pattern",
+    "ANCHOR", "SCALE_ONE", "ENTRY_BYTES", "WORD_BYTES", "CHUNK_WORDS", "VL_CHUNK", "VL_SREG", "CONST_SREGS",
+    "FIRST_TEMP_VREG", "L1_FIELDS", "MEMORY_FIELDS", "DESC_POLICIES", "UPSTREAM_FLITS", "UPSTREAM_BROADCAST_BYTES",
+    "SEED_CASE", "SEED_OURS", "DramLayout", "dram_layout", "operand_images", "pack_tiled", "unpack_tiled",
+    "Lowered", "lower_epilogue", "ClusterProgram", "DescUse", "VectorProgram", "InstancePrograms", "Counts",
+    "KernelPrograms", "Comparison", "cluster_program", "descriptor_roles", "vector_program", "program_words",
+    "build_programs", "build_kernel", "compare_forms", "seed_comparison", "const_pattern",
 ]
 
 ANCHOR = cl.ANCHOR_NEUTRAL  # 40: with 0xA0 scales the GEMM is the exact integer dot product
 SCALE_ONE = 0xA0  # E5M3 1.0
 ENTRY_BYTES = 4 * cl.GRANULE_BYTES  # 128: one L1 entry image in DRAM
 WORD_BYTES = 32
-CHUNK_WORDS = 8  # L1 words per VLD/VST at VL = 128 (FP16)
-VL_CHUNK = 128
-DESC_L1, DESC_Y, DESC_TEMP0 = 0, 1, 2  # descriptor indices
-DESC_ADDR_LIMIT = 1 << 34  # a descriptor base is 34 bits
+VL_CHUNK = vc.VL_MAX  # VL = 128: one VLD / VST moves 8 L1 words (FP16), one ALU word covers 128 elements
+CHUNK_WORDS = VL_CHUNK // vc.LANES  # 8
+VL_SREG = 0  # S0 holds VL (VSETI s0, 128; VSETVL s0), as in the compiler's programs
+CONST_SREGS = tuple(range(4, vc.N_SREGS)) + (1, 2, 3)  # constants from S4 up, as the compiler; then S1..S3
+FIRST_TEMP_VREG = 7  # results and temporaries from v7 up (the compiler's), loads in v0..
+# DESC fields (0 base, 1..4 dims) an instruction reads. A VLD / VST of VL/16 = 8 words through a dim-1
+# bound of 8 never leaves dim 1: base and dim 1 only. A VFILL / VDRAIN to memory reads all four bounds
+# (the walk total) and all four strides (the addresses) besides the base.
+L1_FIELDS = (0, 1)
+MEMORY_FIELDS = (0, 1, 2, 3, 4)
+DESC_POLICIES = ("minimal", "full")  # every field an instruction reads / every field of every descriptor
+DESC_ADDR_LIMIT = 1 << ADDR_BITS  # a descriptor base (and a cluster address) is 40 bits
 FILL_REACH = 256  # a FILL reaches L1 entries 0..255 (its tag is the 8-bit txn)
 
 UPSTREAM_FLITS = MappingProxyType({"fused": 94, "unfused": 107})  # seed / protocol §9
 UPSTREAM_BROADCAST_BYTES = 2 * 16 * 1024  # upstream's unfused form: two 16 KB broadcast constant arrays
 SEED_CASE = MappingProxyType({"m": 32, "n": 32, "k": 64, "gm": 4, "gn": 8, "nk": 2})
 # Our counts for the seed case (silu epilogue on fused4), per DESC-write policy.
-SEED_OURS = MappingProxyType({"minimal": {"fused": 96, "unfused": 110}, "full": {"fused": 104, "unfused": 120}})
+SEED_OURS = MappingProxyType({"minimal": {"fused": 100, "unfused": 114}, "full": {"fused": 112, "unfused": 126}})
 
 
 def _refuse(what: str, fix: str) -> PlanRefused:
@@ -241,8 +285,8 @@ class DramLayout:
                 raise _refuse(f"DRAM region {name} at {start:#x} is not 32-byte aligned (DRAM word = byte >> 5)",
                               "align every base to 32 bytes")
             if start + size > DESC_ADDR_LIMIT:
-                raise _refuse(f"DRAM region {name} ends at {start + size:#x}, past 2^34, the reach of a vector "
-                              f"descriptor base (and of this layout)", "place the regions lower")
+                raise _refuse(f"DRAM region {name} ends at {start + size:#x}, past 2^40, the reach of a vector "
+                              f"descriptor base and of a cluster address", "place the regions lower")
         for (n1, s1, z1), (n2, s2, _) in zip(regions, regions[1:]):
             if s1 + z1 > s2:
                 raise _refuse(f"DRAM regions {n1} and {n2} overlap ({n1} ends at {s1 + z1:#x}, {n2} starts at "
@@ -350,13 +394,22 @@ def const_pattern(value: float) -> int:
     return vc.e8m15(float(value))
 
 
+def _temp_rank(reg: int) -> tuple[bool, int]:
+    """Allocation order of vector registers: v7.. first (the compiler's temporaries), then the rest."""
+    return reg < FIRST_TEMP_VREG, reg
+
+
 def lower_epilogue(expr: Expr) -> Lowered:
     """Lower an epilogue tree to one chunk's ALU lines (register allocation, constants as sources).
 
-    Identical subtrees are computed once. SiLU is VMUL by -log2(e), VEXP2,
-    VADD K1, VINV, VMUL by x; sigmoid is the first four. Refuses an operand
-    leaf, an unknown operation, more than 16 scalar constants or 16 vector
-    registers.
+    Registers as the public compiler assigns them: accumulator r's chunk is
+    loaded into v0, v1, ... (slot order), results and temporaries take v7 up
+    (then the other free registers), an operation whose operand dies here
+    writes over it, constants go into S4 up (S0 holds VL; then S1..S3).
+    Identical subtrees are computed once. SiLU is VMUL t = x * -log2(e),
+    VEXP2, VADD K1, VINV, VMUL t = x * t (the compiler's five words); sigmoid
+    is the first four. Refuses an operand leaf, an unknown operation, more
+    constants than scalar registers or more live values than vector registers.
     """
     for leaf in leaves(expr):
         if isinstance(leaf, Operand) or not isinstance(leaf, (Acc, Const)):
@@ -377,23 +430,26 @@ def lower_epilogue(expr: Expr) -> Lowered:
 
     count(expr)
     slots = tuple(sorted({leaf.slot for leaf in leaves(expr) if isinstance(leaf, Acc)}))
+    if len(slots) > vc.N_VREGS:
+        raise _refuse(f"the epilogue reads {len(slots)} accumulators, more than the {vc.N_VREGS} vector registers",
+                      FIXES)
     scalars: dict[int, int] = {}  # pattern -> sreg
 
     def source_of_const(pattern: int) -> str:
         if pattern in _BUILTIN:
             return _BUILTIN[pattern]
         if pattern not in scalars:
-            if len(scalars) == vc.N_SREGS:
-                raise _refuse(f"the epilogue needs more than {vc.N_SREGS} distinct constants (scalar registers)",
-                              f"fold constants together, or {FIXES}")
-            scalars[pattern] = len(scalars)
+            if len(scalars) == len(CONST_SREGS):
+                raise _refuse(f"the epilogue needs more than {len(CONST_SREGS)} distinct constants (scalar "
+                              f"registers S1..S15; S0 holds VL)", f"fold constants together, or {FIXES}")
+            scalars[pattern] = CONST_SREGS[len(scalars)]
         return f"s{scalars[pattern]}"
 
-    free = [r for r in range(vc.N_VREGS)]
-    owner: dict[Expr, int] = {}
+    owner: dict[Expr, int] = {Acc(s): i for i, s in enumerate(slots)}  # the loads come first, in slot order
+    free = sorted(set(range(vc.N_VREGS)) - set(owner.values()), key=_temp_rank)
     left = dict(uses)
     body: list[str] = []
-    peak = 0
+    peak = len(owner)
 
     def alloc() -> int:
         nonlocal peak
@@ -404,14 +460,11 @@ def lower_epilogue(expr: Expr) -> Lowered:
         peak = max(peak, vc.N_VREGS - len(free))
         return r
 
-    for s in slots:  # the loads come first, in slot order
-        owner[Acc(s)] = alloc()
-
     def release(e: Expr) -> None:
         left[e] -= 1
         if left[e] == 0 and e in owner:
             free.append(owner.pop(e))
-            free.sort()
+            free.sort(key=_temp_rank)
 
     memo: dict[Expr, str] = {}
 
@@ -431,7 +484,7 @@ def lower_epilogue(expr: Expr) -> Lowered:
                 d = f"v{vd}"
                 body.extend([f"VMUL {d}, {x}, {s}", f"VEXP2 {d}, {d}", f"VADD {d}, {d}, k1", f"VINV {d}, {d}"])
                 if e.name == "silu":
-                    body.append(f"VMUL {d}, {d}, {x}")
+                    body.append(f"VMUL {d}, {x}, {d}")
                 for a in e.args:
                     release(a)
             else:
@@ -453,8 +506,8 @@ def lower_epilogue(expr: Expr) -> Lowered:
         vd = alloc()
         body.append(f"VMOV v{vd}, {res}")
         res = f"v{vd}"
-    return Lowered(slots, tuple((r, p) for p, r in sorted(scalars.items(), key=lambda t: t[1])), tuple(body),
-                   int(res[1:]), peak)
+    return Lowered(slots, tuple((r, p) for p, r in sorted(scalars.items(), key=lambda t: CONST_SREGS.index(t[1]))),
+                   tuple(body), int(res[1:]), peak)
 
 
 # ================================================================ programs
@@ -471,12 +524,32 @@ class ClusterProgram:
 
 
 @dataclass(frozen=True)
+class DescUse:
+    """One descriptor of a vector program: what it walks, and the DESC fields its instructions read."""
+
+    ad: int
+    role: str  # "fill r" (temp_r -> L1, unfused), "slot r" (L1 of accumulator r), "result" (L1), "drain" (y)
+    descriptor: vc.Descriptor
+    reads: tuple[int, ...]  # DESC fields (0 = base, 1..4 = dims) the instructions using it read
+
+
+@dataclass(frozen=True)
 class VectorProgram:
     core: Coord
     lines: tuple[str, ...]
     words: tuple[int, ...]
-    descriptors: Mapping[int, vc.Descriptor]
+    uses: tuple[DescUse, ...]  # in descriptor order
     desc_writes: tuple[tuple[int, int, int], ...]  # (ad, fld, value), in write order
+
+    @property
+    def descriptors(self) -> Mapping[int, vc.Descriptor]:
+        return MappingProxyType({u.ad: u.descriptor for u in self.uses})
+
+    def use(self, role: str) -> DescUse:
+        for u in self.uses:
+            if u.role == role:
+                return u
+        raise KeyError(f"no descriptor with role {role!r}; roles: {', '.join(u.role for u in self.uses)}")
 
     def payloads(self) -> list[int]:
         """IMEM writes from address 0, then the DESC writes, then RUN pc 0: the host's flits in order."""
@@ -490,6 +563,20 @@ class VectorProgram:
 
     def mnemonics(self) -> list[str]:
         return [line.split()[0] for line in self.lines]
+
+    def listing(self) -> list[str]:
+        return vc.listing(self.words)
+
+
+def program_words(words: Sequence[int]) -> list[tuple[int, vc.Word]]:
+    """(pc, word) of every instruction of a program, a VSETI's immediate skipped (it is data)."""
+    out: list[tuple[int, vc.Word]] = []
+    pc = 0
+    while pc < len(words):
+        w = vc.Word(words[pc])
+        out.append((pc, w))
+        pc += 2 if w.op == vc.OPCODES["VSETI"] else 1
+    return out
 
 
 @dataclass(frozen=True)
@@ -544,11 +631,23 @@ def cluster_program(plan: Plan, index: int, machine: Machine, layout: DramLayout
     return ClusterProgram(inst.cluster, tuple(out))
 
 
+def descriptor_roles(accumulators: int, slots: Sequence[int], *, fused: bool) -> list[tuple[int, str]]:
+    """(ad, role) in the compiler's order: the unfused temp fills first, then one L1 descriptor per slot
+    read, the result's L1 descriptor, the y drain (fused: A0 slot 0, A1 result, A2 drain)."""
+    roles = [] if fused else [f"fill {r}" for r in range(accumulators)]
+    roles += [f"slot {s}" for s in slots] + ["result", "drain"]
+    if len(roles) > vc.N_DESC:
+        raise _refuse(f"the {'fused' if fused else 'unfused'} program needs {len(roles)} descriptors "
+                      f"({', '.join(roles)}); the core has {vc.N_DESC}",
+                      f"fewer accumulators per kernel, or {FIXES}")
+    return list(enumerate(roles))
+
+
 def vector_program(plan: Plan, index: int, epilogue: Expr, layout: DramLayout, *, fused: bool = True,
                    desc_writes: str = "minimal", lowered: Optional[Lowered] = None) -> VectorProgram:
     """The vector program of instance `index` (see the module docstring for its shape)."""
-    if desc_writes not in ("minimal", "full"):
-        raise ValueError(f"desc_writes must be 'minimal' or 'full', got {desc_writes!r}")
+    if desc_writes not in DESC_POLICIES:
+        raise ValueError(f"desc_writes must be one of {', '.join(DESC_POLICIES)}, got {desc_writes!r}")
     inst = plan.instances[index]
     low = lowered if lowered is not None else lower_epilogue(epilogue)
     if max(low.slots, default=0) >= plan.accumulators:
@@ -558,42 +657,38 @@ def vector_program(plan: Plan, index: int, epilogue: Expr, layout: DramLayout, *
     if plan.span_w % CHUNK_WORDS:
         raise _refuse(f"span_w={plan.span_w} is not a whole number of {CHUNK_WORDS}-word chunks",
                       "plan with models.planner (span_w rounds gm*gn up to 8)")
+    roles = descriptor_roles(plan.accumulators, low.slots, fused=fused)
+    ad = {role: a for a, role in roles}
+    y_desc = vc.Descriptor(layout.y_addr(inst.row, inst.col), ((WORD_BYTES, tiles),))
+    described = {"result": (vc.Descriptor(plan.result_word, ((1, CHUNK_WORDS),)), L1_FIELDS),
+                 "drain": (y_desc, MEMORY_FIELDS)}
+    for s in low.slots:
+        described[f"slot {s}"] = (vc.Descriptor(plan.slots[s], ((1, CHUNK_WORDS),)), L1_FIELDS)
     fills = [] if fused else list(range(plan.accumulators))
-    if DESC_TEMP0 + len(fills) > vc.N_DESC:
-        raise _refuse(f"{len(fills)} temp fills need {DESC_TEMP0 + len(fills)} descriptors, the core has "
-                      f"{vc.N_DESC}", f"fewer accumulators per kernel, or {FIXES}")
-    lines: list[str] = []
     for r in fills:
-        lines.append(f"VFILL A{DESC_TEMP0 + r}+{plan.slots[r]}")
-    lines += [f"VSETI {VL_CHUNK}", "VSETVL"]
+        described[f"fill {r}"] = (vc.Descriptor(layout.temp_addr(r, inst.row, inst.col), ((WORD_BYTES, tiles),)),
+                                  MEMORY_FIELDS)
+    uses = tuple(DescUse(a, role, *described[role]) for a, role in roles)
+
+    lines = [f"VSETI s{VL_SREG}, {VL_CHUNK}"]
     lines += [f"VSETI s{sreg}, {pattern:#08x}" for sreg, pattern in low.scalars]
+    lines += [f"VSETVL s{VL_SREG}", "VSETMODE FLAT"]
+    lines += [f"VFILL A{ad[f'fill {r}']}, {plan.slots[r]}" for r in fills]
     if fills:
         lines.append("VBAR")
     for c in range(plan.span_w // CHUNK_WORDS):
-        for i, s in enumerate(low.slots):
-            lines.append(f"VLD v{i}, A{DESC_L1}+{plan.slots[s] + CHUNK_WORDS * c}")
+        lines += [f"VLD v{i}, A{ad[f'slot {s}']}+{CHUNK_WORDS * c}" for i, s in enumerate(low.slots)]
         lines += list(low.body)
-        lines.append(f"VST v{low.result}, A{DESC_L1}+{plan.result_word + CHUNK_WORDS * c}")
-    lines += [f"VDRAIN A{DESC_Y}+{plan.result_word}", "VHALT"]
+        lines.append(f"VST v{low.result}, A{ad['result']}+{CHUNK_WORDS * c}")
+    lines += [f"VDRAIN A{ad['drain']}, {plan.result_word}", "VHALT"]
     try:
         words = vc.assemble(lines)
     except ValueError as exc:
         raise _refuse(f"the vector program does not assemble: {exc}", f"a smaller tile (fewer chunks), a simpler "
                       f"epilogue, or {FIXES}") from None
-    descs: dict[int, vc.Descriptor] = {
-        DESC_L1: vc.Descriptor(0, ((1, CHUNK_WORDS),)),
-        DESC_Y: vc.Descriptor(layout.y_addr(inst.row, inst.col), ((WORD_BYTES, tiles),)),
-    }
-    for r in fills:
-        descs[DESC_TEMP0 + r] = vc.Descriptor(layout.temp_addr(r, inst.row, inst.col), ((WORD_BYTES, tiles),))
-    writes: list[tuple[int, int, int]] = []
-    for ad, d in sorted(descs.items()):
-        vals = d.values()
-        if desc_writes == "minimal":
-            keep = {DESC_L1: 2, DESC_Y: 6}.get(ad, 5)  # base+dim1 / all six / base+dims (fills ignore the target)
-            vals = vals[:keep]
-        writes += [(ad, fld, v) for fld, v in vals]
-    return VectorProgram(inst.vector_core, tuple(lines), tuple(words), MappingProxyType(descs), tuple(writes))
+    writes = tuple((u.ad, fld, v) for u in uses
+                   for fld, v in u.descriptor.writes(u.reads if desc_writes == "minimal" else MEMORY_FIELDS))
+    return VectorProgram(inst.vector_core, tuple(lines), tuple(words), uses, writes)
 
 
 # ================================================================ counts
@@ -655,12 +750,10 @@ class KernelPrograms:
 
 
 def _vector_bytes(prog: VectorProgram, op: str) -> int:
-    total = 0
-    for line in prog.lines:
-        if line.split()[0] == op:
-            ad = int(line.split()[1].split("+")[0][1:])
-            total += prog.descriptors[ad].entries() * WORD_BYTES
-    return total
+    """DRAM bytes the program's `op` (VFILL or VDRAIN, to memory) moves: its descriptors' walk totals."""
+    code = vc.OPCODES[op]
+    descs = prog.descriptors
+    return sum(descs[w.ad].total * WORD_BYTES for _, w in program_words(prog.words) if w.op == code and not w.node)
 
 
 def _count(plan: Plan, form: str, instances: Sequence[InstancePrograms]) -> Counts:

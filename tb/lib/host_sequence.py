@@ -327,7 +327,8 @@ class HostSequence:
     async def run_vector_stage(self, programs: Mapping[Coord, tuple[Sequence[int], Mapping[int, vc.Descriptor]]],
                                *, pc: int = 0, chunk: Optional[int] = None, allow_fault: bool = False,
                                timeout_cycles: Optional[int] = None) -> dict[Coord, ProgramResult]:
-        """Seed step 3: per core, IMEM writes of the words, the complete DESC writes, then RUN (last=1)."""
+        """Seed step 3: per core, IMEM writes of the words, then base and dims 1..4 of every descriptor (the
+        fixed packing of models.vector_core.program_payloads: every field a walk reads), then RUN (last=1)."""
         out = {}
         for core, (words, descs) in programs.items():
             payloads = vc.program_payloads(list(words), dict(descs)) + [vc.run_payload(pc)]

@@ -29,7 +29,6 @@ schema in tb/lib/artifacts.py):
 from __future__ import annotations
 
 import dataclasses
-from collections import deque
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -37,12 +36,13 @@ import cocotb
 import numpy as np
 
 from models import cluster as cl
+from models import reference_bench as refb
 from models import vector_core as vc
 from models.cu_base import SigCode, cu_data_bursts, cu_inst, signal_fields
-from models.flit import FlitType, flit_field, make_flit
 from models.machines import MM_MESH_SYS
 from models.orch import pack_coord
 from models.planner import Acc, PlanRefused, expected_acks, plan_fused
+from models.vc.memory import CoreWithMemory
 from tb.lib.artifacts import Artifacts, fp16_doubled, words_to_lanes
 from tb.lib.host_sequence import HostSequence, SequenceAwaitError, UnitFaultError
 from tb.lib.system_tb import SystemTB
@@ -50,7 +50,6 @@ from tb.lib.system_tb import SystemTB
 ORCH, VC, CL, MAG = MM_MESH_SYS.agent, MM_MESH_SYS.vector_cores[0], MM_MESH_SYS.clusters[0], MM_MESH_SYS.mag
 TXN = 0x40
 WORD_MASK = (1 << 256) - 1
-ADDR_MASK = (1 << 40) - 1
 FAULT_TIMEOUT = 3_000  # cycles a host waits for acks that will never come (the named failure)
 
 # DRAM map (byte addresses; 256-bit words = byte >> 5)
@@ -119,36 +118,25 @@ def cluster_after_gemm(ops: Operands) -> cl.ClusterModel:
 
 
 class VecModel:
-    """models.vector_core.VectorCore with the memory agent played from a dict DRAM image (word -> value)."""
+    """The vector core model beside a memory agent (models.vc.memory.CoreWithMemory: its DRAM serves the core's
+    reads and takes its writes), counting the acknowledgements and completions the core sends."""
 
     def __init__(self, dram: Mapping[int, int] | None = None) -> None:
-        self.core = vc.VectorCore(VC, MAG)
-        self.dram: dict[int, int] = dict(dram or {})
-        self.writes: dict[int, int] = {}
+        self.mem = CoreWithMemory(vc.VectorCore(VC, MAG), dict(dram or {}))
         self.acks: dict[tuple[int, int], int] = {}
         self.completions: list[tuple[int, int]] = []
-        self._wr: int | None = None
+
+    @property
+    def core(self) -> vc.VectorCore:
+        return self.mem.core
 
     def feed(self, flits: Sequence[int]) -> None:
-        queue = deque(flits)
-        while queue:
-            for ev in self.core.take(queue.popleft()):
-                f = ev.flit
-                t = flit_field(f, "type")
-                if t == FlitType.MEM_RD_REQ:
-                    word = ((f >> 216) & ADDR_MASK) >> 5
-                    queue.appendleft(make_flit(VC, MAG, FlitType.MEM_RD_RESP, flit_field(f, "txn"), 1,
-                                               self.dram.get(word, 0)))
-                elif t == FlitType.MEM_WR_REQ:
-                    self._wr = ((f >> 216) & ADDR_MASK) >> 5
-                elif t == FlitType.MEM_WR_DATA:
-                    self.writes[self._wr] = self.dram[self._wr] = f & WORD_MASK
-                elif t == FlitType.CU_SIGNAL:
-                    code, arg = signal_fields(f)
-                    if code == SigCode.DATA_RECEIVED:
-                        self.acks[ev.dst] = self.acks.get(ev.dst, 0) + 1
-                    else:
-                        self.completions.append((code, arg))
+        for ev in self.mem.take_all(flits):
+            code, arg = signal_fields(ev.flit)
+            if code == SigCode.DATA_RECEIVED:
+                self.acks[ev.dst] = self.acks.get(ev.dst, 0) + 1
+            else:
+                self.completions.append((code, arg))
 
     def program(self, words: Sequence[int], descs: Mapping[int, vc.Descriptor]) -> tuple[int, int]:
         """Run a program as the host dispatches it; returns the RUN's completion (code, arg)."""
@@ -157,7 +145,7 @@ class VecModel:
         return self.completions[-1]
 
     def read(self, word: int, n: int) -> list[int]:
-        return [self.dram.get(word + i, 0) for i in range(n)]
+        return [self.mem.read_word(32 * (word + i)) for i in range(n)]
 
 
 def sentinel_words(rng: np.random.Generator, n: int) -> list[int]:
@@ -257,7 +245,7 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         cl_st = await seq.node_status(CL)
         v.check(cl_st.code == SigCode.BATCH_COMPLETE, f"NODE_STATUS{CL}: {describe(cl_st)} (acks must not land here)")
 
-        words = vc.assemble([f"VDRAIN A0+{peer_word}", "VHALT"])
+        words = vc.assemble([f"VDRAIN A0, {peer_word}", "VHALT"])
         descs = {0: vc.Descriptor(OUT_BASE, ((32, tiles + 8),))}
         vres = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
         v.check(vres.status.code == SigCode.BATCH_COMPLETE, f"vector stage: {describe(vres.status)}")
@@ -356,7 +344,7 @@ async def test_fault_cudata_buf(dut) -> None:
         v.check(st.code == SigCode.FAULT and st.arg == vc.F_CUDATA, f"NODE_STATUS{VC}: {describe(st)}, expected "
                                                                   f"FAULT arg {vc.F_CUDATA}")
         # The RUN reported and cleared the fault: the next program runs, and L1 still holds the sentinel.
-        words = vc.assemble(["VDRAIN A0", "VHALT"])
+        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
         descs = {0: vc.Descriptor(OUT_BASE, ((32, 9),))}
         await poison(seq, OUT_BASE, 9)
         res = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
@@ -368,7 +356,7 @@ async def test_fault_cudata_buf(dut) -> None:
         vm.feed(cu_data_bursts(VC, ORCH, 0, 0, sentinel, flags=1, ack=ORCH))
         vm.acks.clear()
         vm.feed(cluster_after_gemm(ops).execute(inst(CL, drain)).flits)
-        v.check(vm.acks == {} and vm.core.cud_fault, f"model: acks {vm.acks}, pending F_CUDATA {vm.core.cud_fault}")
+        v.check(vm.acks == {} and vm.core.cud_pending, f"model: acks {vm.acks}, pending F_CUDATA {vm.core.cud_pending}")
         v.check(vm.program(vc.assemble(["VHALT"]), {}) == (SigCode.FAULT, vc.F_CUDATA), "model: RUN did not fault")
         ops.record(art, 0)
         art.add("n_acks_awaited", 2, np.int64)  # what a host that ignores the fault waits for
@@ -425,7 +413,7 @@ async def test_fault_dack_zero(dut) -> None:
                 f"NODE_STATUS{CL} moved by {(cst.count - base_cl) % 65536}, its 2 completions expected (the acks "
                 f"addressed to the cluster are dropped there, never forwarded)")
         # The data itself landed: the vector core drains the tile the models predict.
-        words = vc.assemble(["VDRAIN A0", "VHALT"])
+        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
         descs = {0: vc.Descriptor(OUT_BASE, ((32, 9),))}
         await poison(seq, OUT_BASE, 9)
         await seq.run_vector_stage({VC: (words, descs)})
@@ -463,8 +451,8 @@ async def test_fault_walk_len(dut) -> None:
         vm = VecModel({(OUT_BASE >> 5) + i: w for i, w in enumerate(guard_words)})
         vm.feed(cu_data_bursts(VC, ORCH, 0, 0, l1, flags=1, ack=ORCH, max_len=128))
         cases = [
-            ("VDRAIN of 257 entries", ["VDRAIN A0", "VHALT"], {0: vc.Descriptor(OUT_BASE, ((32, 257),))}),
-            ("VFILL of 16 x 17 entries", ["VFILL A1", "VBAR", "VHALT"],
+            ("VDRAIN of 257 entries", ["VDRAIN A0, 0", "VHALT"], {0: vc.Descriptor(OUT_BASE, ((32, 257),))}),
+            ("VFILL of 16 x 17 entries", ["VFILL A1, 0", "VBAR", "VHALT"],
              {1: vc.Descriptor(OUT_BASE, ((32, 16), (512, 17)))}),
         ]
         for k, (what, lines, descs) in enumerate(cases):
@@ -484,7 +472,7 @@ async def test_fault_walk_len(dut) -> None:
         got = await seq.read_words(OUT_BASE >> 5, 8)
         check_words(v, "DRAM under the faulted walks", got, guard_words)
         # The limit itself: 256 entries run.
-        words = vc.assemble(["VDRAIN A0", "VHALT"])
+        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
         descs = {0: vc.Descriptor(OUT2_BASE, ((32, 256),))}
         await poison(seq, OUT2_BASE, 256)
         res = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
@@ -538,7 +526,7 @@ async def test_fault_l1_range(dut) -> None:
         except UnitFaultError as exc:
             fault = exc
         v.check(fault is not None and fault.code == vc.F_CUDATA, f"the next RUN should fault F_CUDATA: {fault}")
-        words = vc.assemble(["VDRAIN A0", "VDRAIN A1+500", "VHALT"])
+        words = vc.assemble(["VDRAIN A0, 0", "VDRAIN A1, 500", "VHALT"])
         descs = {0: vc.Descriptor(OUT_BASE, ((32, 8),)), 1: vc.Descriptor(OUT2_BASE, ((32, 12),))}
         await poison(seq, OUT_BASE, 8)
         await poison(seq, OUT2_BASE, 12)
@@ -555,7 +543,7 @@ async def test_fault_l1_range(dut) -> None:
         vm.feed(pre)
         vm.acks.clear()
         vm.feed(cm.execute(inst(CL, drain)).flits)
-        v.check(vm.acks == {ORCH: 1} and vm.core.cud_fault, f"model: acks {vm.acks}, F_CUDATA {vm.core.cud_fault}")
+        v.check(vm.acks == {ORCH: 1} and vm.core.cud_pending, f"model: acks {vm.acks}, F_CUDATA {vm.core.cud_pending}")
         ops.record(art, 500)
         art.add("n_acks_awaited", 2, np.int64)  # ceil(16/8): what a host that ignores the fault waits for
         art.count("acks", sum(vm.acks.values()), (err.seen - base) % 65536 if err else -1)  # the model's count
@@ -584,10 +572,10 @@ async def test_fp16_saturation(dut) -> None:
         v, art = tb.verdict, tb.artifacts
         in_words = [vc.u16_to_word([0xF8BB] * 16), vc.u16_to_word(SAT_LANES)]
         await seq.load_words(SAT_IN >> 5, in_words)
-        lines = ["VFILL A0+200", "VBAR", "VSETI 16", "VSETVL", "VSETMODE FLAT"]
+        lines = ["VFILL A0, 200", "VBAR", "VSETI s0, 16", "VSETVL s0", "VSETMODE FLAT"]
         for t in range(2):
             lines += [f"VLD v0, A1+{200 + t}", "VADD v1, v0, v0", f"VST v1, A2+{t}"]
-        lines += ["VDRAIN A3+300", "VHALT"]
+        lines += ["VDRAIN A3, 300", "VHALT"]
         words = vc.assemble(lines)
         descs = {0: vc.Descriptor(SAT_IN, ((32, 2),)), 1: vc.Descriptor(0, ((1, 1),)),
                  2: vc.Descriptor(300, ((1, 1),)), 3: vc.Descriptor(SAT_OUT, ((32, 2),))}
@@ -628,50 +616,44 @@ async def test_fp16_saturation(dut) -> None:
 async def test_reference_epilogue(dut) -> None:
     """Protocol section 7 through the orchestrator (seed section 4): cluster stage (operand bursts, GEMM,
     DRAIN dnode=1 dflags=1 dack=(1,1)), Await ceil(9/8)=2 acks on (1,0), vector stage (VDRAIN; then the
-    52-instruction epilogue on credit refill); DRAM bit exact against the models."""
+    epilogue, longer than the instruction FIFO, on credit refill); the programs of models/reference_bench.py;
+    DRAM bit exact against the models."""
     tb = SystemTB(dut, "test_reference_epilogue")
 
     async def body() -> None:
         seq = await tb.start()
         v, art = tb.verdict, tb.artifacts
-        gm = gn = 3
-        nk = 2
-        n_sub = gm * gn
+        gm, gn, nk, n_sub = refb.GM, refb.GN, refb.NK, refb.N_SUB
         ops = make_operands(tb.np_rng, gm, gn, nk)
         plan = plan_fused(4 * gm, 4 * gn, 32 * nk, gm, gn, nk, Acc(), MM_MESH_SYS)
         acks = dict(expected_acks(plan))
         v.check(acks == {VC: 2}, f"planner: await {acks}, expected 2 on {VC}")
-        drain = cl.drain(n_sub, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)
+        gemm, drain = refb.cluster_instructions(ORCH, pass_a=False)  # pass B, acks to the orchestrator
         await seq.host.clear_sig_done()
-        cres = (await seq.run_cluster_stage({CL: operand_bursts(ops) + [cl.gemm(gm, gn, nk), drain]}))[CL]
+        cres = (await seq.run_cluster_stage({CL: operand_bursts(ops) + [gemm, drain]}))[CL]
         v.check(cres.instructions == 2 and cres.flits == 52, f"cluster stage: {cres.flits} flits, "
                                                              f"{cres.instructions} instructions; 50 + 2 expected")
         base = seq.round.baselines[VC]
         st = (await seq.await_acks(acks))[VC]
         v.check(st.code == SigCode.DATA_RECEIVED and st.arg == 0, f"acks: NODE_STATUS{VC} {describe(st)}")
         # vector stage 1: VDRAIN A0 (L1 word 0) -> 0x8000, {32, 9}
-        w1 = vc.assemble(["VDRAIN A0", "VHALT"])
-        d1 = {0: vc.Descriptor(REF_DRAIN, ((32, n_sub),))}
+        s1, s2 = refb.vdrain_step(n_sub, REF_DRAIN), refb.epilogue_step(n_sub, REF_EPILOGUE)
         await poison(seq, REF_DRAIN, n_sub)
         await poison(seq, REF_EPILOGUE, n_sub)
-        r1 = (await seq.run_vector_stage({VC: (w1, d1)}))[VC]
+        r1 = (await seq.run_vector_stage({VC: (s1.words, s1.descriptors)}))[VC]
         drained = await seq.read_words(REF_DRAIN >> 5, n_sub)
-        # vector stage 2: the epilogue, v1 = v0 + v0 per word, VDRAIN A3 from L1 word 64
-        lines = ["VSETI 16", "VSETVL", "VSETMODE FLAT"]
-        for t in range(n_sub):
-            lines += [f"VLD v0, A1+{t}", "VADD v1, v0, v0", f"VST v1, A2+{t}"]
-        lines += ["VDRAIN A3+64", "VHALT"]
-        w2 = vc.assemble(lines)
-        d2 = {1: vc.Descriptor(0, ((1, 1),)), 2: vc.Descriptor(64, ((1, 1),)),
-              3: vc.Descriptor(REF_EPILOGUE, ((32, n_sub),))}
-        r2 = (await seq.run_vector_stage({VC: (w2, d2)}))[VC]
-        v.check(r2.instructions == len(w2) + 6 * len(d2) + 1 == 52 and r2.windows == 1,
-                f"epilogue: {r2.instructions} instructions in "
-                                                           f"{r2.windows} window(s); 52 in 1 on credit refill expected")
+        # vector stage 2: the epilogue, v1 = v0 + v0 per word, VDRAIN A3 from L1 word 64; more instructions
+        # than the instruction FIFO holds, so it goes out on credit refill
+        r2 = (await seq.run_vector_stage({VC: (s2.words, s2.descriptors)}))[VC]
+        n2 = len(s2.payloads())
+        v.check(r2.instructions == n2 > seq.fifo_depth and r2.windows == 1,
+                f"epilogue: {r2.instructions} instructions in {r2.windows} window(s); {n2} (> the FIFO depth "
+                f"{seq.fifo_depth}) in 1 on credit refill expected")
         v.check(r2.status.code == SigCode.BATCH_COMPLETE and r2.status.arg == TXN,
                 f"epilogue: {describe(r2.status)}")
         credit = await seq.host.credit()
-        v.check(credit == 31, f"credit after 52 instructions seeded with 32: {credit}, expected 31 (51 refills)")
+        v.check(credit == seq.fifo_depth - 1, f"credit after {n2} instructions seeded with {seq.fifo_depth}: "
+                                              f"{credit}, expected {seq.fifo_depth - 1} ({n2 - 1} refills)")
         doubled = await seq.read_words(REF_EPILOGUE >> 5, n_sub)
 
         cm = cluster_after_gemm(ops)
@@ -679,8 +661,8 @@ async def test_reference_epilogue(dut) -> None:
         vm.feed(cm.execute(inst(CL, drain)).flits)
         v.check(vm.acks == {ORCH: 2}, f"model acks {vm.acks}")
         gold = cm.fp16_tiles(n_sub)
-        v.check(vm.program(w1, d1)[0] == SigCode.BATCH_COMPLETE, "model: VDRAIN faulted")
-        v.check(vm.program(w2, d2)[0] == SigCode.BATCH_COMPLETE, "model: epilogue faulted")
+        v.check(vm.program(s1.words, s1.descriptors)[0] == SigCode.BATCH_COMPLETE, "model: VDRAIN faulted")
+        v.check(vm.program(s2.words, s2.descriptors)[0] == SigCode.BATCH_COMPLETE, "model: epilogue faulted")
         check_words(v, "VDRAIN of the delivered tile", drained, gold)
         check_words(v, "VDRAIN equals the vector core model", drained, vm.read(REF_DRAIN >> 5, n_sub))
         checks, errors = vc.compare_fp16_words(vm.read(REF_EPILOGUE >> 5, n_sub), doubled, "epilogue word")

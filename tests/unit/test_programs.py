@@ -9,121 +9,22 @@ import pytest
 
 from models import cluster as cl
 from models import vector_core as vc
-from models.cu_base import SigCode, cu_inst, signal_fields
-from models.flit import FIELDS, FlitType, pack_fields
+from models.cu_base import SigCode, signal_fields
 from models.fused_golden import check_bits, golden_y, vector_stage
-from models.machines import FUSED4, MM_MESH, Coord, Machine, UnitKind
+from models.kernel_run import run_on_models
+from models.machines import FUSED4, MM_MESH, Machine, UnitKind
 from models.numerics import NEG_LOG2E
 from models.planner import Acc, Const, Op, Operand, PlanRefused, deal, mul, plan_fused, silu
 from models.programs import (
-    SEED_CASE, SEED_OURS, UPSTREAM_BROADCAST_BYTES, UPSTREAM_FLITS, build_kernel, build_programs, compare_forms,
-    dram_layout, lower_epilogue, operand_images, pack_tiled, seed_comparison, unpack_tiled,
+    CONST_SREGS, SEED_CASE, SEED_OURS, UPSTREAM_BROADCAST_BYTES, UPSTREAM_FLITS, build_kernel, build_programs,
+    compare_forms, dram_layout, lower_epilogue, operand_images, pack_tiled, program_words, seed_comparison,
+    unpack_tiled,
 )
+from models.vc.memory import CoreWithMemory
 
 SILU = silu(Acc(0))
 GATED = mul(Acc(0), silu(Acc(1)))
 HOST = FUSED4.agent
-
-
-# ---------------------------------------------------------------- a small harness over the unit models
-def _ftype(flit: int) -> int:
-    return FIELDS["type"].extract(flit)
-
-
-def _src(flit: int) -> Coord:
-    return FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit)
-
-
-class Dram:
-    """Word-addressed DRAM with write bursts bound by source, as the memory agent does."""
-
-    def __init__(self, words: dict[int, int]) -> None:
-        self.w = dict(words)
-        self.open: dict[Coord, list[int]] = {}  # src -> [next word, beats left]
-
-    def take(self, flit: int) -> None:
-        pl = flit & ((1 << 256) - 1)
-        t = _ftype(flit)
-        if t == FlitType.MEM_WR_REQ:
-            self.open[_src(flit)] = [((pl >> 216) & ((1 << 40) - 1)) >> 5, ((pl >> 208) & 0xFF) + 1]
-        elif t == FlitType.MEM_WR_DATA:
-            o = self.open[_src(flit)]
-            self.w[o[0]] = pl
-            o[0] += 1
-            o[1] -= 1
-            if o[1] == 0:
-                del self.open[_src(flit)]
-
-    def read(self, first: int, n: int) -> list[int]:
-        return [self.w.get(first + i, 0) for i in range(n)]
-
-
-def run(kp, machine: Machine, images: dict[int, int], *, poison: bool = False):
-    """Run every cluster program, then every vector program; return (dram, DATA_RECEIVED per core, faults)."""
-    dram = Dram(images)
-    mag = machine.mag
-    cores = {ip.vector.core: vc.VectorCore(ip.vector.core, mag) for ip in kp.instances}
-    acks: dict[Coord, int] = {}
-    faults: list[str] = []
-
-    def host_signal(flit: int) -> None:
-        code, arg = signal_fields(flit)
-        if code == SigCode.DATA_RECEIVED:
-            acks[_src(flit)] = acks.get(_src(flit), 0) + 1
-        elif code == SigCode.FAULT:
-            faults.append(f"{_src(flit)} fault {arg}")
-
-    def deliver(core: vc.VectorCore, flit: int) -> None:
-        queue = list(core.take(flit))
-        while queue:
-            ev = queue.pop(0)
-            t = _ftype(ev.flit)
-            if t == FlitType.MEM_RD_REQ:
-                addr = (ev.flit >> 216) & ((1 << 40) - 1)
-                resp = pack_fields({"dst_x": core.coord[0], "dst_y": core.coord[1], "src_x": mag[0],
-                                    "src_y": mag[1], "type": FlitType.MEM_RD_RESP,
-                                    "txn": FIELDS["txn"].extract(ev.flit), "last": 1,
-                                    "payload": dram.read(addr >> 5, 1)[0]})
-                queue.extend(core.take(resp))
-            elif t in (FlitType.MEM_WR_REQ, FlitType.MEM_WR_DATA):
-                dram.take(ev.flit)
-            elif t == FlitType.CU_SIGNAL:
-                assert ev.dst == machine.agent, f"a signal to {ev.dst}, not the agent"
-                host_signal(ev.flit)
-
-    if poison:  # stale descriptor state from an earlier program: the minimal DESC writes must not care
-        for core in cores.values():
-            for ad in range(vc.N_DESC):
-                core.base[ad] = 0x1234 * (ad + 1)
-                core.dims[ad] = [vc.pack_dim(96, 3)] * 4
-                core.target[ad] = vc.NodeTarget((2, 0), flags=1).value()
-            core.vl, core.k3 = 16, 77
-    for ip in kp.instances:
-        cm = cl.ClusterModel(ip.cluster.cluster, mag)
-        for payload in ip.cluster.payloads:
-            out = cm.execute(cu_inst(ip.cluster.cluster, machine.agent, 0x40, 0, payload))
-            assert out.fault is None, out.fault
-            f = cl.decode_inst(payload)
-            if f["op"] == cl.Op.FILL:
-                cm.fill_responses(dram.read(f["addr"] >> 5, 4 * f["n"]), payload)
-            for flit in out.flits:
-                if _ftype(flit) == FlitType.CU_DATA:
-                    deliver(cores[(FIELDS["dst_x"].extract(flit), FIELDS["dst_y"].extract(flit))], flit)
-                else:
-                    dram.take(flit)
-    for ip in kp.instances:
-        if kp.form == "fused":  # the host awaits the acks before RUN
-            assert acks.get(ip.vector.core, 0) == kp.counts.acks[ip.vector.core]
-        payloads = ip.vector.payloads()
-        for i, p in enumerate(payloads):
-            deliver(cores[ip.vector.core], cu_inst(ip.vector.core, machine.agent, 0x40, int(i == len(payloads) - 1), p))
-        assert cores[ip.vector.core].running is None
-    return dram, acks, faults
-
-
-def y_of(kp, dram: Dram) -> np.ndarray:
-    p, lay = kp.plan, kp.layout
-    return unpack_tiled(dram.read(lay.y_base >> 5, p.m * p.n * 2 // 32), p.m, p.n, p.gm, p.gn)
 
 
 def seed_data(rng, accumulators=1, scaled=False):
@@ -172,8 +73,12 @@ def test_gated_mlp_sweep_drain_sweep_drain_slots_and_acks() -> None:
     assert kp.counts.acks == {ip.vector.core: 16}
     assert kp.plan.result_word == 128
     lines = ip.vector.lines
-    assert lines[2:5] == ("VSETI s0, 0xbfb8aa", "VLD v0, A0+0", "VLD v1, A0+64")  # both slots, one chunk
-    assert [ln for ln in lines if ln.startswith("VST")][0].endswith("A0+128")  # the result after the slots
+    assert lines[:6] == ("VSETI s0, 128", "VSETI s4, 0xbfb8aa", "VSETVL s0", "VSETMODE FLAT", "VLD v0, A0+0",
+                         "VLD v1, A1+0")  # the compiler's prologue, then both slots of chunk 0
+    d = ip.vector.descriptors
+    assert (d[0].base, d[1].base, d[2].base) == (0, 64, 128)  # slot 0, slot 1, the result after the slots
+    assert [ln for ln in lines if ln.startswith("VST")][1] == "VST v7, A2+8"  # chunk 1: the offset is 8c
+    assert lines[-2:] == ("VDRAIN A3, 128", "VHALT")
 
 
 def test_fused_vector_program_has_no_fill_and_constants_only_in_vseti() -> None:
@@ -189,58 +94,66 @@ def test_fused_vector_program_has_no_fill_and_constants_only_in_vseti() -> None:
     for kp in (fused, unfused):
         for ip in kp.instances:
             words = list(ip.vector.words)
-            set_s, k3_as_vl = set(), False
-            i = 0
-            while i < len(words):
-                w = words[i]
-                op = vc.OPNAMES[w >> 27]
-                if op == "VSETI":
-                    if (w >> 25) & 3 == vc.SETI_S:
-                        set_s.add((w >> 17) & 15)
-                        assert words[i + 1] == NEG_LOG2E  # the only non-built-in constant here
+            set_s: set[int] = set()
+            vl_reg = None
+            for pc, w in program_words(words):
+                if w.name == "VSETI":
+                    assert w.sa != vc.SRC_K  # K3 is never written
+                    set_s.add(w.vd)
+                    if words[pc + 1] == 128 and w.vd == 0:
+                        vl_reg = w.vd
                     else:
-                        assert words[i + 1] == 128 and vc.OPNAMES[words[i + 2] >> 27] == "VSETVL"
-                        k3_as_vl = True
-                    i += 2
-                    continue
-                if (w >> 27) <= vc.ALU_MAX_OPCODE:
-                    for sel, idx in (((w >> 25) & 3, (w >> 13) & 15), ((w >> 23) & 3, (w >> 9) & 15),
-                                     ((w >> 21) & 3, (w >> 5) & 15)):
+                        assert words[pc + 1] == NEG_LOG2E and w.vd == CONST_SREGS[0]  # the only constant here
+                elif w.name == "VSETVL":
+                    assert w.va == vl_reg  # VL = S0 = 128, set before it is read
+                elif w.op <= 0x11:
+                    for sel, idx in zip(w.selectors, (w.va, w.vb, w.vc)):
                         if sel == vc.SRC_S:
                             assert idx in set_s  # scalar read only after its VSETI
                         if sel == vc.SRC_K:
-                            assert idx in (0, 1)  # built-ins; K3 holds VL, never a constant
-                i += 1
-            assert k3_as_vl
+                            assert idx in (0, 1, 2)  # built-ins only; K3 holds nothing of ours
+            assert vl_reg == 0
         names = [r[0] for r in kp.layout.regions()]
         assert all(n[0] in "xwty" for n in names)  # no constant array anywhere in DRAM
 
 
 def test_descriptors_and_desc_writes() -> None:
+    """The compiler's descriptor order (fills, L1 slots, result, drain); minimal DESC writes are exactly the
+    fields each descriptor's instructions read, 'full' all five of every descriptor."""
     kp = build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4, form="unfused")
     ip = kp.instances[1]
     d = ip.vector.descriptors
-    assert d[0] == vc.Descriptor(0, ((1, 8),))
-    assert d[1] == vc.Descriptor(kp.layout.y_addr(ip.row, ip.col), ((32, 32),))
-    assert d[2] == vc.Descriptor(kp.layout.temp_addr(0, ip.row, ip.col), ((32, 32),))
+    assert [(u.ad, u.role) for u in ip.vector.uses] == [(0, "fill 0"), (1, "slot 0"), (2, "result"), (3, "drain")]
+    assert d[0] == vc.Descriptor(kp.layout.temp_addr(0, ip.row, ip.col), ((32, 32),))
+    assert d[1] == vc.Descriptor(0, ((1, 8),))
+    assert d[2] == vc.Descriptor(kp.plan.result_word, ((1, 8),)) and kp.plan.result_word == 32
+    assert d[3] == vc.Descriptor(kp.layout.y_addr(ip.row, ip.col), ((32, 32),))
     assert [(ad, fld) for ad, fld, _ in ip.vector.desc_writes] == \
-        [(0, 0), (0, 1)] + [(1, f) for f in range(6)] + [(2, f) for f in range(5)]
+        [(0, f) for f in range(5)] + [(1, 0), (1, 1), (2, 0), (2, 1)] + [(3, f) for f in range(5)]
+    for ad, fld, value in ip.vector.desc_writes:  # the fixed packing: base 40 bits, dim {stride[33:16], bound}
+        assert value == (d[ad].base if fld == 0 else vc.pack_dim(*d[ad].full_dims[fld - 1]))
+    assert ip.vector.lines[4:6] == ("VFILL A0, 0", "VBAR")
+    assert ip.vector.lines[-2] == "VDRAIN A3, 32"
+    fused = build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4).instances[0].vector
+    assert [(u.ad, u.role) for u in fused.uses] == [(0, "slot 0"), (1, "result"), (2, "drain")]
     full = build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4, form="unfused", desc_writes="full")
-    assert len(full.instances[1].vector.desc_writes) == 18
+    assert len(full.instances[1].vector.desc_writes) == 4 * 5
+    with pytest.raises(ValueError, match="desc_writes must be one of minimal, full, got 'some'"):
+        build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4, desc_writes="some")
 
 
 # ---------------------------------------------------------------- counts vs the seed
 def test_seed_flit_counts_against_94_and_107() -> None:
+    """Our totals for the seed case, per DESC policy (SEED_OURS), and how they split per unit and flit kind."""
     for policy in ("minimal", "full"):
         cmp = seed_comparison(desc_writes=policy)
         assert {"fused": cmp.fused.total_flits, "unfused": cmp.unfused.total_flits} == SEED_OURS[policy]
         assert cmp.fused.cluster_flits == cmp.unfused.cluster_flits == 8
     cmp = seed_comparison()
     f, u = cmp.fused, cmp.unfused
-    assert (f.vector_imem, f.vector_desc, f.vector_run) == (70, 16, 2)  # 2 x (35 words, 2 + 6 DESC, RUN)
-    assert (u.vector_imem, u.vector_desc, u.vector_run) == (74, 26, 2)  # + VFILL, VBAR; + 5 DESC per core
-    # the explained difference, pinned: +2 fused, +3 unfused; our delta is even (7 per instance), the seed's odd
-    assert (f.total_flits - UPSTREAM_FLITS["fused"], u.total_flits - UPSTREAM_FLITS["unfused"]) == (2, 3)
+    assert (f.vector_imem, f.vector_desc, f.vector_run) == (72, 18, 2)  # 2 x (36 words, 2 + 2 + 5 DESC, RUN)
+    assert (u.vector_imem, u.vector_desc, u.vector_run) == (76, 28, 2)  # + VFILL, VBAR; + 5 DESC per core
+    assert (f.total_flits - UPSTREAM_FLITS["fused"], u.total_flits - UPSTREAM_FLITS["unfused"]) == (6, 7)
     assert (cmp.flit_saving, UPSTREAM_FLITS["unfused"] - UPSTREAM_FLITS["fused"]) == (14, 13)
     assert UPSTREAM_BROADCAST_BYTES == 32768 and "32768" in cmp.table()
 
@@ -298,10 +211,11 @@ def test_own_refusals_name_limit_and_fix() -> None:
     with pytest.raises(PlanRefused, match="more than 16 vector registers.*fix"):
         lower_epilogue(deep)
     many = Acc(0)
-    for i in range(17):
+    for i in range(16):
         many = Op("add", (many, Const(3.0 + i)))
-    with pytest.raises(PlanRefused, match="more than 16 distinct constants.*fix"):
+    with pytest.raises(PlanRefused, match="more than 15 distinct constants.*S0 holds VL.*fix"):
         lower_epilogue(many)
+    assert len(lower_epilogue(Op("add", (Op("add", (Acc(0), Const(3.0))), Const(4.0)))).scalars) == 2
     with pytest.raises(PlanRefused, match="not finite.*fix"):
         lower_epilogue(Op("mul", (Acc(0), Const(float("inf")))))
     long = Acc(0)
@@ -318,13 +232,19 @@ def test_own_refusals_name_limit_and_fix() -> None:
         build_programs(plan, SILU, MM_MESH)
     with pytest.raises(PlanRefused, match="reads accumulator 1 but the plan has 1"):
         build_programs(plan, GATED, FUSED4)
-    with pytest.raises(PlanRefused, match="past 2\\^34"):
-        dram_layout(plan, base=1 << 34)
+    with pytest.raises(PlanRefused, match="past 2\\^40"):
+        dram_layout(plan, base=1 << 40)
+    four = Op("add", (Op("add", (Acc(0), Acc(1))), Op("add", (Acc(2), Acc(3)))))
+    with pytest.raises(PlanRefused, match="unfused program needs 10 descriptors.*the core has 8.*fix"):
+        build_kernel(16, 16, 32, 2, 2, 1, four, FUSED4, form="unfused")
+    assert build_kernel(16, 16, 32, 2, 2, 1, four, FUSED4).counts.acks  # fused: 4 slots + result + drain fit
 
 
 # ---------------------------------------------------------------- the programs on the unit models
 @pytest.mark.parametrize("epi,acc,scaled", [(SILU, 1, False), (SILU, 1, True), (GATED, 2, True)])
 def test_programs_run_on_the_models_and_match_the_golden(epi, acc, scaled) -> None:
+    """Both forms on the unit models, from a stale core state: y equals the golden model bit for bit, the acks
+    and completions are the ones the program builder counted, and fused equals unfused."""
     rng = np.random.default_rng(5)
     x, ws, xs, wss = seed_data(rng, acc, scaled)
     want = golden_y(x, ws, epi, x_scales=xs, w_scales=wss)
@@ -332,13 +252,32 @@ def test_programs_run_on_the_models_and_match_the_golden(epi, acc, scaled) -> No
     for form in ("fused", "unfused"):
         kp = build_kernel(**SEED_CASE, epilogue=epi, machine=FUSED4, form=form)
         images = operand_images(kp.layout, x, ws, x_scales=xs, w_scales=wss)
-        dram, acks, faults = run(kp, FUSED4, images, poison=True)
-        assert faults == []
-        assert acks == dict(kp.counts.acks)
-        y = y_of(kp, dram)
+        run = run_on_models(kp, FUSED4, images, stale=True)
+        assert run.faults == []
+        assert run.acks == dict(kp.counts.acks)
+        assert run.completions == dict(kp.counts.completions)
+        y = run.y(kp)
         assert check_bits(want, y) == []
         outs.append(y)
     assert np.array_equal(outs[0], outs[1])  # fused and unfused are bit-identical
+
+
+def test_stale_state_matters_without_the_minimal_writes() -> None:
+    """The stale-state run above proves something: drop the DESC writes of the drain's dims 2..4 and the
+    same stale core drains a different walk."""
+    rng = np.random.default_rng(5)
+    x, ws, _, _ = seed_data(rng)
+    kp = build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4)
+    ip = kp.instances[0]
+    drain = ip.vector.use("drain").ad
+    trimmed = dataclasses.replace(ip.vector, desc_writes=tuple(w for w in ip.vector.desc_writes
+                                                               if not (w[0] == drain and w[1] >= 2)))
+    bad = dataclasses.replace(kp, instances=(dataclasses.replace(ip, vector=trimmed),) + kp.instances[1:])
+    images = operand_images(kp.layout, x, ws)
+    good = run_on_models(kp, FUSED4, images, stale=True)
+    stale = run_on_models(bad, FUSED4, images, stale=True)
+    assert check_bits(golden_y(x, ws, SILU), good.y(kp)) == []
+    assert check_bits(good.y(kp), stale.y(kp)) != []
 
 
 def test_reference_machine_mm_mesh() -> None:
@@ -347,9 +286,9 @@ def test_reference_machine_mm_mesh() -> None:
     epi = Op("add", (Acc(0), Acc(0)))  # the §7 epilogue: doubling
     kp = build_kernel(12, 12, 64, 3, 3, 2, epi, MM_MESH)
     assert kp.counts.acks == {(1, 0): 2}
-    dram, acks, faults = run(kp, MM_MESH, operand_images(kp.layout, x, [w]))
-    assert faults == [] and acks == {(1, 0): 2}
-    assert check_bits(golden_y(x, [w], epi), y_of(kp, dram)) == []
+    run = run_on_models(kp, MM_MESH, operand_images(kp.layout, x, [w]))
+    assert run.faults == [] and run.acks == {(1, 0): 2}
+    assert check_bits(golden_y(x, [w], epi), run.y(kp)) == []
 
 
 def test_every_operation_lowers_to_what_the_golden_computes() -> None:
@@ -362,17 +301,17 @@ def test_every_operation_lowers_to_what_the_golden_computes() -> None:
         ["VMAX", "VSUB", "VMIN", "VNEG", "VADD", "VEXP2", "VMUL", "VINV"])
     rng = np.random.default_rng(3)
     h = rng.integers(0, 0x7C00, size=(2, 8 * 16)) | (rng.integers(0, 2, size=(2, 8 * 16)) << 15)
-    core = vc.VectorCore((1, 0))
+    mem = CoreWithMemory(vc.VectorCore((1, 0)))
     for s in range(2):
         for i in range(8):
-            core.write_l1(s * 8 + i, vc.u16_to_word(h[s, 16 * i:16 * i + 16]))
-    text = [f"VSETI {128}", "VSETVL"] + [f"VSETI s{r}, {p:#x}" for r, p in low.scalars]
+            mem.core.write_l1(s * 8 + i, vc.u16_to_word(h[s, 16 * i:16 * i + 16]))
+    text = ["VSETI s0, 128"] + [f"VSETI s{r}, {p:#x}" for r, p in low.scalars] + ["VSETVL s0", "VSETMODE FLAT"]
     text += [f"VLD v{i}, A0+{8 * s}" for i, s in enumerate(low.slots)] + list(low.body)
     text += [f"VST v{low.result}, A0+16", "VHALT"]
     flits = vc.program_flits((1, 0), HOST, vc.assemble(text), {0: vc.Descriptor(0, ((1, 8),))})
-    events = core.take_all(flits)
+    events = mem.take_all(flits)
     assert not [e for e in events if signal_fields(e.flit)[0] == SigCode.FAULT]
-    got = np.concatenate([vc.word_to_u16(core.l1[16 + i]) for i in range(8)])
+    got = np.concatenate([vc.word_to_u16(mem.core.l1_word(16 + i)) for i in range(8)])
     assert check_bits(vector_stage(epi, [h[0], h[1]]), got) == []
 
 
@@ -380,11 +319,14 @@ def test_constants_use_builtins_and_dedupe() -> None:
     low = lower_epilogue(Op("add", (Op("mul", (Acc(0), Const(1.0))), Op("mul", (Acc(0), Const(-1.0))))))
     assert low.scalars == () and "k1" in low.body[0] and "k2" in low.body[1]
     low = lower_epilogue(Op("mul", (silu(Acc(0)), Const(-1.4426950408889634))))  # equals -log2(e) in E8M15
-    assert low.scalars == ((0, NEG_LOG2E),)
+    assert low.scalars == ((4, NEG_LOG2E),)  # constants from S4 up, as the compiler
     low = lower_epilogue(Op("add", (silu(Acc(0)), silu(Acc(0)))))  # common subexpression computed once
     assert len(low.body) == 6
     low = lower_epilogue(Const(2.5))
-    assert low.body == ("VMOV v0, s0",)
+    assert low.body == ("VMOV v7, s4",)
+    low = lower_epilogue(silu(Acc(0)))  # the compiler's five SiLU words, results in v7
+    assert low.body == ("VMUL v7, v0, s4", "VEXP2 v7, v7", "VADD v7, v7, k1", "VINV v7, v7", "VMUL v7, v0, v7")
+    assert lower_epilogue(GATED).body[-1] == "VMUL v7, v0, v7"  # up * silu(gate), in place
 
 
 def test_tiled_layout_round_trip() -> None:
@@ -404,3 +346,30 @@ def test_determinism() -> None:
         assert ia.cluster.payloads == ib.cluster.payloads
         assert ia.vector.payloads() == ib.vector.payloads()
     assert a.counts == b.counts and a.layout == b.layout
+
+
+@pytest.mark.parametrize("kind", ["integer", "scaled", "mixed"])
+@pytest.mark.parametrize("name", ["silu", "scale", "relu"])
+def test_fused_kernels_bench_cases_on_the_models(name: str, kind: str) -> None:
+    """What tb/system/test_fused_kernels.py runs (its epilogues and tolerances, a shape it can draw), on the
+    models, through the same checks: bit exact to the golden model and within the end-to-end bound."""
+    from models.fused_golden import end_to_end_failures, random_case
+    from tb.system.test_fused_kernels import EPILOGUES
+
+    expr, ulps = EPILOGUES[name]
+    gm, gn, nk = 3, 4, 2
+    case = random_case(np.random.default_rng(17), 4 * gm, 4 * gn, 32 * nk, kind=kind)
+    ys = []
+    for form in ("fused", "unfused"):
+        kp = build_kernel(4 * gm, 4 * gn, 32 * nk, gm, gn, nk, expr, MM_MESH, form=form)
+        images = operand_images(kp.layout, case["x"], case["ws"], x_scales=case["x_scales"],
+                                w_scales=case["w_scales"])
+        run = run_on_models(kp, MM_MESH, images, stale=True)
+        assert run.faults == [] and run.acks == dict(kp.counts.acks)
+        y = run.y(kp)
+        gold = golden_y(case["x"], case["ws"], expr, x_scales=case["x_scales"], w_scales=case["w_scales"])
+        assert check_bits(gold, y) == []
+        assert end_to_end_failures(y, case["x"], case["ws"], expr, x_scales=case["x_scales"],
+                                   w_scales=case["w_scales"], vector_ulps=ulps) == []
+        ys.append(y)
+    assert np.array_equal(ys[0], ys[1])
