@@ -8,6 +8,9 @@
 //   * it sets the controls below, raises `start`, and awaits `done` or `stalled`
 //     (expect_total counts captures since reset, so a later run without a reset
 //     asks for the running total);
+//   * between runs (start low) it may pulse cap_clear for one cycle: the capture
+//     memory and its counts start again from 0, so a long sequence of runs
+//     without a reset never fills CAP_DEPTH;
 //   * it raises dump_req and waits for dump_ack, then reads cap.hex (one record
 //     per captured flit: {cycle[31:0], port[7:0], flit[287:0]}) and inj_time.hex
 //     (per injected flit, the cycle its handshake happened; all ones = never).
@@ -60,6 +63,7 @@ module tb_ep_bank #(
     reg [2:0]  fault_mode   = 3'd0;
     reg [31:0] fault_index  = 32'd0;
     reg [7:0]  fault_port   = 8'd0;
+    reg        cap_clear    = 1'b0;
 
     // ---------------- status, read by Python ----------------
     /* verilator lint_off UNUSEDSIGNAL */
@@ -217,9 +221,15 @@ module tb_ep_bank #(
                     seen = seen + 32'd1;
                 end
             end
-            nth       <= seen;
-            cap_count <= wp;
-            inj_count <= inj_count + n_inj;
+            if (!start && cap_clear) begin      // nothing is captured while start is low
+                nth       <= 32'd0;
+                cap_count <= 32'd0;
+                inj_count <= 32'd0;
+            end else begin
+                nth       <= seen;
+                cap_count <= wp;
+                inj_count <= inj_count + n_inj;
+            end
             if (seen != nth || n_inj != 32'd0 || !start) last_event <= cycle;
             // A run ends with start falling: done and stalled clear for the next
             // run, which may follow without a reset (captures keep accumulating).

@@ -146,8 +146,10 @@ module vc_exec #(
     // ============================================================ decode of the word at pc
     wire [31:0] fw   = imem[pc];
     /* verilator lint_off UNUSEDSIGNAL */  // bit 0 of a gathered stage and bits [31:24] of an immediate are not read
-    wire [31:0] gw   = imem[pc + {6'd0, g_k}];
-    wire [31:0] immw = imem[pc + 9'd1];
+    wire [8:0]  g_addr = pc + {6'd0, g_k};      // IMEM addresses wrap modulo 512 (a 9-bit pc)
+    wire [8:0]  i_addr = pc + 9'd1;
+    wire [31:0] gw   = imem[g_addr];
+    wire [31:0] immw = imem[i_addr];
     /* verilator lint_on UNUSEDSIGNAL */
     wire [4:0]  f_op = fw[31:27];
     wire [1:0]  f_sa = fw[26:25], f_sb = fw[24:23], f_sc = fw[22:21];

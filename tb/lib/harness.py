@@ -215,6 +215,13 @@ class EndpointBank:
         self.h.start.value = 0
         await RisingEdge(self.clk)
 
+    async def clear_captures(self) -> None:
+        """Between runs: empty the capture memory and its counts (a long run sequence without a reset)."""
+        self.h.cap_clear.value = 1
+        await RisingEdge(self.clk)
+        self.h.cap_clear.value = 0
+        await RisingEdge(self.clk)
+
     # ---------------------------------------------------------------- results
     async def dump(self) -> tuple[list[CaptureRecord], list[int]]:
         """Write the capture and injection-time memories out and read them back."""

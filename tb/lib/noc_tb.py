@@ -99,6 +99,7 @@ class NocTB:
         max_cycles: int | None = None,
         wall_limit_s: float | None = None,
         reset: bool = True,
+        clear: bool = False,
     ) -> StreamRun:
         """Reset, inject each port's flits, wait until `expect_total` flits were
         captured (default: as many as were sent) or a watchdog fired, dump.
@@ -106,7 +107,9 @@ class NocTB:
         Benches whose device consumes flits and answers with others (a compute
         unit, the memory agent) call this and check the answers themselves.
         With reset=False the machine keeps its state from the previous run (a
-        host sequence in phases); only this run's captures are returned.
+        host sequence in phases); only this run's captures are returned. With
+        clear=True as well, the bank's capture memory is emptied first, so any
+        number of runs fit in it.
         """
         total = count_flits(streams)
         expect = total if expect_total is None else expect_total
@@ -114,6 +117,8 @@ class NocTB:
         if reset:
             await self.reset()
         else:
+            if clear:
+                await self.bank.clear_captures()
             now = self.bank.status("continue")
             before, start_cycle = now.captured, now.cycles
         self.bank.configure(

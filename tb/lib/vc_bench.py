@@ -185,7 +185,7 @@ class VcBench:
             want.setdefault(port, []).append(ev.flit)
         total = sum(map(len, want.values()))
         run = await self.tb.run_streams({self.port(c): list(f) for c, f in streams.items()}, expect_total=total,
-                                        reset=False, **(HOSTILE if hostile else {}))
+                                        reset=False, clear=True, **(HOSTILE if hostile else {}))
         checks, errors = 1, []
         if run.outcome.ended != "done":
             errors.append(f"run ended by {run.outcome.ended}: {run.outcome.captured}/{total} answers captured")
