@@ -12,12 +12,16 @@ from __future__ import annotations
 import cocotb
 
 from models.cu_base import cu_inst
-from models.vector_core import Descriptor, assemble, cu_data_burst, program_payloads, run_payload, u16_to_word
-from tb.lib.vc_bench import HOST, UNIT, VcBench
+from models.vector_core import (
+    Descriptor, assemble, cu_data_burst, imem_payload, program_payloads, run_payload, u16_to_word,
+)
+from tb.lib.vc_bench import HOST, UNIT, VcBench, compare_state
 
 
 def program(words, descriptors, *, src=HOST, txn=0x40, last=0, pc=0) -> list[int]:
-    payloads = program_payloads(words, descriptors) + [run_payload(pc)]
+    """IMEM writes of `words` from address `pc` (wrapping past 511), the descriptors' DESC writes, RUN pc."""
+    payloads = [imem_payload((pc + i) % 512, w) for i, w in enumerate(words)]
+    payloads += program_payloads([], descriptors) + [run_payload(pc)]
     return [cu_inst(UNIT, src, txn, last if i == len(payloads) - 1 else 0, p) for i, p in enumerate(payloads)]
 
 
@@ -40,6 +44,51 @@ async def test_smoke_silu(dut) -> None:
     b.v.finish()
 
 
+@cocotb.test()
+async def test_checkers_fail_on_planted_errors(dut) -> None:
+    """Every comparison of the bench reports a wrong value planted in the model after a real run: a V
+    element, an L1 lane, S, K3, a P bit, VL, mode, a DRAM word, a captured flit, the hazard count."""
+    b = VcBench(dut, "test_checkers_fail_on_planted_errors")
+    data = [u16_to_word([0x3C00 + k for k in range(16)]) for _ in range(8)]
+    words = assemble(["VSETI s0, 16", "VSETVL s0", "VLD v0, A0", "VADD v1, v0, v0", "VST v1, A0+8",
+                      "VDRAIN A1, 8", "VHALT"])
+    descs = {0: Descriptor(0, ((1, 1),)), 1: Descriptor(0x8000_0400, ((32, 1),))}
+    b.record(await b.run_case({HOST: cu_data_burst(UNIT, HOST, data) + program(words, descs)}, label="clean"))
+    core = b.model.core
+    rtl = b.read_state()
+
+    def plant(what: str, change) -> None:
+        snap = core.snapshot()
+        change(snap)
+        _, errors = compare_state(snap, rtl)
+        b.v.check(bool(errors), f"compare_state did not report a planted error in {what}")
+
+    plant("V", lambda s: s["v"].__setitem__((1, 3), s["v"][1, 3] ^ 1))
+    plant("L1", lambda s: s["l1"].__setitem__((8, 2), s["l1"][8, 2] ^ 0x8000))
+    plant("S", lambda s: s["s"].__setitem__(0, s["s"][0] + 1))
+    plant("K3", lambda s: s.__setitem__("k3", s["k3"] ^ 4))
+    plant("P", lambda s: s["p"].__setitem__((2, 127), not s["p"][2, 127]))
+    plant("VL", lambda s: s.__setitem__("vl", 17))
+    plant("mode", lambda s: s.__setitem__("mode", 2))
+    word = 0x8000_0400 >> 5
+    b.model.dram[word] = b.model.dram.get(word, 0) ^ (1 << 200)
+    _, errors = await b._compare_dram()
+    b.v.check(bool(errors), "the DRAM comparison did not report a planted word")
+    b.model.dram[word] ^= 1 << 200
+    core.s[3] ^= 1  # a model now one S register off: the next case must fail on it, and so must a wrong flit
+    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted S")
+    b.v.check(any("S3" in e for e in run.errors), "run_case did not report the planted S3")
+    core.s[3] ^= 1
+    b.rtl_hazards -= 1  # the RTL now seems to have reported one hazard the model did not
+    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted hazard")
+    b.v.check(any("HAZARD" in e for e in run.errors), "run_case did not report a hazard count mismatch")
+    core.coord = (1, 2)  # every predicted flit now names another source: each captured flit must differ
+    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted flit")
+    b.v.check(any("WRONG" in e for e in run.errors), "run_case did not report a wrong captured flit")
+    core.coord = UNIT
+    b.v.finish()
+
+
 # ================================================================ directed: one case per opcode and per fault
 from tb.module.vc_directed import CASES, PROLOGUE, PROLOGUE_DESC, fp16_words  # noqa: E402
 
@@ -57,17 +106,21 @@ async def test_directed(dut, case: str) -> None:
     flits = []
     for src, off, n, buf in d.bursts_before:
         flits += cu_data_burst(UNIT, src, fp16_words(b.rng, n), off=off, buf=buf)
-    flits += program(words, d.descriptors, pc=0)
+    flits += program(words, d.descriptors, pc=d.pc)
     b.record(await b.run_case({HOST: flits}, dram=d.dram, label=case, words=words))
     b.v.finish()
 
 
 # ================================================================ compiled programs, unmodified
+from enum import Enum  # noqa: E402
+
 from models.bundle import Bundle, bundle_names  # noqa: E402
 from models.flit import FIELDS, FlitType  # noqa: E402
 from models.vc.replay import output_mismatches, replay_refusal  # noqa: E402
 
 REPLAYABLE = [n for n in bundle_names() if replay_refusal(Bundle(n)) is None]
+# an Enum, so cocotb names each test after its bundle (it numbers plain strings longer than 10 characters)
+BundleName = Enum("BundleName", {n: n for n in REPLAYABLE})
 
 
 def _reroute(flits, dst, src) -> list[int]:
@@ -77,11 +130,12 @@ def _reroute(flits, dst, src) -> list[int]:
 
 
 @cocotb.test()
-@cocotb.parametrize(bundle=REPLAYABLE)
-async def test_compiled_bundle(dut, bundle: str) -> None:
+@cocotb.parametrize(bundle=list(BundleName))
+async def test_compiled_bundle(dut, bundle: BundleName) -> None:
     """The public compiler's vector program of a bundle, flit for flit as dispatched, on the RTL core:
     RTL = model after every kick, and the output lanes equal upstream RTL's (the hazard bundle: upstream's
     models', with each H1 occurrence reported)."""
+    bundle = bundle.value
     b = VcBench(dut, f"test_compiled_bundle/bundle={bundle}")
     bun = Bundle(bundle)
     await b.start()
@@ -114,11 +168,13 @@ async def test_compiled_bundle(dut, bundle: str) -> None:
 
 # ================================================================ constrained-random: RTL = model, program by program
 import os  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from tb.lib.vc_randprog import CaseState, make_case  # noqa: E402
 from tb.lib.vc_randcov import coverage, missing, new_model  # noqa: E402
 
-RANDOM_PROGRAMS_ENV = "AGSIM_VC_PROGRAMS"  # make bench raises it (tb/perf); make test runs the default
+RANDOM_PROGRAMS_ENV = "AGSIM_VC_PROGRAMS"  # make bench raises it (tb/perf/vc_random.py); make test: the default
+RANDOM_STATS_ENV = "AGSIM_VC_STATS_OUT"  # where the benchmark wants the measured numbers (JSON)
 RANDOM_PROGRAMS = 300
 
 
@@ -144,6 +200,7 @@ async def test_random_programs(dut) -> None:
             b.tb.log.error("%s", case.describe())
             b.tb.log.error("replay this case alone on the model: tb.lib.vc_randprog.make_case(%d, %d)", seed, i)
             break
+    await b.check_dram_now()
     cov = coverage(b.model)
     gaps = missing(cov)
     b.v.check(not gaps, f"coverage goals not reached in {n} programs: {gaps}")
@@ -151,4 +208,12 @@ async def test_random_programs(dut) -> None:
     b.tb.log.info("random programs: %d run, %d instructions executed, %d RUN cycles (RTL), %d faults %s",
                   stats.runs, stats.instructions, cycles, sum(stats.faults.values()), dict(stats.faults))
     b.tb.log.info("coverage:\n%s", cov.report())
+    out = os.environ.get(RANDOM_STATS_ENV)
+    if out:
+        import json
+
+        Path(out).write_text(json.dumps({
+            "seed": seed, "programs": stats.runs, "instructions": stats.instructions, "run_cycles": cycles,
+            "faults": dict(stats.faults), "opcodes": sum(1 for op in range(32) if cov.opcodes.get(op)),
+            "missing": gaps, "checks": b.v.checks, "failures": b.v.failures[:5], "sim_cycles": b.v.cycles}))
     b.v.finish()

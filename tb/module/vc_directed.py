@@ -32,6 +32,7 @@ class Directed:
     dram: Mapping[int, int] = field(default_factory=dict)  # byte address -> word, for VFILL
     bursts_before: tuple[tuple[Coord, int, int, int], ...] = ()  # (source, L1 offset, words, buf) sent before the RUN
     targets: str = ""  # the opcode or fault this case is for
+    pc: int = 0  # IMEM address of the first word and of the RUN (the program wraps past 511)
 
 
 def fp16_words(rng: random.Random, n: int) -> list[int]:
@@ -113,6 +114,12 @@ def directed_cases() -> list[Directed]:
                   6: Descriptor(node_record(12, ack=(1, 0)), ((7, 5),)),
                   2: Descriptor(node_record(0x40, fin=(3, 2), mesh=1), ((1, 3),))}, targets="VDRAIN"),
         Directed("VHALT", ("VADD v5, v0, v0", "VHALT", "VADD v5, v5, v5"), {}, targets="VHALT"),
+        # ---- the 9-bit pc wraps modulo 512: a chain gathered across 511 -> 0, a VSETI whose immediate is word 0
+        Directed("WRAP_CHAIN", ("VSETMODE D4", "VSUB v6, v2, s1", "VMUL v6, c0, c0 [c=k0]", "VCMPGT p2, c0, k1 [c=k0]",
+                                  "VMAX v6, c0, s3 ?p2 [c=k0]", "VSETMODE FLAT", "VST v6, A0", "VHALT"), {0: OUT},
+                 targets="pc wrap", pc=509),
+        Directed("WRAP_SETI", ("VSETI s5, 0xc0a000", "VBCAST v5, s5", "VST v5, A0", "VHALT"), {0: OUT},
+                 targets="pc wrap", pc=511),
         # ---- faults (V.10)
         Directed("F_DTYPE", ("VLD v5, A0, dt=3", "VHALT"), {0: OUT}, targets="F_DTYPE"),
         Directed("F_VSRC", ("VSETMODE D2", "VADD v5, v0, k1", "VMUL v5, c0, v1", "VHALT"), {}, targets="F_VSRC"),

@@ -9,6 +9,8 @@ then the AHBM decode sweep.
    32/64/128 on the d=128 CUBE, decode with SP over 8 PEs and a 4096-token
    context, every run scored; prints cycles per tile against the DMA
    roofline, DMA bandwidth, compute hidden under DMA (--quick: tile 64 only).
+3. The vector core's long differential run (tb/perf/vc_random.py): 5,000
+   constrained-random programs, RTL = model after every RUN (--quick: 1,000).
 
 Exits non-zero only if a run failed its checks (a missed speed target is
 reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
@@ -20,7 +22,7 @@ import argparse
 import os
 import sys
 
-from tb.perf import ahbm_sweep
+from tb.perf import ahbm_sweep, vc_random
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 
 
@@ -57,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             if ahbm_sweep.sweep_main(seed=seed, jobs=args.jobs, verbose=args.verbose,
                                      tiles=ahbm_sweep.LATENCY_TILES, dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0:
                 rc = 1
+    print("", flush=True)
+    if vc_random.run(1000 if args.quick else vc_random.DEFAULT_PROGRAMS, seed=seed, verbose=args.verbose) != 0:
+        rc = 1
     return rc
 
 
