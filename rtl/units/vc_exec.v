@@ -21,9 +21,8 @@
 //   S_LD, S_ST            one walk element per cycle (FP32: two per chunk)
 //   S_RED     VRED kinds 0..5 in the exact order of V.9 (a tree register of
 //             16 slots, pairs combined in the lanes, one tree level a cycle)
-//   S_XCHK    VFILL / VDRAIN: F_LEN once the walk total is known, then
-//   S_FILL, S_NDESC, S_NDATA, S_MDRAIN   one flit a cycle into the link; a
-//             VDRAIN then waits in S_DWAIT until its last flit has left
+//   S_XFER    VFILL / VDRAIN: vc_xfer sends the flits (F_LEN first); a VDRAIN
+//             retires once its last flit has left
 `default_nettype none
 `timescale 1ns/1ps
 module vc_exec #(
@@ -49,7 +48,7 @@ module vc_exec #(
     output reg  [31:0]  result,
     // the link
     output wire         x_push,
-    output reg  [287:0] x_flit,
+    output wire [287:0] x_flit,
     input  wire         xq_full,
     input  wire [15:0]  x_sent,
     output wire         fill_issue,
@@ -64,26 +63,22 @@ module vc_exec #(
     output reg  [31:0]  insts,
     output wire         running
 );
-    localparam [3:0] X4 = X[3:0], Y4 = Y[3:0], MX4 = MAG_X[3:0], MY4 = MAG_Y[3:0];
-    localparam [3:0] T_MEM_RD_REQ = 4'h0, T_MEM_WR_REQ = 4'h1, T_MEM_WR_DATA = 4'h4, T_CU_DATA = 4'h8;
     localparam [31:0] F_DTYPE = 32'd1, F_VSRC = 32'd2, F_CHAIN = 32'd3, F_OPCODE = 32'd4, F_LEN = 32'd5,
                       F_LOOP = 32'd6, F_VL = 32'd7, F_REDVL = 32'd8, F_CUDATA = 32'd9;
-    localparam [4:0] OP_VADD = 5'h03, OP_VMUL = 5'h05, OP_VMAX = 5'h08, OP_VMIN = 5'h09, OP_VEXP2 = 5'h0E,
-                     OP_ALU_LAST = 5'h11, OP_VCVT = 5'h12, OP_VRED = 5'h13, OP_VLD = 5'h14, OP_VST = 5'h15,
+    localparam [4:0] OP_ALU_LAST = 5'h11, OP_VCVT = 5'h12, OP_VRED = 5'h13, OP_VLD = 5'h14, OP_VST = 5'h15,
                      OP_VBCAST = 5'h16, OP_VSHUF = 5'h17, OP_VSETVL = 5'h18, OP_VSETMODE = 5'h19,
                      OP_VSETI = 5'h1A, OP_VLOOP = 5'h1B, OP_VBAR = 5'h1C, OP_VFILL = 5'h1D, OP_VDRAIN = 5'h1E;
                      // 5'h1F VHALT is the decoder's default
     localparam [1:0] SRC_V = 2'd0, SRC_S = 2'd1, SRC_C = 2'd2, SRC_K = 2'd3;
     localparam [1:0] M_TREE = 2'd3;
-    localparam [2:0] L_ROW = 3'd0, L_CONST = 3'd1, L_CREG = 3'd2, L_TLO = 3'd3, L_THI = 3'd4, L_TSELF = 3'd5;
-    localparam [2:0] K_MAX = 3'd1, K_MIN = 3'd2, K_EXPSUM = 3'd5;   // VRED kinds (0 SUM, 6 ANY, 7 ALL)
+    localparam [2:0] L_ROW = 3'd0, L_CONST = 3'd1, L_CREG = 3'd2;   // vc_lanes operand sources
+    localparam [2:0] K_EXPSUM = 3'd5;   // VRED kinds (0 SUM .. 5 EXPSUM in vc_red, 6 ANY, 7 ALL here)
     localparam [1:0] HZ_DRAINS = 2'd0, HZ_FLAT = 2'd1, HZ_OTHER = 2'd2;
     localparam [23:0] E8_ONE = 24'h3F8000;
 
     localparam [4:0] S_IDLE = 5'd0, S_BOUND = 5'd1, S_DEC = 5'd2, S_GATHER = 5'd3, S_ISSUE = 5'd4,
                      S_ALU = 5'd5, S_CVT = 5'd6, S_SHUF = 5'd7, S_BC = 5'd8, S_LD = 5'd9, S_ST = 5'd10,
-                     S_RED = 5'd11, S_XCHK = 5'd12, S_FILL = 5'd13, S_NDESC = 5'd14, S_NDATA = 5'd15,
-                     S_MDRAIN = 5'd16, S_DWAIT = 5'd17;
+                     S_RED = 5'd11, S_XFER = 5'd12;
 
     // ============================================================ state
     reg [31:0]  imem [0:511];
@@ -130,15 +125,8 @@ module vc_exec #(
     reg [1:0]   g_pr, g_pm;
     reg         g_cmp;
     reg [383:0] creg;
-    reg [383:0] tree;
-    reg [383:0] acc;
-    reg [2:0]   red_c;
-    reg [2:0]   red_ph;
-    reg         red_fin;
     reg [3:0]   shift;
-    reg [15:0]  x_n;                // flits / elements of the current transfer
-    reg         dr_ph;              // memory drain: 0 WR_REQ, 1 WR_DATA
-    reg [15:0]  x_pushed;
+    reg         xf_go;              // the cycle vc_xfer takes a VFILL / VDRAIN
     reg         cud_clr;
 
     assign running = (st != S_IDLE);
@@ -165,7 +153,6 @@ module vc_exec #(
     wire [2:0]  i_kind = ir[7:5];
     wire [3:0]  i_vd = ir[20:17], i_va = ir[16:13], i_vb = ir[12:9];
     wire [2:0]  i_dt = ir[26:24];
-    wire [8:0]  i_start = ir[8:0];
     wire [2:0]  mode_depth = (mode == 2'd1) ? 3'd2 : (mode == 2'd2) ? 3'd4 : 3'd1;
 
     function automatic [23:0] kval(input [1:0] sel, input [1:0] idx, input [23:0] sv, input [23:0] k3v);
@@ -182,7 +169,8 @@ module vc_exec #(
 
     // ============================================================ VL masks
     wire [3:0]  nchunk = vl[7:4] + {3'd0, vl[3:0] != 4'd0};
-    wire [2:0]  cur_ch = (st == S_RED) ? red_c : ch;
+    wire [2:0]  red_chunk;
+    wire [2:0]  cur_ch = (st == S_RED) ? red_chunk : ch;
     wire [8:0]  rem    = {1'b0, vl} - {2'd0, cur_ch, 4'd0};
     wire [15:0] tail   = rem[8] ? 16'd0 : (rem >= 9'd16) ? 16'hFFFF : ((16'd1 << rem[3:0]) - 16'd1);
     wire        last_ch = ({1'b0, cur_ch} + 4'd1 == nchunk);
@@ -222,15 +210,21 @@ module vc_exec #(
     wire [39:0] agu_off = (f_op == OP_VLD || f_op == OP_VST) ? {{26{fw[13]}}, fw[13:0]} : 40'd0;
     wire [39:0] agu_addr;
     wire [15:0] agu_total;
-    wire        agu_step = (st == S_LD) || (st == S_ST) || (!xq_full && (st == S_FILL || (st == S_MDRAIN && dr_ph)));
+    wire        xf_step;
+    wire        agu_step = (st == S_LD) || (st == S_ST) || xf_step;
     vc_agu u_agu (.clk(clk), .resetn(resetn), .start(agu_start), .base(d_base[f_ad]), .off(agu_off),
                   .strides({d_st[{f_ad, 2'd3}], d_st[{f_ad, 2'd2}], d_st[{f_ad, 2'd1}], d_st[{f_ad, 2'd0}]}),
                   .bounds({d_bd[{f_ad, 2'd3}], d_bd[{f_ad, 2'd2}], d_bd[{f_ad, 2'd1}], d_bd[{f_ad, 2'd0}]}),
                   .step(agu_step), .addr(agu_addr), .total(agu_total));
     wire [255:0] l1_at_walk = l1[agu_addr[8:0]];
-    wire [8:0]   x_l1   = i_start + x_n[8:0];        // L1 side of VFILL / VDRAIN: consecutive words
+    wire [8:0]   x_l1;                                 // L1 side of VFILL / VDRAIN: consecutive words
     wire [255:0] l1_x   = l1[x_l1];
-    wire         x_last = (x_n + 16'd1 == agu_total);
+    wire         xf_fault, xf_done;
+    vc_xfer #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y)) u_xfer (
+        .clk(clk), .resetn(resetn), .go(xf_go), .ir(ir), .rec(d_base[ir[23:21]]), .addr(agu_addr),
+        .total(agu_total), .step(xf_step), .l1_addr(x_l1), .l1_data(l1_x), .x_push(x_push), .x_flit(x_flit),
+        .xq_full(xq_full), .x_sent(x_sent), .fill_issue(fill_issue), .fill_l1(fill_l1), .len_fault(xf_fault),
+        .done(xf_done));
 
     // ============================================================ lanes
     reg          alu_en;
@@ -248,21 +242,26 @@ module vc_exec #(
     vc_lanes u_lanes (
         .alu_en(alu_en), .op(l_op), .src_a(src_a), .src_b(src_b), .src_c(src_c),
         .const_a(const_a), .const_b(const_b), .const_c(const_c),
-        .row_a(row_a), .row_b(row_b), .row_c(row_c), .creg(creg), .tree(tree),
+        .row_a(row_a), .row_b(row_b), .row_c(row_c), .creg(creg), .tree(red_tree),
         .result(l_res), .pred(l_pred),
         .ld16_en(ld16), .cvt_en(cvt1), .st16_en(st16), .ld32_en(ld32), .st32_en(st32), .half(half),
         .l1_word(l1_at_walk), .cvt_row(row_a),
         .e_from_h(e_from_h), .h_from_e(h_from_e), .e_from_f(e_from_f), .f_from_e(f_from_e));
 
-    // reduction: the combine f(x, y) is VADD (a = x, c = y), VMAX or VMIN (a = x, b = y)
-    wire [4:0]  red_comb  = (i_kind == K_MAX) ? OP_VMAX : (i_kind == K_MIN) ? OP_VMIN : OP_VADD;
-    wire [23:0] red_ident = (i_kind == K_MAX) ? 24'hFF8000 : (i_kind == K_MIN) ? 24'h7F8000 : 24'h000000;
-    wire        red_leafk = (i_kind >= 3'd3);           // SUMSQ, DOT, EXPSUM: leaves, then half-chunk beats
-    // phase plan: kinds 0-2: 0 load, 1..4 pairs (8,4,2,1), 5 identity; kinds 3-5: 0 leaves, 1..3 pairs
-    // (8,4,2), 4 identity (two slots); final: 0 load acc, 1..4 pairs (8,4,2,1) -> S[vd]
-    wire        red_ident_ph = !red_fin && (red_leafk ? (red_ph == 3'd4) : (red_ph == 3'd5));
-    wire [15:0] red_pair_n   = (red_ph == 3'd1) ? 16'h00FF : (red_ph == 3'd2) ? 16'h000F :
-                               (red_ph == 3'd3) ? 16'h0003 : 16'h0001;
+    // VRED kinds 0..5: the engine says what the lanes compute (V.9)
+    wire         red_on = (st == S_RED);
+    wire         red_start = (st == S_DEC) && (f_op == OP_VRED) && (f_vc[2:1] != 2'b11) && (vl[3:0] == 4'd0) &&
+                             (mode == M_TREE);
+    wire [383:0] red_tree;
+    wire         red_alu, red_leaf_we, red_done;
+    wire [4:0]   red_op;
+    wire [2:0]   red_sa, red_sb, red_sc;
+    wire [23:0]  red_ident, red_result;
+    vc_red u_red (.clk(clk), .resetn(resetn), .start(red_start), .active(red_on),
+                  .kind(red_start ? f_vc[2:0] : i_kind), .nchunk(vl[7:4]), .row_a(row_a), .l_res(l_res),
+                  .chunk(red_chunk), .tree_out(red_tree), .alu_en(red_alu), .op(red_op), .src_a(red_sa),
+                  .src_b(red_sb), .src_c(red_sc), .ident(red_ident), .leaf_we(red_leaf_we), .done(red_done),
+                  .result(red_result));
 
     always @* begin
         alu_en = 1'b0; l_op = 5'd0;
@@ -280,16 +279,9 @@ module vc_exec #(
             const_a = g_kv[72*stg+48 +: 24];
             const_b = g_kv[72*stg+24 +: 24];
             const_c = g_kv[72*stg +: 24];
-        end else if (st == S_RED && !(red_ph == 3'd0 && (red_fin || !red_leafk))) begin
-            alu_en = 1'b1;
-            if (red_ph == 3'd0) begin  // leaves of SUMSQ / DOT (va * vb) and EXPSUM (VEXP2 va)
-                l_op = (i_kind == K_EXPSUM) ? OP_VEXP2 : OP_VMUL;
-            end else if (red_ident_ph) begin
-                l_op = red_comb; src_a = L_TSELF; src_b = L_CONST; src_c = L_CONST;
-                const_b = red_ident; const_c = red_ident;
-            end else begin
-                l_op = red_comb; src_a = L_TLO; src_b = L_THI; src_c = L_THI;
-            end
+        end else if (red_on) begin
+            alu_en = red_alu; l_op = red_op; src_a = red_sa; src_b = red_sb; src_c = red_sc;
+            const_b = red_ident; const_c = red_ident;
         end
     end
 
@@ -303,33 +295,6 @@ module vc_exec #(
                         .read(hz_read), .read_p(hz_rp), .read_anyall(hz_anyall), .read_pc(hz_pc),
                         .read_word(hz_word), .vl(vl), .count(hazards));
 
-    // ============================================================ outbound flits
-    function automatic [287:0] mkflit(input [3:0] dx, input [3:0] dy, input [3:0] typ, input [7:0] txn,
-                                      input last, input [2:0] rsvd, input [255:0] payload);
-        mkflit = {dx, dy, X4, Y4, typ, txn, last, rsvd, payload};
-    endfunction
-    /* verilator lint_off UNUSEDSIGNAL */  // record bits [39:34] are not read
-    wire [39:0]  rec     = d_base[ir[23:21]];           // the node drain's base record (V.11)
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire         remote  = (rec[33:26] != 8'd0);
-    wire [7:0]   nd_txn  = remote ? rec[33:26] : 8'd0;
-    wire [2:0]   nd_rsvd = remote ? {1'b1, rec[25:24]} : 3'd0;
-    wire [7:0]   tot_m1  = agu_total[7:0] - 8'd1;
-    wire [255:0] nd_desc = {4'd0, ir[12:9], rec[15:0], tot_m1, 7'd0, ir[25], rec[23:16], 208'd0};
-    // one flit a cycle into the link's queue, whenever it has room
-    assign x_push = !xq_full && (st == S_FILL || st == S_NDESC || st == S_NDATA || st == S_MDRAIN);
-    assign fill_issue = x_push && (st == S_FILL);
-    assign fill_l1 = x_l1;
-    always @* begin
-        case (st)
-            S_FILL:  x_flit = mkflit(MX4, MY4, T_MEM_RD_REQ, x_l1[7:0], 1'b1, 3'd0, {agu_addr, 216'd0});
-            S_NDESC: x_flit = mkflit(ir[20:17], ir[16:13], T_CU_DATA, nd_txn, 1'b0, nd_rsvd, nd_desc);
-            S_NDATA: x_flit = mkflit(ir[20:17], ir[16:13], T_CU_DATA, nd_txn, x_last, nd_rsvd, l1_x);
-            default: x_flit = dr_ph ? mkflit(MX4, MY4, T_MEM_WR_DATA, 8'h01, 1'b1, 3'd0, l1_x)
-                                    : mkflit(MX4, MY4, T_MEM_WR_REQ, 8'h01, 1'b0, 3'd0, {agu_addr, 216'd0});
-        endcase
-    end
-
     // ============================================================ the sequencer
     integer k;
     always @(posedge clk) begin
@@ -339,13 +304,13 @@ module vc_exec #(
             vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0;
             lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
             last_pr <= 2'd0; last_pm <= 2'd0; cud_pend <= 1'b0;
-            x_pushed <= 16'd0;
+            xf_go <= 1'b0;
             cud_clr <= 1'b0;
             ch <= 3'd0; half <= 1'b0; stg <= 2'd0; depth <= 3'd1; g_k <= 3'd0;
             g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0;
             g_vd <= 4'd0; g_pr <= 2'd0; g_pm <= 2'd0; g_cmp <= 1'b0;
-            creg <= 384'd0; tree <= 384'd0; acc <= 384'd0; red_c <= 3'd0; red_ph <= 3'd0; red_fin <= 1'b0;
-            shift <= 4'd0; x_n <= 16'd0; dr_ph <= 1'b0;
+            creg <= 384'd0;
+            shift <= 4'd0;
             hz_clear <= 1'b0; hz_issue <= 1'b0; hz_wp <= 1'b0; hz_chained <= 1'b0; hz_read <= 1'b0;
             hz_anyall <= 1'b0; hz_cls <= 2'd0; hz_p <= 2'd0; hz_rp <= 2'd0; hz_word <= 32'd0; hz_pc <= 9'd0;
             for (k = 0; k < 8; k = k + 1) d_base[k] <= 40'd0;
@@ -360,7 +325,7 @@ module vc_exec #(
             hz_clear <= 1'b0; hz_issue <= 1'b0; hz_read <= 1'b0;
             cud_pend <= (cud_pend && !cud_clr) || cud_set;
             cud_clr <= 1'b0;
-            if (x_push) x_pushed <= x_pushed + 16'd1;
+            xf_go <= 1'b0;
             if (st != S_IDLE) cycles <= cycles + 32'd1;
             // the envelope's writes
             if (imem_we) imem[imem_wa] <= imem_wd;
@@ -459,33 +424,16 @@ module vc_exec #(
                         else ch <= ch + 3'd1;
                     end
                 end
-                S_RED: reduce_step();
-                S_XCHK: begin
-                    x_n   <= 16'd0;
-                    dr_ph <= 1'b0;
-                    if (agu_total > 16'd256) retire(1'b1, F_LEN);
-                    else begin
-                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                        st <= (ir[31:27] == OP_VFILL) ? S_FILL : ir[24] ? S_NDESC : S_MDRAIN;
+                S_RED: begin
+                    if (red_leaf_we)   // EXPSUM: V[vb] = VEXP2(V[va]) under P[pr] and the last ALU pm (D5)
+                        vr[{i_vb, red_chunk}] <= merge(row_b, l_res, tail & pmask(last_pm, preg[ir[4:3]][16*red_chunk +: 16]));
+                    if (red_done) begin
+                        sr[i_vd] <= red_result;
+                        next_pc(9'd1);
                     end
                 end
-                S_FILL: if (x_push) begin
-                    x_n <= x_n + 16'd1;
-                    if (x_last) next_pc(9'd1);
-                end
-                S_NDESC: if (x_push) st <= S_NDATA;
-                S_NDATA: if (x_push) begin
-                    x_n <= x_n + 16'd1;
-                    if (x_last) st <= S_DWAIT;
-                end
-                S_MDRAIN: if (x_push) begin
-                    dr_ph <= !dr_ph;
-                    if (dr_ph) begin
-                        x_n <= x_n + 16'd1;
-                        if (x_last) st <= S_DWAIT;
-                    end
-                end
-                S_DWAIT: if (x_sent == x_pushed) next_pc(9'd1);
+                S_XFER: if (xf_fault) retire(1'b1, F_LEN);
+                        else if (xf_done) next_pc(9'd1);
                 default: st <= S_IDLE;
             endcase
             // the other write port of L1: peer bursts and fill responses (a VST to the same word wins)
@@ -572,9 +520,7 @@ module vc_exec #(
                         hz_read <= (f_vc[2:0] == K_EXPSUM) && (last_pm != 2'd0);
                         hz_rp <= f_pr; hz_anyall <= 1'b0;
                         issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                        red_c <= 3'd0; red_ph <= 3'd0; red_fin <= 1'b0;
-                        acc <= {16{(f_vc[2:0] == K_MAX) ? 24'hFF8000 : (f_vc[2:0] == K_MIN) ? 24'h7F8000 : 24'h0}};
-                        st <= S_RED;
+                        st <= S_RED;   // red_start begins the engine (vc_red)
                     end
                 end
                 OP_VLD, OP_VST: if (f_dt != 3'd1 && f_dt != 3'd2) retire(1'b1, F_DTYPE);
@@ -622,7 +568,11 @@ module vc_exec #(
                              issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
                              next_pc(9'd1);
                          end
-                OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) st <= S_XCHK;
+                OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) begin
+                    issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
+                    xf_go <= 1'b1;
+                    st    <= S_XFER;
+                end
                 default: if (fills_out == 9'd0) begin              // VHALT
                              insts <= insts + 32'd1;
                              retire(1'b0, cycles + 32'd1);
@@ -635,42 +585,5 @@ module vc_exec #(
         vlmask = (v >= 8'd128) ? {128{1'b1}} : ((128'd1 << v) - 128'd1);
     endfunction
 
-    // one cycle of VRED kinds 0..5 (V.9)
-    task automatic reduce_step;
-        integer l;
-        begin
-            if (red_fin) begin                                    // the final tree over acc[0..15]
-                if (red_ph == 3'd0) begin
-                    tree   <= acc;
-                    red_ph <= 3'd1;
-                end else begin
-                    for (l = 0; l < 8; l = l + 1)
-                        if (red_pair_n[l]) tree[24*l +: 24] <= l_res[24*l +: 24];
-                    if (red_ph == 3'd4) begin
-                        sr[i_vd] <= l_res[23:0];
-                        next_pc(9'd1);
-                    end else red_ph <= red_ph + 3'd1;
-                end
-            end else if (red_ph == 3'd0) begin
-                if (red_leafk) begin
-                    tree <= l_res;
-                    if (i_kind == K_EXPSUM)
-                        vr[{i_vb, red_c}] <= merge(row_b, l_res, tail & pmask(last_pm, preg[ir[4:3]][16*red_c +: 16]));
-                end else tree <= row_a;
-                red_ph <= 3'd1;
-            end else if (red_ident_ph) begin
-                if (red_leafk) begin
-                    acc[24*(2*red_c) +: 48] <= l_res[47:0];
-                end else acc[24*red_c +: 24] <= l_res[23:0];
-                red_ph <= 3'd0;
-                if ({1'b0, red_c} + 4'd1 == vl[7:4]) red_fin <= 1'b1;
-                else red_c <= red_c + 3'd1;
-            end else begin
-                for (l = 0; l < 8; l = l + 1)
-                    if (red_pair_n[l]) tree[24*l +: 24] <= l_res[24*l +: 24];
-                red_ph <= red_ph + 3'd1;
-            end
-        end
-    endtask
 endmodule
 `default_nettype wire

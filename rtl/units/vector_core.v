@@ -5,6 +5,8 @@
 //   vc_exec.v      architectural state and the kernel sequencer (V.1, V.3-V.11)
 //   vc_lanes.v     the 16-lane datapath: vc_alu per lane (V.6) and the conversions (V.7)
 //   vc_agu.v       the descriptor walk (V.3)
+//   vc_red.v       the VRED engine of kinds 0..5 in the exact combine order (V.9)
+//   vc_xfer.v      the flits of VFILL and VDRAIN (V.11)
 //   vc_link.v      inbound CU_DATA and fill responses, the send path, link monitors (V.11, V.12)
 //   vc_hazard.v    the report of upstream's predicate hazard H1 (V.8)
 //
