@@ -149,4 +149,67 @@ def describe_payload(payload: int, imem: Sequence[int] | None = None) -> str:
     return f"CU_INST op {op} (no effect)"
 
 
-__all__ = ["describe_payload", "disassemble", "listing", "operand"]
+def program_from(imem: Sequence[int], pc: int, limit: int = 512) -> list[int]:
+    """The words from `pc` up to and including the first VHALT (a static walk: loops are not followed)."""
+    out: list[int] = []
+    while len(out) < limit:
+        w = imem[(pc + len(out)) % len(imem)]
+        out.append(w)
+        if Word(w).op == isa.OP_VHALT:
+            break
+    return out
+
+
+def describe_kick(payloads: Sequence[int], imem: list[int] | None = None) -> list[str]:
+    """A listing of CU_INST payloads sent to one core, in the form of the compiler's program.txt: each
+    payload decoded, and after each RUN the program it runs (from the IMEM those payloads built on `imem`)."""
+    mem = list(imem) if imem is not None else [0] * isa.IMEM_WORDS
+    out: list[str] = []
+    for p in payloads:
+        out.append("  " + describe_payload(p))
+        op = (p >> 252) & 0xF
+        if op == isa.INST_IMEM:
+            mem[(p >> 243) & 0x1FF] = p & 0xFFFF_FFFF
+        elif op == isa.INST_RUN:
+            pc = (p >> 243) & 0x1FF
+            out += ["      " + line for line in listing(program_from(mem, pc), pc)]
+    if imem is not None:
+        imem[:] = mem
+    return out
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m models.vc.disasm WORD...` disassembles program words (hex); `--bundle NAME` lists every
+    vector-core kick of a compiled bundle."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m models.vc.disasm", description=main.__doc__)
+    ap.add_argument("words", nargs="*", help="32-bit program words in hex")
+    ap.add_argument("--bundle", help="a bundle of clients/bundles")
+    args = ap.parse_args(argv)
+    if args.bundle:
+        from models.bundle import Bundle
+
+        b = Bundle(args.bundle)
+        mems: dict[tuple[int, int], list[int]] = {}
+        for rnd in b.rounds:
+            for kick in rnd.kicks:
+                if rnd.unit != "VC":
+                    continue
+                print(f"-- round {rnd.index} kick {list(kick.node)} (VC) {len(kick.flits)} flits")
+                mem = mems.setdefault(kick.node, [0] * isa.IMEM_WORDS)
+                print("\n".join(describe_kick([f & ((1 << 256) - 1) for f in kick.flits], mem)))
+        return 0
+    for text in args.words:
+        w = int(text, 16)
+        print(f"{w:08x}  {disassemble(w)}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
+
+
+__all__ = ["describe_kick", "describe_payload", "disassemble", "listing", "operand", "program_from"]
