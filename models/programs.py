@@ -565,7 +565,13 @@ class VectorProgram:
         return [line.split()[0] for line in self.lines]
 
     def listing(self) -> list[str]:
+        """The program's words as ``pc: word  text`` lines."""
         return vc.listing(self.words)
+
+    def kick_listing(self) -> list[str]:
+        """The host's flits to this core in the public compiler's program.txt form (IMEM, DESC, RUN and the
+        program the RUN runs)."""
+        return vc.describe_kick(self.payloads())
 
 
 def program_words(words: Sequence[int]) -> list[tuple[int, vc.Word]]:

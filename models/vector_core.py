@@ -23,7 +23,7 @@ from models.numerics import E8M15, encode
 
 from .vc.asm import assemble, assemble_line
 from .vc.core import MAG_DEFAULT, Event, Stats, VectorCore, u16_to_word, u32_to_word, word_to_u16, word_to_u32
-from .vc.disasm import describe_payload, disassemble, listing
+from .vc.disasm import describe_kick, describe_payload, disassemble, listing
 from .vc.hazards import Hazard
 from .vc.isa import (
     CU_TYPE, DT_FP16, DT_FP32, FAULT_NAMES, IMEM_WORDS, K_CONST, L1_WORDS, LANES, MAX_WALK, N_DESC, N_PREGS, N_SREGS,
@@ -96,7 +96,7 @@ __all__ = [
     "F_LOOP", "F_OPCODE", "F_REDVL", "F_VL", "F_VSRC", "Fault", "Hazard", "IMEM_WORDS", "K_CONST", "L1_WORDS",
     "LANES", "MAG_DEFAULT", "MAX_WALK", "Mode", "N_DESC", "N_PREGS", "N_SREGS", "N_VREGS", "OPCODES", "OPNAMES",
     "RedKind", "SRC_C", "SRC_K", "SRC_S", "SRC_V", "Stats", "VL_MAX", "VectorCore", "Word", "assemble",
-    "assemble_line", "compare_fp16_words", "cu_data_burst", "desc_payload", "desc_value", "describe_payload",
+    "assemble_line", "compare_fp16_words", "cu_data_burst", "desc_payload", "desc_value", "describe_kick", "describe_payload",
     "disassemble", "e8m15", "encode_alu", "encode_bare", "encode_mem", "encode_seti", "encode_setmode",
     "encode_setvl", "encode_vbcast", "encode_vcvt", "encode_vdrain_node", "encode_vloop", "encode_vred",
     "encode_vshuf", "imem_payload", "listing", "node_record", "pack_dim", "program_flits", "program_payloads",

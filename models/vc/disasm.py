@@ -166,10 +166,16 @@ def describe_kick(payloads: Sequence[int], imem: list[int] | None = None) -> lis
     mem = list(imem) if imem is not None else [0] * isa.IMEM_WORDS
     out: list[str] = []
     for p in payloads:
-        out.append("  " + describe_payload(p))
         op = (p >> 252) & 0xF
+        addr = (p >> 243) & 0x1FF
+        before = mem[(addr - 1) % isa.IMEM_WORDS]
+        if op == isa.INST_IMEM and Word(before).op == isa.OP_VSETI:  # data, not an instruction
+            out.append(f"  IMEM[{addr}] = {p & 0xFFFF_FFFF:08x}  (immediate {p & isa.E8_MASK:#08x} of the VSETI "
+                       f"at {(addr - 1) % isa.IMEM_WORDS})")
+        else:
+            out.append("  " + describe_payload(p))
         if op == isa.INST_IMEM:
-            mem[(p >> 243) & 0x1FF] = p & 0xFFFF_FFFF
+            mem[addr] = p & 0xFFFF_FFFF
         elif op == isa.INST_RUN:
             pc = (p >> 243) & 0x1FF
             out += ["      " + line for line in listing(program_from(mem, pc), pc)]

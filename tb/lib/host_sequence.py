@@ -64,6 +64,7 @@ Item = int  # a CU_INST payload (< 2**256) or a whole flit (header set)
 
 FIFO_DEPTH = 32  # instruction FIFO of every compute unit (cu_base INST_DEPTH)
 PAYLOAD_BITS = 256
+PAYLOAD_MASK = (1 << PAYLOAD_BITS) - 1
 DEFAULT_TXN = 0x40
 
 
@@ -84,13 +85,14 @@ class SequenceAwaitError(AwaitError):
 class UnitFaultError(AssertionError):
     """A program whose final completion was a FAULT: names the unit, the code and its name."""
 
-    def __init__(self, what: str, unit: Coord, status: NodeStatus) -> None:
+    def __init__(self, what: str, unit: Coord, status: NodeStatus, listing: Sequence[str] = ()) -> None:
         self.unit = unit
         self.code = status.arg
         self.status = status
         self.name = vc.FAULT_NAMES.get(status.arg, f"fault 0x{status.arg:02x}")
+        program = ("\n  the program it was sent:\n" + "\n".join(listing)) if listing else ""
         super().__init__(f"{what}: unit ({unit[0]},{unit[1]}) retired with FAULT {self.name} "
-                         f"(arg {status.arg}), NODE_STATUS count {status.count}")
+                         f"(arg {status.arg}), NODE_STATUS count {status.count}{program}")
 
 
 @dataclass
@@ -224,7 +226,9 @@ class HostSequence:
                              "code": status.code, "arg": status.arg, "cycles": result.cycles})
         self.doing = "idle"
         if n_inst and status.valid and status.code == SigCode.FAULT and not allow_fault:
-            raise UnitFaultError(what, unit, status)
+            listing = (vc.describe_kick([f & PAYLOAD_MASK for f in flits])
+                       if unit in self.machine.vector_cores else [])
+            raise UnitFaultError(what, unit, status, listing)
         return result
 
     def _windows(self, flits: list[int], chunk: Optional[int]) -> list[list[int]]:

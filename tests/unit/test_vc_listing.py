@@ -14,6 +14,7 @@ def test_describe_kick_lists_payloads_then_the_program_each_run_runs() -> None:
     imem = [0] * 512
     lines = describe_kick(payloads, imem)
     assert lines[0] == "  IMEM[0] = d0000000  VSETI s0, <next word>"
+    assert lines[1] == "  IMEM[1] = 00000080  (immediate 0x000080 of the VSETI at 0)"
     assert "  DESC A0.dim1 = stride -3 bound 8" in lines and "  DESC A0.base = 0x80001000" in lines
     assert lines[lines.index("  RUN pc=0") + 1:] == [
         "         0: d0000000  VSETI s0, 0x000080", "         1: 00000080  (immediate)",
@@ -38,3 +39,15 @@ def test_the_cli_lists_a_bundle_as_the_compiler_does(capsys) -> None:
 def test_the_cli_disassembles_words(capsys) -> None:
     assert main(["288e0800", "f0400020"]) == 0
     assert capsys.readouterr().out.splitlines() == ["288e0800  VMUL v7, v0, s4", "f0400020  VDRAIN A2, 32"]
+
+
+def test_a_vector_fault_names_the_program_disassembled() -> None:
+    """The host sequence's UnitFaultError carries the program the core was sent, in the listing form."""
+    from models.orch import NodeStatus
+    from tb.lib.host_sequence import UnitFaultError
+
+    words = assemble(["VSETI s4, 0", "VSETVL s4", "VHALT"])
+    listing = describe_kick([imem_payload(i, w) for i, w in enumerate(words)] + [run_payload(0)])
+    err = UnitFaultError("vector stage", (1, 0), NodeStatus(code=4, arg=7, count=5, valid=True), listing)
+    text = str(err)
+    assert "FAULT F_VL (arg 7)" in text and "VSETVL s4" in text and "RUN pc=0" in text
