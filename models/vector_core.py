@@ -22,7 +22,8 @@ from models.cu_base import CU_DATA_MAX_LEN, cu_data_bursts, cu_inst
 from models.numerics import E8M15, encode
 
 from .vc.asm import assemble, assemble_line
-from .vc.core import MAG_DEFAULT, Event, Stats, VectorCore, u16_to_word, u32_to_word, word_to_u16, word_to_u32
+from .vc.core import MAG_DEFAULT, Event, Stats, VectorCore
+from .vc.lanes import u16_to_word, u32_to_word, word_to_u16, word_to_u32
 from .vc.disasm import describe_kick, describe_payload, disassemble, listing
 from .vc.hazards import Hazard
 from .vc.isa import (

@@ -30,41 +30,23 @@ from typing import Iterable, Optional
 
 import numpy as np
 
-from models.cu_base import SigCode, completion, signal_payload
+from models.cu_base import completion
 from models.flit import FIELDS, FlitType, make_flit
-from models.numerics import e8m15_cvt as cvt
 
 from . import isa
 from .hazards import Hazard, IssueClass, Issued, PredicateTracker
 from .isa import (
-    ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, MAX_WALK, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
+    ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
     SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word,
 )
-from .lanes import Stage, any_all, chunk_mask, reduce_tree, run_chain, shuffle
-from .walk import walk_addresses, walk_total
+from .lanes import Stage, run_chain, u16_to_word, word_to_u16
+from .link import Event, LinkMixin
+from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
 MAG_DEFAULT: Coord = (0, 1)
 DRAINING_OPS = frozenset({isa.OP_VSETMODE, isa.OP_VHALT, isa.OP_VLD, isa.OP_VST, isa.OP_VCVT, isa.OP_VSHUF,
                           isa.OP_VBCAST})
-DRAIN_WR_TXN = 0x01  # VDRAIN to memory: MEM_WR_REQ / MEM_WR_DATA txn (V.11)
-
-
-@dataclass
-class Event:
-    """One flit the core sends: (destination, flit). ``wild_arg``: the CU_SIGNAL arg is the cycle count."""
-
-    dst: Coord
-    flit: int
-    wild_arg: bool = False
-
-
-@dataclass
-class _Loop:
-    active: bool = False
-    count: int = 0
-    top: int = 0
-    end: int = 0
 
 
 @dataclass
@@ -72,29 +54,6 @@ class _Run:
     inst: int
     pc: int
     boundary: bool = False  # an instruction has just retired: loop closure and F_CUDATA come first
-
-
-@dataclass
-class _Burst:
-    """The one open inbound CU_DATA burst (V.12)."""
-
-    src: Coord
-    left: int
-    ptr: int
-    drop: bool
-    sig: bool
-    ack_dst: Coord
-    buf: int
-
-
-class _Fault(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = int(code)
-
-
-class _Block(Exception):
-    """The instruction waits for outstanding fill responses; it re-executes when they land."""
 
 
 @dataclass
@@ -111,7 +70,7 @@ class Stats:
         return sum(self.executed.values())
 
 
-class VectorCore:
+class VectorCore(WordsMixin, LinkMixin):
     """The vector core: state, the CU_INST envelope, the kernel sequencer and the link side."""
 
     def __init__(self, coord: Coord = (1, 1), mag: Coord = MAG_DEFAULT) -> None:
@@ -135,7 +94,7 @@ class VectorCore:
         self.mode = int(Mode.FLAT)
         self.base = [0] * N_DESC
         self.dims = [[(0, 1)] * 4 for _ in range(N_DESC)]
-        self.loop = _Loop()
+        self.loop = LoopState()
         self.last_pr = 0  # pr of the most recent ALU, VRED or chain word (ANY/ALL, D4)
         self.last_pm = 0  # pm of the most recent ALU word (EXPSUM, D5)
         self.fills: dict[int, int] = {}  # txn -> L1 word of an outstanding VFILL response
@@ -179,46 +138,6 @@ class VectorCore:
     def _flit(self, dst: Coord, ftype: int, txn: int, last: int, payload: int, rsvd: int = 0) -> Event:
         return Event(dst, make_flit(dst, self.coord, ftype, txn, last, payload, rsvd))
 
-    def _cu_data(self, flit: int) -> list[Event]:
-        """Inbound CU_DATA (V.12): one open burst, framed by count; a rejected or interleaved burst is
-        dropped, unacknowledged, and leaves F_CUDATA pending."""
-        src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
-        pl = flit & WORD_MASK
-        b = self.burst
-        if b is None:  # a descriptor
-            buf, off, ln = (pl >> 248) & 0xFF, (pl >> 232) & 0xFFFF, (pl >> 224) & 0xFF
-            ack = (pl >> 208) & 0xFF
-            bad = buf != 0 or off + ln >= L1_WORDS
-            if bad:
-                self.cud_pending = True
-            self.burst = _Burst(src, ln + 1, off & 0x1FF, bad, bool((pl >> 216) & 1) and not bad,
-                                (ack & 0xF, ack >> 4) if ack else src, buf)
-            return []
-        alien = src != b.src
-        if not b.drop and not alien:
-            self.l1[b.ptr] = word_to_u16(pl)
-        if alien:
-            b.drop, b.sig = True, False
-            self.cud_pending = True
-        b.ptr = (b.ptr + 1) % L1_WORDS
-        b.left -= 1
-        if b.left:
-            return []
-        self.burst = None
-        if b.sig:
-            return [self._flit(b.ack_dst, FlitType.CU_SIGNAL, 0, 1, signal_payload(SigCode.DATA_RECEIVED, b.buf))]
-        return []
-
-    def _fill_response(self, flit: int) -> list[Event]:
-        txn = FIELDS["txn"].extract(flit)
-        if txn not in self.fills:
-            self.protocol_errors.append(f"MEM_RD_RESP txn {txn:#04x} matches no outstanding VFILL request: dropped")
-            return []
-        self.l1[self.fills.pop(txn)] = word_to_u16(flit & WORD_MASK)
-        if self.run is not None and not self.fills:
-            return self._resume() + self._drain_queue()
-        return []
-
     # ------------------------------------------------------------ the envelope (V.2)
     def _drain_queue(self) -> list[Event]:
         out: list[Event] = []
@@ -249,7 +168,7 @@ class VectorCore:
 
     # ------------------------------------------------------------ the kernel (V.5)
     def _start_run(self, inst: int, pc: int) -> list[Event]:
-        self.loop = _Loop()
+        self.loop = LoopState()
         self.tracker.reset()
         self.stats.runs += 1
         if self.cud_pending:
@@ -279,9 +198,9 @@ class VectorCore:
             w = Word(self.imem[r.pc])
             try:
                 halted = self._step(w, r, out)
-            except _Block:
+            except WaitFills:
                 return out
-            except _Fault as f:
+            except WordFault as f:
                 return self._finish(out, f.code)
             if halted:
                 return self._finish(out, None)
@@ -330,7 +249,7 @@ class VectorCore:
             return False
         if op in (isa.OP_VBAR, isa.OP_VHALT) or (op == isa.OP_VFILL and self.fills):
             if self.fills:
-                raise _Block()
+                raise WaitFills()
             self._issue(pc, w, IssueClass.DRAINS if op == isa.OP_VHALT else IssueClass.OTHER)
             self._count(name)
             if op == isa.OP_VHALT:
@@ -367,18 +286,18 @@ class VectorCore:
     def _alu(self, w: Word, r: _Run) -> None:
         self.last_pr, self.last_pm = w.pr, w.pm
         if self.mode == Mode.TREE:
-            raise _Fault(Fault.F_OPCODE)  # D6: an ALU word in TREE mode (normative)
+            raise WordFault(Fault.F_OPCODE)  # D6: an ALU word in TREE mode (normative)
         if SRC_C in w.selectors:
-            raise _Fault(Fault.F_CHAIN)
+            raise WordFault(Fault.F_CHAIN)
         depth = isa.CHAIN_DEPTH[Mode(self.mode)]
         words = [w]
         for k in range(1, depth):
             g = Word(self.imem[(r.pc + k) % IMEM_WORDS])
             self.last_pr, self.last_pm = g.pr, g.pm
             if g.op > ALU_LAST:
-                raise _Fault(Fault.F_OPCODE)  # ours: a gathered non-ALU word is undefined in units.md V.5
+                raise WordFault(Fault.F_OPCODE)  # ours: a gathered non-ALU word is undefined in units.md V.5
             if SRC_V in g.selectors:
-                raise _Fault(Fault.F_VSRC)
+                raise WordFault(Fault.F_VSRC)
             words.append(g)
         stages = [Stage(g.op, *(self._operand(sel, idx, k == 0) for sel, idx in
                                ((g.sa, w.va if k == 0 else g.va), (g.sb, w.vb if k == 0 else g.vb),
@@ -406,119 +325,6 @@ class VectorCore:
                 self._count(f"{g.name}@stage")
         r.pc = (r.pc + depth) % IMEM_WORDS
 
-    # ------------------------------------------------------------ other words (V.8, V.9)
-    def _nchunk(self) -> int:
-        return -(-self.vl // LANES)
-
-    def _vcvt(self, w: Word) -> None:
-        if w.dt not in (isa.DT_CVT_ROUND, isa.DT_CVT_RAW):
-            raise _Fault(Fault.F_DTYPE)
-        src = self.v[w.va]
-        res = src if w.dt == isa.DT_CVT_RAW else cvt.fp16_to_e8m15(cvt.e8m15_to_fp16(src))
-        self.v[w.vd] = np.where(chunk_mask(self.vl), np.asarray(res, dtype=np.uint32), self.v[w.vd])
-
-    def _vred(self, w: Word) -> None:
-        kind = RedKind(w.kind)
-        q = self.last_pr
-        self.last_pr = w.pr
-        if kind in (RedKind.ANY, RedKind.ALL):
-            self._check_pred(q, self.run.pc, w, "H1-ANYALL")
-            self.s[w.vd] = any_all(kind, self.p[q], self.vl)
-            return
-        if self.vl % LANES:
-            raise _Fault(Fault.F_REDVL)
-        if self.mode != Mode.TREE:
-            raise _Fault(Fault.F_OPCODE)
-        result, expo = reduce_tree(kind, self.v[w.va], self.v[w.vb], self.vl)
-        if expo is not None:  # EXPSUM also writes V[vb] = VEXP2(V[va]), mask from P[pr] and the last pm (D5)
-            mask = np.arange(VL_MAX) < self.vl
-            if self.last_pm:
-                self._check_pred(w.pr, self.run.pc, w)
-                p = self.p[w.pr]
-                mask &= p if self.last_pm == 1 else ~p
-            self.v[w.vb] = np.where(mask, expo, self.v[w.vb])
-        self.s[w.vd] = result
-
-    def _l1_walk(self, w: Word, steps: int) -> list[int]:
-        return [a & (L1_WORDS - 1) for a in walk_addresses(self.base[w.ad], tuple(self.dims[w.ad]), steps, w.off)]
-
-    def _vld(self, w: Word) -> None:
-        if w.dt not in (isa.DT_FP16, isa.DT_FP32):
-            raise _Fault(Fault.F_DTYPE)
-        n = self._nchunk()
-        if w.dt == isa.DT_FP16:
-            words = self.l1[self._l1_walk(w, n)]
-            vals = cvt.fp16_to_e8m15(words.reshape(-1))
-        else:
-            words = self.l1[self._l1_walk(w, 2 * n)].reshape(2 * n, 8, 2).astype(np.uint32)
-            vals = cvt.fp32_to_e8m15((words[..., 1] << 16 | words[..., 0]).reshape(-1))
-        self.v[w.vd, : n * LANES] = np.asarray(vals, dtype=np.uint32)
-
-    def _vst(self, w: Word) -> None:
-        if w.dt not in (isa.DT_FP16, isa.DT_FP32):
-            raise _Fault(Fault.F_DTYPE)
-        n = self._nchunk()
-        src = self.v[w.vd, : n * LANES]  # VST's source register is vd
-        if w.dt == isa.DT_FP16:
-            lanes = np.asarray(cvt.e8m15_to_fp16(src), dtype=np.uint16).reshape(n, LANES)
-        else:
-            f = np.asarray(cvt.e8m15_to_fp32(src), dtype=np.uint32).reshape(2 * n, 8)
-            lanes = np.stack([f & 0xFFFF, f >> 16], axis=-1).reshape(2 * n, LANES).astype(np.uint16)
-        for addr, word in zip(self._l1_walk(w, len(lanes)), lanes):
-            self.l1[addr] = word  # in walk order: a repeated address keeps the last chunk
-
-    def _vbcast(self, w: Word) -> None:
-        if w.sa == SRC_S:
-            self.v[w.vd] = np.where(chunk_mask(self.vl), np.uint32(self.s[w.va]), self.v[w.vd])
-        else:
-            self.s[w.vd] = int(self.v[w.va, 0])
-
-    def _vshuf(self, w: Word) -> None:
-        self.v[w.vd] = np.where(chunk_mask(self.vl), shuffle(self.v[w.va], self.s[w.vb]), self.v[w.vd])
-
-    def _vsetvl(self, w: Word) -> None:
-        value = self.s[w.va]
-        if not 1 <= value <= VL_MAX:
-            raise _Fault(Fault.F_VL)
-        self.vl = value
-
-    def _vsetmode(self, w: Word) -> None:
-        self.mode = w.mode
-
-    def _vloop(self, w: Word) -> None:
-        if self.loop.active:
-            raise _Fault(Fault.F_LOOP)
-        pc = self.run.pc
-        self.loop = _Loop(True, self.s[w.va], (pc + 1) % IMEM_WORDS, (pc + 1 + w.vb) % IMEM_WORDS)
-
-    # ------------------------------------------------------------ VFILL / VDRAIN (V.11)
-    def _transfer(self, w: Word, out: list[Event]) -> None:
-        dims = tuple(self.dims[w.ad])
-        total = walk_total(tuple(b for _, b in dims))
-        if total > MAX_WALK:
-            raise _Fault(Fault.F_LEN)
-        start = w.l1_start
-        l1 = [(start + n) % L1_WORDS for n in range(total)]
-        if w.op == isa.OP_VFILL:
-            for n, addr in enumerate(walk_addresses(self.base[w.ad], dims, total)):
-                self.fills[l1[n] & 0xFF] = l1[n]
-                out.append(self._flit(self.mag, FlitType.MEM_RD_REQ, l1[n], 1, addr << 216))
-            return
-        if w.node:
-            rec = self.base[w.ad]
-            fin = (rec >> 26) & 0xFF
-            txn, rsvd = (fin, 0b100 | (rec >> 24) & 3) if fin else (0, 0)
-            dst = (w.dst_x, w.dst_y)
-            desc = (w.buf << 248 | (rec & 0xFFFF) << 232 | (total - 1) << 224 | w.signal << 216
-                    | ((rec >> 16) & 0xFF) << 208)
-            out.append(self._flit(dst, FlitType.CU_DATA, txn, 0, desc, rsvd))
-            for n, addr in enumerate(l1):
-                out.append(self._flit(dst, FlitType.CU_DATA, txn, int(n == total - 1), self.l1_word(addr), rsvd))
-            return
-        for n, addr in enumerate(walk_addresses(self.base[w.ad], dims, total)):
-            out.append(self._flit(self.mag, FlitType.MEM_WR_REQ, DRAIN_WR_TXN, 0, addr << 216))
-            out.append(self._flit(self.mag, FlitType.MEM_WR_DATA, DRAIN_WR_TXN, 1, self.l1_word(l1[n])))
-
     # ------------------------------------------------------------ snapshot
     def snapshot(self) -> dict:
         """The architectural state a differential test compares after every RUN."""
@@ -526,24 +332,4 @@ class VectorCore:
                 "vl": self.vl, "mode": self.mode}
 
 
-# ================================================================ lanes <-> words
-def word_to_u16(word: int) -> np.ndarray:
-    """A 256-bit word -> its 16 FP16 lanes (lane i = bits [16i+15:16i])."""
-    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u2").astype(np.uint16)
-
-
-def u16_to_word(lanes) -> int:
-    return int.from_bytes(np.asarray(lanes, dtype="<u2").tobytes(), "little")
-
-
-def word_to_u32(word: int) -> np.ndarray:
-    """A 256-bit word -> its 8 FP32 elements (element j = bits [32j+31:32j])."""
-    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u4").astype(np.uint32)
-
-
-def u32_to_word(elems) -> int:
-    return int.from_bytes(np.asarray(elems, dtype="<u4").tobytes(), "little")
-
-
-__all__ = ["Event", "MAG_DEFAULT", "Stats", "VectorCore", "u16_to_word", "u32_to_word", "word_to_u16",
-           "word_to_u32"]
+__all__ = ["Event", "MAG_DEFAULT", "Stats", "VectorCore"]

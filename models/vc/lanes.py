@@ -118,4 +118,24 @@ def shuffle(v: Vec, shift: int) -> Vec:
     return chunks[:, idx].reshape(-1)
 
 
-__all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle", "tree8"]
+# ================================================================ lanes <-> words
+def word_to_u16(word: int) -> np.ndarray:
+    """A 256-bit word -> its 16 FP16 lanes (lane i = bits [16i+15:16i])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u2").astype(np.uint16)
+
+
+def u16_to_word(lanes) -> int:
+    return int.from_bytes(np.asarray(lanes, dtype="<u2").tobytes(), "little")
+
+
+def word_to_u32(word: int) -> np.ndarray:
+    """A 256-bit word -> its 8 FP32 elements (element j = bits [32j+31:32j])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u4").astype(np.uint32)
+
+
+def u32_to_word(elems) -> int:
+    return int.from_bytes(np.asarray(elems, dtype="<u4").tobytes(), "little")
+
+
+__all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle", "tree8",
+           "u16_to_word", "u32_to_word", "word_to_u16", "word_to_u32"]

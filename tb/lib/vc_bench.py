@@ -23,14 +23,15 @@ disassembled and the first differing element decoded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from models.cu_base import SigCode, signal_fields
 from models.flit import FIELDS, FlitType, describe_flit
 from models.numerics import E8M15, decode
-from models.vc.core import Event, VectorCore, u16_to_word, word_to_u16
+from models.vc.core import VectorCore
+from models.vc.lanes import word_to_u16
 from models.vc.disasm import disassemble, listing
 from models.vc.isa import L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, VL_MAX, Mode
 from models.vc.memory import CoreWithMemory

@@ -5,7 +5,7 @@ with exact rational arithmetic (fractions.Fraction and Python's round(), which
 rounds halves to even), against float64 within stated ulp bounds, and on the
 L1 bit positions written out by hand.  Each checker is also shown to catch a
 wrong value.  Milliseconds each.  The vector core's E8M15 numerics (units.md
-V.6/V.7, which are not correctly rounded) are tested in test_e8m15.py.
+V.6/V.7, which are not correctly rounded) are tested in test_e8m15_*.py.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def test_encode_matches_oracle():
     assert int(encode(np.nan, E8M15)) == 0x7FC000
 
 
-# (the vector core's E8M15 arithmetic and its FP16/FP32 conversions: tests/unit/test_e8m15.py)
+# (the vector core's E8M15 arithmetic and its FP16/FP32 conversions: tests/unit/test_e8m15_*.py)
 
 
 # --- cluster GEMM --------------------------------------------------------------
