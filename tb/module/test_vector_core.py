@@ -170,8 +170,7 @@ async def test_compiled_bundle(dut, bundle: BundleName) -> None:
 import os  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from tb.lib.vc_randprog import CaseState, make_case  # noqa: E402
-from tb.lib.vc_randcov import coverage, missing, new_model  # noqa: E402
+from tb.lib.vc_rand import CaseState, coverage, make_case, missing, new_model  # noqa: E402
 
 RANDOM_PROGRAMS_ENV = "AGSIM_VC_PROGRAMS"  # make bench raises it (tb/perf/vc_random.py); make test: the default
 RANDOM_STATS_ENV = "AGSIM_VC_STATS_OUT"  # where the benchmark wants the measured numbers (JSON)
@@ -180,7 +179,7 @@ RANDOM_PROGRAMS = 300
 
 @cocotb.test()
 async def test_random_programs(dut) -> None:
-    """Constrained-random programs (tb/lib/vc_randprog.py), one after another on one core whose state
+    """Constrained-random programs (tb/lib/vc_rand/), one after another on one core whose state
     carries over, every other one under hostile stalls: after every RUN the RTL equals the model in every
     flit, L1, V, S, K3, P, VL, mode, DRAM and hazard report. Coverage is measured on the model and must
     reach every goal (all 32 opcodes, every fault, modes, chains, VRED kinds ...)."""
@@ -198,7 +197,7 @@ async def test_random_programs(dut) -> None:
         b.record(res)
         if res.errors:
             b.tb.log.error("%s", case.describe())
-            b.tb.log.error("replay this case alone on the model: tb.lib.vc_randprog.make_case(%d, %d)", seed, i)
+            b.tb.log.error("replay this case alone on the model: tb.lib.vc_rand.make_case(%d, %d)", seed, i)
             break
     await b.check_dram_now()
     cov = coverage(b.model)

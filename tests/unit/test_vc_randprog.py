@@ -1,8 +1,8 @@
-"""The vector core's random-program generator (tb/lib/vc_randprog.py): replay, coverage, timing rules.
+"""The vector core's random-program generator (tb/lib/vc_rand/): replay, coverage, timing rules.
 
 The coverage test runs 300 cases on the golden model and asserts on the model's
 own Stats (every opcode, every fault code, every mode, ...) and on the finer
-points of vc_randcov.GOALS, so a generator change that stops reaching something
+points of vc_rand.GOALS, so a generator change that stops reaching something
 fails here, by name, before any RTL runs.
 """
 
@@ -16,10 +16,10 @@ from models.vector_core import (
     Descriptor, F_CUDATA, FAULT_NAMES, Fault, Mode, assemble, program_flits, run_payload,
 )
 from models.vc import isa
-from tb.lib.vc_randcov import GOALS, RunawayProgram, coverage, missing, new_model, timing_violations
-from tb.lib.vc_randprog import (
-    DEFAULT_GEOMETRY, FOCI, MAX_WORDS, MIN_WORDS, Burst, CaseState, Geometry, make_case,
-    mem_walk, predict, run_fault, run_result, run_sequence, sequence, state_before,
+from tb.lib.vc_rand import (
+    DEFAULT_GEOMETRY, FOCI, GOALS, MAX_WORDS, MIN_WORDS, Burst, CaseState, Geometry, RunawayProgram, coverage,
+    make_case, mem_walk, missing, new_model, predict, run_fault, run_result, run_sequence, sequence, state_before,
+    timing_violations,
 )
 
 SEED = 2024
