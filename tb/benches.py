@@ -243,8 +243,8 @@ BENCHES: tuple[Bench, ...] = (
         parameters={"INST_DEPTH": 32, "RECV_DEPTH": 8},
         # the core is the Local endpoint (1,1); bench endpoints on the four edges, (0,1) = memory agent
         shape=MeshShape(1, 1, _full_ring(1, 1)),
-        description="vector core behind cu_base: IMEM/DESC/RUN, peer bursts into L1, acks, VDRAIN/VFILL flits, "
-                    "faults",
+        description="vector core behind cu_base with a memory agent: RTL = model after every RUN for one case per "
+                    "opcode and fault, the compiled VC bundles and 300 constrained-random programs",
     ),
     Bench(
         name="ipcq",
