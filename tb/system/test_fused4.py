@@ -9,9 +9,9 @@ must equal 2*M*N*2 bytes.
 
 The reference column is the public compiler's count for the same kernel
 (protocol §9, read from its bundles by models/flit_ledger.py); ours is what
-models/programs.py builds (SEED_OURS), and the README's "Scenario 6, flit by
-flit" (the same block as models/programs.py's docstring) explains every flit
-of difference, unit by unit and role by role.
+models/programs/ builds (SEED_OURS), and the README's "Scenario 6, flit by
+flit" (the same block as models/programs/comparison.py's docstring) explains
+every flit of difference, unit by unit and role by role.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fused kernels end to end on mm_mesh, the bench as the agent (scenarios 4, 5, 8).
 
-Each test builds the programs from a plan (models/programs.py), runs the host
+Each test builds the programs from a plan (models/programs/), runs the host
 sequence (tb/lib/kernel_bench.py) and checks y bit for bit against the golden
 model and within the stated float64 bound; fused and unfused forms of one
 kernel must give the same bits.

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import models.programs as programs
+import models.programs.comparison as comparison
 from models import vector_core as vc
 from models.flit_ledger import (
     BUNDLE_DIR, MG, SEED_BUNDLES, VC, WHY, Kick, bundle_kicks, compare, desc_fields, imem_image, ledger,
@@ -57,12 +57,12 @@ def test_every_difference_is_explained() -> None:
     assert full == SEED_OURS["full"]
 
 
-def test_report_is_quoted_verbatim_in_the_readme_and_the_programs_docstring() -> None:
+def test_report_is_quoted_verbatim_in_the_readme_and_the_comparison_docstring() -> None:
     report = seed_report()
     fix = "run `python -m models.flit_ledger --write`"
     assert report in (ROOT / "README.md").read_text(), f"README.md quotes another report: {fix}"
     indented = "\n".join(("    " + line) if line else "" for line in report.split("\n"))
-    assert indented in programs.__doc__, f"models/programs.py's docstring quotes another report: {fix}"
+    assert indented in comparison.__doc__, f"models/programs/comparison.py's docstring quotes another report: {fix}"
 
 
 def test_roles_are_read_from_the_flits() -> None:
@@ -92,10 +92,10 @@ def test_the_compilers_broadcast_constants_are_what_programs_reports() -> None:
 def test_write_docs_repairs_a_stale_copy(tmp_path) -> None:
     from models.flit_ledger import write_docs
 
-    for name in ("README.md", "models/programs.py"):
+    for name in ("README.md", "models/programs/comparison.py"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text((ROOT / name).read_text().replace("| all | total | ", "| all | total | 9"))
-    assert write_docs(tmp_path) == ["README.md", "models/programs.py"]
+    assert write_docs(tmp_path) == ["README.md", "models/programs/comparison.py"]
     assert seed_report() in (tmp_path / "README.md").read_text()
     assert write_docs(tmp_path) == []
     (tmp_path / "README.md").write_text("no report here")
