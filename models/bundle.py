@@ -39,15 +39,25 @@ class Kick:
         return [(f & ~HEADER_ROUTE) | route for f in self.flits]
 
 
+Step = tuple  # ("seed", credits) | ("kick", Kick) | ("await", node, count), in plan order
+
+
 @dataclass(frozen=True)
 class Round:
-    """One round (one upstream artifact) of the plan."""
+    """One round (one upstream artifact) of the plan: its steps in order."""
 
     index: int
     unit: str  # "VC" or "MG"
     name: str
-    kicks: tuple[Kick, ...]
-    awaits: tuple[tuple[Coord, int], ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def kicks(self) -> tuple[Kick, ...]:
+        return tuple(s[1] for s in self.steps if s[0] == "kick")
+
+    @property
+    def awaits(self) -> tuple[tuple[Coord, int], ...]:
+        return tuple((s[1], s[2]) for s in self.steps if s[0] == "await")
 
 
 @dataclass(frozen=True)
@@ -129,10 +139,22 @@ class Bundle:
         for p in self.meta["plan"]:
             if p["kind"] != "round":
                 continue
-            kicks = tuple(Kick((s["node"][0], s["node"][1]), int(s["base"]), tuple(int(f, 16) for f in s["flits"]))
-                          for s in p["steps"] if s["op"] == "kick")
-            awaits = tuple(((s["node"][0], s["node"][1]), int(s["count"])) for s in p["steps"] if s["op"] == "await")
-            out.append(Round(int(p["round"]), p["unit"], p["name"], kicks, awaits))
+            steps: list[Step] = []
+            for s in p["steps"]:
+                if s["op"] == "seed":
+                    steps.append(("seed", int(s["credits"])))
+                elif s["op"] == "kick":
+                    if len(s["flits"]) != int(s["nflits"]):
+                        raise ValueError(f"bundle {self.name} round {p['round']}: a kick to {s['node']} lists "
+                                         f"{len(s['flits'])} flits, nflits says {s['nflits']}")
+                    steps.append(("kick", Kick((s["node"][0], s["node"][1]), int(s["base"]),
+                                               tuple(int(f, 16) for f in s["flits"]))))
+                elif s["op"] == "await":
+                    steps.append(("await", (s["node"][0], s["node"][1]), int(s["count"])))
+                elif s["op"] != "barrier":  # a barrier does nothing: the awaits before it order the work
+                    raise ValueError(f"bundle {self.name} round {p['round']}: unknown step {s['op']!r} "
+                                     f"(known: seed, kick, await, barrier)")
+            out.append(Round(int(p["round"]), p["unit"], p["name"], tuple(steps)))
         return out
 
     def words(self, image: np.ndarray | None = None) -> dict[int, int]:
@@ -150,4 +172,4 @@ def bundle_names() -> list[str]:
     return sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists())
 
 
-__all__ = ["BUNDLES", "Bundle", "Kick", "Region", "Round", "bundle_names"]
+__all__ = ["BUNDLES", "Bundle", "Kick", "Region", "Round", "Step", "bundle_names"]
