@@ -1,192 +1,71 @@
 """Golden model of the memory agent (rtl/mag/mag.v) and its DRAM, plain Python.
 
-What it is for: given the flits each source sends the agent in one run, and
-the DRAM as it was before the run, predict every flit the agent sends back,
-per destination, with the order the protocol guarantees, plus which
-monitors must fire; then judge what a bench captured against that.
+Two faces, one implementation:
 
-Protocol summary (the fixed part; field positions come from models.flit):
+* :class:`MagUnit` is the agent as an event-driven unit, for machine-level
+  models: ``take(flit)`` answers one inbound flit at once with the flits it
+  causes (the read responses it serves, a write's MEM_WR_ACK) as
+  models.vc.link.Event values. It owns a DRAM whose word 0 is machine byte
+  address ``base`` (the RTL's BASE parameter, e.g. 0x8000_0000 for the
+  compiled bundles). A request it cannot honour as the spec says raises a
+  named :class:`MagRequestError` (undefined flag bit, outside the DRAM, the
+  staging aperture it does not have, a forbidden write), never plausible data.
+* :class:`MagModel` predicts one bench run of the RTL: the flits each source
+  sends, the DRAM before the run, every flit the agent sends back per
+  destination with the order the protocol guarantees (a
+  models.mag_check.Prediction), plus which monitors must fire. It runs a
+  MagUnit with ``strict=False``: each fault becomes a line of
+  ``Prediction.violations`` (mon_err must rise) and is tolerated the way the
+  RTL tolerates it.
 
-* MEM_RD_REQ / MEM_WR_REQ carry a descriptor in the payload: byte address
-  [255:216] (40 bits), len [215:208] = beats-1, flags [207:200] (bit 6 STREAM),
-  count [199:192], peer [191:168], n_peer [167:166], entry_words [165:158].
-  DRAM word = byte address >> 5 (256-bit words). A write reads only addr and len.
-* Plain read: len+1 MEM_RD_RESP to the requester, one word each, txn echoed,
-  rsvd 0, last on the final beat.
-* Stream read: ``count`` entries (0 means 1) of ``entry_words`` words (0 or >4
-  means 4), entry i at word (addr>>5) + i*entry_words, sent as MEM_RD_RESP
-  with txn = request txn + i (mod 256), rsvd = word index in the entry, last
-  on each entry's final word; each entry goes to the requester, then to each
-  of ``n_peer`` peers in turn. Peer k is byte k of ``peer`` (peer[8k+7:8k]),
-  a packed coordinate with y first: {y[7:4], x[3:0]}.
-* Write: MEM_WR_REQ then len+1 MEM_WR_DATA from the same source, bound by
-  source coordinate only; the agent's beat counter ends the burst; a
-  MEM_WR_ACK (txn echoed, payload 0, last 1) goes to the writer when done.
-* Other types are dropped. Every response's src is the agent's coordinate.
+Faults, and how the RTL (and a non-strict MagUnit) tolerates them:
+
+* MEM_RD_REQ with flags bit 7 set: served as if it were clear;
+* a request to the staging aperture: dropped without a response (M.4); the
+  data beats of such a write are taken and discarded, no ack;
+* MEM_WR_REQ with len > 7: served as len+1 beats;
+* a second MEM_WR_REQ from a source whose write is open: dropped;
+* MEM_WR_DATA from a source with no open write: dropped;
+* MEM_WR_DATA whose last bit disagrees with the beat count: the count decides;
+* a read or write outside the DRAM: words outside read as 0, writes to them
+  are lost (word addresses are 35 bits and wrap, so a burst that starts
+  just below the window runs on into word 0);
+* a flit whose dst is not the agent: handled as if it were.
 
 Order the protocol guarantees (and the checker enforces): per destination,
 the read responses caused by one requester arrive in that requester's request
-order (and beat order within a request); the acks of one writer arrive in its
-write order. Nothing orders responses of different requesters, acks against
-read responses, or a read against a write: a run in which a read touches a
-word another request of the run writes is refused (``ValueError``) because its
-outcome is not defined; split it into two runs.
-
-Faults, modelled the way the RTL tolerates them (each adds a line to
-``Prediction.violations``, i.e. mon_err must rise):
-
-* MEM_WR_REQ with len > 7: reported, then served as len+1 beats;
-* a second MEM_WR_REQ from a source whose write is open: reported, dropped;
-* MEM_WR_DATA from a source with no open write: reported, dropped;
-* MEM_WR_DATA whose last bit disagrees with the beat count: reported, the
-  beat count decides;
-* a read or write past the end of the DRAM: reported; words past the end read
-  as 0, writes to them are lost.
+order; the acks of one writer arrive in its write order. Nothing orders a read
+against a write: a run in which a read touches a word another request of the
+run writes is refused (``ValueError``), because its outcome is not defined.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Optional, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
 
 from models.flit import FIELDS, FlitType, describe_flit, make_flit
+from models.mag_check import CheckReport, Prediction, RdKey
+from models.mag_proto import (
+    ADDR_MASK, BLAYOUT, FLAG_UNDEFINED, MAX_WRITE_LEN, QUANT, STREAM, WORD_BYTES, WORD_MASK, Coord,
+    Descriptor, MagRequestError, NotForThisAgent, OutsideDram, StagingAperture, UndefinedFlags,
+    WriteProtocolError, decode_descriptor, descriptor_payload, pack_peer, rd_req, read_responses, unpack_peer,
+    wr_data, wr_req,
+)
+from models.vc.link import Event
 
 __all__ = [
-    "STREAM",
-    "WORD_BYTES",
-    "Descriptor",
-    "DramImage",
-    "MagModel",
-    "Prediction",
-    "CheckReport",
-    "descriptor_payload",
-    "decode_descriptor",
-    "rd_req",
-    "wr_req",
-    "wr_data",
-    "pack_peer",
-    "unpack_peer",
+    "STREAM", "QUANT", "BLAYOUT", "WORD_BYTES", "Descriptor", "DramImage", "MagUnit", "MagModel", "Prediction",
+    "CheckReport", "RdKey", "MagRequestError", "UndefinedFlags", "OutsideDram", "StagingAperture",
+    "WriteProtocolError", "NotForThisAgent", "Event", "descriptor_payload", "decode_descriptor", "rd_req",
+    "wr_req", "wr_data", "pack_peer", "unpack_peer",
 ]
 
-Coord = tuple[int, int]
-
-STREAM = 0x40
-"""Flags bit 6: a stream read."""
-WORD_BYTES = 32
-"""Bytes per DRAM word."""
-ADDR_MASK = (1 << 40) - 1
-WORD_MASK = (1 << 256) - 1
-
-_TYPE = FIELDS["type"]
+_TYPE, _TXN, _LAST = FIELDS["type"], FIELDS["txn"], FIELDS["last"]
 _SRC_X, _SRC_Y = FIELDS["src_x"], FIELDS["src_y"]
-_TXN, _LAST = FIELDS["txn"], FIELDS["last"]
+_DST_X, _DST_Y = FIELDS["dst_x"], FIELDS["dst_y"]
 _PAYLOAD = FIELDS["payload"]
-
-
-# ---------------------------------------------------------------- descriptors
-def pack_peer(coord: Coord) -> int:
-    """A peer byte: packed coordinate with y first, {y[7:4], x[3:0]}."""
-    x, y = coord
-    if not (0 <= x <= 15 and 0 <= y <= 15):
-        raise ValueError(f"peer coordinate {coord} does not fit 4 bits per axis")
-    return (y << 4) | x
-
-
-def unpack_peer(byte: int) -> Coord:
-    """The (x, y) of a peer byte {y[7:4], x[3:0]}."""
-    return (byte & 0xF, (byte >> 4) & 0xF)
-
-
-@dataclass(frozen=True)
-class Descriptor:
-    """The fields of a MEM_RD_REQ / MEM_WR_REQ payload."""
-
-    addr: int = 0
-    len: int = 0
-    flags: int = 0
-    count: int = 0
-    peer: int = 0
-    n_peer: int = 0
-    entry_words: int = 0
-
-    @property
-    def stream(self) -> bool:
-        return bool(self.flags & STREAM)
-
-    @property
-    def word(self) -> int:
-        return self.addr >> 5
-
-    @property
-    def entries(self) -> int:
-        """Entries of a stream read (count 0 means 1)."""
-        return self.count or 1
-
-    @property
-    def entry_size(self) -> int:
-        """Words per entry of a stream read (0 or more than 4 means 4)."""
-        return 4 if self.entry_words == 0 or self.entry_words > 4 else self.entry_words
-
-    def peers(self) -> list[Coord]:
-        """The extra destinations of a stream read, in sending order."""
-        return [unpack_peer((self.peer >> (8 * k)) & 0xFF) for k in range(self.n_peer)]
-
-    def read_words(self) -> int:
-        """Words a read of this descriptor covers."""
-        return self.entries * self.entry_size if self.stream else self.len + 1
-
-
-_DESC_FIELDS = (("addr", 216, 40), ("len", 208, 8), ("flags", 200, 8), ("count", 192, 8),
-                ("peer", 168, 24), ("n_peer", 166, 2), ("entry_words", 158, 8))
-
-
-def descriptor_payload(addr: int, len: int = 0, *, flags: int = 0, count: int = 0,
-                       peers: Sequence[Coord] = (), entry_words: int = 0) -> int:
-    """The 256-bit payload of a request descriptor (peers: up to three coordinates)."""
-    # (`len` is the protocol's field name here, so the builtin is not used in this function.)
-    if _count(peers) > 3:
-        raise ValueError(f"at most three peers fit a descriptor, got {_count(peers)}")
-    peer = 0
-    for k, c in enumerate(peers):
-        peer |= pack_peer(c) << (8 * k)
-    values = {"addr": addr, "len": len, "flags": flags, "count": count, "peer": peer,
-              "n_peer": _count(peers), "entry_words": entry_words}
-    payload = 0
-    for name, lsb, width in _DESC_FIELDS:
-        v = values[name]
-        if not 0 <= v < (1 << width):
-            raise ValueError(f"descriptor field {name}={v:#x} does not fit {width} bits")
-        payload |= v << lsb
-    return payload
-
-
-def _count(items: Sequence[object]) -> int:
-    return sum(1 for _ in items)
-
-
-def decode_descriptor(payload: int) -> Descriptor:
-    """The descriptor fields of a request payload."""
-    return Descriptor(**{name: (payload >> lsb) & ((1 << width) - 1) for name, lsb, width in _DESC_FIELDS})
-
-
-
-def rd_req(mag: Coord, src: Coord, txn: int, addr: int, len: int = 0, *, stream: bool = False,
-           count: int = 0, entry_words: int = 0, peers: Sequence[Coord] = ()) -> int:
-    """A MEM_RD_REQ flit from ``src`` to the agent at ``mag``."""
-    payload = descriptor_payload(addr, len, flags=STREAM if stream else 0, count=count, peers=peers,
-                                 entry_words=entry_words)
-    return make_flit(mag, src, FlitType.MEM_RD_REQ, txn, 1, payload)
-
-
-def wr_req(mag: Coord, src: Coord, txn: int, addr: int, len: int) -> int:
-    """A MEM_WR_REQ flit (len = beats-1; the protocol allows 0..7); last is 0 on a write descriptor."""
-    return make_flit(mag, src, FlitType.MEM_WR_REQ, txn, 0, descriptor_payload(addr, len))
-
-
-def wr_data(mag: Coord, src: Coord, word: int, last: bool, txn: int = 0) -> int:
-    """A MEM_WR_DATA flit carrying one 256-bit word."""
-    return make_flit(mag, src, FlitType.MEM_WR_DATA, txn, int(last), word & WORD_MASK)
+_WORD_INDEX_MASK = (1 << 35) - 1  # a DRAM word address: byte address [39:5]
 
 
 # ---------------------------------------------------------------- DRAM image
@@ -194,7 +73,8 @@ class DramImage:
     """What the DRAM holds: ``words`` 256-bit words, sparse, 0 where never written.
 
     Byte ``32*w + k`` is bits [8k+7:8k] of word ``w`` (little-endian within a
-    word), the same convention as tb/lib/dram.py.
+    word), the same convention as tb/lib/dram.py. Addresses here are offsets
+    from the DRAM's word 0; MagUnit maps machine addresses onto them.
     """
 
     def __init__(self, words: int) -> None:
@@ -251,214 +131,212 @@ class DramImage:
         return raw[off:off + n]
 
 
-# ---------------------------------------------------------------- prediction
-RdKey = tuple[str, Coord]  # ("rd", requester) or ("ack", writer)
-
-
+# ---------------------------------------------------------------- the agent as a unit
 @dataclass
-class Prediction:
-    """Every response flit of one run, per destination and per ordered stream.
+class OpenWrite:
+    """One source's write between its MEM_WR_REQ and its last MEM_WR_DATA (data binds by source)."""
 
-    ``streams[dst][key]`` is the ordered list of flits destination ``dst`` must
-    receive from stream ``key`` (``("rd", requester)`` or ``("ack", writer)``);
-    different keys at one destination have no order between them.
+    txn: int
+    first: int      # DRAM word of beat 0
+    beats: int
+    done: int = 0
+    discard: bool = False  # a staging-aperture write: beats are taken and dropped, no ack
+
+
+class MagUnit:
+    """The memory agent at ``coord`` in front of a DRAM whose word 0 is byte address ``base``.
+
+    ``dram`` (a DramImage, indexed from word 0 = ``base``) is shared when
+    given, else a new one of ``words`` words is made; ``load``/``read`` move
+    bytes at machine addresses. ``take(flit)`` answers one inbound flit
+    immediately. With ``strict`` (the default) a request it cannot honour
+    raises a MagRequestError subclass; with ``strict=False`` the fault is
+    appended to ``violations`` and tolerated as the RTL does (see the module
+    docstring). ``words_read`` / ``words_written`` count DRAM words moved by
+    requests (as rtl/mag/mag_dram.v's rd_words / wr_words do).
     """
 
-    mag: Coord
-    streams: dict[Coord, dict[RdKey, list[int]]] = field(default_factory=dict)
-    violations: list[str] = field(default_factory=list)
-    dropped: list[int] = field(default_factory=list)
-    open_writes: dict[Coord, tuple[int, int, int]] = field(default_factory=dict)  # src -> (txn, beats done, beats)
+    def __init__(self, coord: Coord, dram: DramImage | None = None, *, base: int = 0, words: int = 65536,
+                 strict: bool = True) -> None:
+        if base % WORD_BYTES or not 0 <= base <= ADDR_MASK:
+            raise ValueError(f"base {base:#x} must be a 32-byte aligned 40-bit byte address (DRAM word 0)")
+        self.coord = (coord[0], coord[1])
+        self.base = base
+        self.dram = dram if dram is not None else DramImage(words)
+        self.strict = strict
+        self.open: dict[Coord, OpenWrite] = {}
+        self.violations: list[str] = []
+        self.dropped: list[int] = []              # flits of a type the agent does not consume
+        self.words_read = 0                       # DRAM words read and written through requests
+        self.words_written = 0
+        self.trace: list[tuple[str, Coord, int]] | None = None  # set to a list to log ("rd"|"wr", src, word)
+
+    # ------------------------------------------------------------ machine addresses
+    def index(self, byte_addr: int) -> int:
+        """DRAM word of a machine byte address: ((addr - base) mod 2^40) >> 5, as the RTL computes it."""
+        return ((byte_addr - self.base) & ADDR_MASK) >> 5
+
+    def load(self, byte_addr: int, data: bytes) -> None:
+        """Store bytes at a machine byte address (a host's bulk load)."""
+        self.dram.load_bytes(byte_addr - self.base, data)
+
+    def read(self, byte_addr: int, n: int) -> bytes:
+        """Read bytes at a machine byte address (a host's read-back)."""
+        if byte_addr < self.base or byte_addr + n > self.base + self.dram.size * WORD_BYTES:
+            raise OutsideDram(f"bytes {byte_addr:#x}+{n} are outside the DRAM at {self.base:#x} "
+                              f"({self.dram.size} words)")
+        return self.dram.read_bytes(byte_addr - self.base, n)
 
     @property
-    def total(self) -> int:
-        """Response flits in all (what the bench waits for)."""
-        return sum(len(s) for per in self.streams.values() for s in per.values())
+    def idle(self) -> bool:
+        """No write open (the model sends each ack at once): every write it was given has landed."""
+        return not self.open
 
-    def flits_for(self, dst: Coord) -> list[int]:
-        return [f for s in self.streams.get(dst, {}).values() for f in s]
+    # ------------------------------------------------------------ the link
+    def take(self, flit: int) -> list[Event]:
+        """One inbound flit -> the flits it causes, in sending order."""
+        src = (_SRC_X.extract(flit), _SRC_Y.extract(flit))
+        dst = (_DST_X.extract(flit), _DST_Y.extract(flit))
+        if dst != self.coord:
+            self._fault(NotForThisAgent, f"agent {self.coord} was delivered a flit for {dst}: {describe_flit(flit)}")
+        ftype = _TYPE.extract(flit)
+        txn = _TXN.extract(flit)
+        if ftype == FlitType.MEM_RD_REQ:
+            return self._read(src, txn, decode_descriptor(_PAYLOAD.extract(flit)))
+        if ftype == FlitType.MEM_WR_REQ:
+            self._write_request(src, txn, decode_descriptor(_PAYLOAD.extract(flit)))
+            return []
+        if ftype == FlitType.MEM_WR_DATA:
+            return self._write_data(src, flit)
+        self.dropped.append(flit)
+        return []
 
-    def _add(self, dst: Coord, key: RdKey, flit: int) -> None:
-        self.streams.setdefault(dst, {}).setdefault(key, []).append(flit)
+    def take_all(self, flits: Iterable[int]) -> list[Event]:
+        return [ev for f in flits for ev in self.take(f)]
 
-    def check(self, captures: Iterable[tuple[Coord, int, int]], *, limit: int = 20,
-              frontier_cap: int = 50_000) -> "CheckReport":
-        """Judge captured flits: ``captures`` is (capturing coordinate, cycle, flit).
+    def _fault(self, error: type[MagRequestError], message: str) -> None:
+        if self.strict:
+            raise error(message)
+        self.violations.append(f"{error.__name__}: {message}")
 
-        Per destination: the captured multiset must equal the predicted one
-        (a wrong flit is reported against the predicted flit it is closest
-        to), then the capture order must be an interleaving of the predicted
-        ordered streams.
-        """
-        got: dict[Coord, list[tuple[int, int, int]]] = {}
-        for seq, (coord, cycle, flit) in enumerate(captures):
-            got.setdefault(tuple(coord), []).append((cycle, seq, flit))
-        report = CheckReport()
-        for dst in sorted(set(self.streams) | set(got)):
-            caps = [f for _, _, f in sorted(got.get(dst, []))]
-            cycles = [c for c, _, _ in sorted(got.get(dst, []))]
-            self._check_dst(dst, caps, cycles, report, frontier_cap)
-        if len(report.errors) > limit:
-            more = len(report.errors) - limit
-            report.errors = report.errors[:limit] + [f"... and {more} more"]
-        return report
+    def _outside(self, first: int, n: int) -> bool:
+        return first + n > self.dram.size
 
-    def _check_dst(self, dst: Coord, caps: list[int], cycles: list[int], report: "CheckReport",
-                   frontier_cap: int) -> None:
-        want = Counter(self.flits_for(dst))
-        have = Counter(caps)
-        report.checks += sum(want.values()) + sum(have.values())
-        missing = list((want - have).elements())
-        surplus = list((have - want).elements())
-        differs = bool(missing or surplus)
-        at = f"at ({dst[0]},{dst[1]})"
-        # A surplus flit that shares its header with a missing one is a wrong value.
-        for s in list(surplus):
-            twin = next((m for m in missing if (m >> 256) == (s >> 256)), None)
-            if twin is None:
-                twin = next((m for m in missing if (m & WORD_MASK) == (s & WORD_MASK)), None)
-            if twin is not None:
-                changed = [n for n, spec in FIELDS.items() if spec.extract(s) != spec.extract(twin)]
-                report.errors.append(
-                    f"WRONG {at}: {'/'.join(changed)} differ\n    expected {describe_flit(twin)}"
-                    f"\n    captured {describe_flit(s)}")
-                missing.remove(twin)
-                surplus.remove(s)
-        for m in missing:
-            report.errors.append(f"MISSING {at}: never captured: {describe_flit(m)}")
-        for s in surplus:
-            report.errors.append(f"UNEXPECTED {at}: captured, not predicted: {describe_flit(s)}")
-        if differs or not caps:
+    def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
+        what = f"MEM_RD_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} flags {d.flags:#04x}"
+        if d.staging:
+            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+                                         "dropped without a response (units.md M.4)")
+            return []
+        if d.flags & FLAG_UNDEFINED:
+            self._fault(UndefinedFlags, f"{what}: flags bit 7 is not defined by units.md M.1")
+        first, n = self.index(d.addr), d.read_words()
+        if self._outside(first, n):
+            self._fault(OutsideDram, f"{what}: reads DRAM words {first:#x}+{n}, the DRAM at {self.base:#x} "
+                                     f"holds {self.dram.size} words")
+        self.words_read += n
+        if self.trace is not None:
+            self.trace.extend(("rd", src, (first + i) & _WORD_INDEX_MASK) for i in range(n))
+        return [Event(dst, f) for dst, f in read_responses(self.coord, src, txn, d, first, self._fetch)]
+
+    def _fetch(self, first: int, n: int) -> list[int]:
+        """DRAM words first.. (a word address is 35 bits: past 2^35 - 1 it wraps to 0, as in the RTL)."""
+        return [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(n)]
+
+    def _write_request(self, src: Coord, txn: int, d: Descriptor) -> None:
+        what = f"MEM_WR_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} len {d.len}"
+        if src in self.open:
+            self._fault(WriteProtocolError, f"second {what} while write txn {self.open[src].txn:#04x} is open: dropped")
             return
-        # Order: the captures must interleave the predicted streams, each kept in order.
-        seqs = list(self.streams.get(dst, {}).items())
-        frontier: set[tuple[int, ...]] = {tuple(0 for _ in seqs)}
-        for i, flit in enumerate(caps):
-            nxt: set[tuple[int, ...]] = set()
-            for state in frontier:
-                for j, (_, s) in enumerate(seqs):
-                    if state[j] < len(s) and s[state[j]] == flit:
-                        nxt.add(state[:j] + (state[j] + 1,) + state[j + 1:])
-            report.checks += 1
-            if not nxt:
-                heads = [f"{k[0]} from ({k[1][0]},{k[1][1]}): {describe_flit(s[st])}"
-                         for st0 in list(frontier)[:1] for (k, s), st in zip(seqs, st0) if st < len(s)]
-                report.errors.append(
-                    f"ORDER {at}: capture #{i} at cycle {cycles[i]} is out of its stream's order: "
-                    f"{describe_flit(flit)}\n    next expected per stream: " + "; ".join(heads))
-                return
-            if len(nxt) > frontier_cap:
-                raise RuntimeError(f"order check at {dst}: more than {frontier_cap} ambiguous states")
-            frontier = nxt
+        if d.len > MAX_WRITE_LEN:
+            self._fault(WriteProtocolError, f"{what}: len > {MAX_WRITE_LEN} (a write is at most 8 beats)")
+        first = self.index(d.addr)
+        if d.staging:
+            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+                                         "dropped without a response (units.md M.4)")
+        elif self._outside(first, d.len + 1):
+            self._fault(OutsideDram, f"{what}: writes DRAM words {first:#x}+{d.len + 1}, the DRAM at "
+                                     f"{self.base:#x} holds {self.dram.size} words")
+        self.open[src] = OpenWrite(txn, first, d.len + 1, discard=d.staging)
+
+    def _write_data(self, src: Coord, flit: int) -> list[Event]:
+        w = self.open.get(src)
+        if w is None:
+            self._fault(WriteProtocolError, f"MEM_WR_DATA from {src} with no open write: dropped")
+            return []
+        final = w.done == w.beats - 1
+        if _LAST.extract(flit) != int(final):
+            self._fault(WriteProtocolError, f"MEM_WR_DATA from {src} beat {w.done + 1}/{w.beats} of write txn "
+                                            f"{w.txn:#04x} has last={_LAST.extract(flit)}")
+        if not w.discard:
+            word = (w.first + w.done) & _WORD_INDEX_MASK
+            self.dram.set_word(word, _PAYLOAD.extract(flit))
+            self.words_written += 1
+            if self.trace is not None:
+                self.trace.append(("wr", src, word))
+        w.done += 1
+        if not final:
+            return []
+        del self.open[src]
+        if w.discard:
+            return []
+        return [Event(src, make_flit(src, self.coord, FlitType.MEM_WR_ACK, w.txn, 1, 0))]
 
 
-@dataclass
-class CheckReport:
-    """Outcome of :meth:`Prediction.check`."""
-
-    checks: int = 0
-    errors: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return not self.errors
-
-
-# ---------------------------------------------------------------- the agent
+# ---------------------------------------------------------------- bench prediction
 class MagModel:
-    """The agent at ``mag`` in front of ``dram``; :meth:`run` predicts one run.
+    """The agent at ``mag`` in front of ``dram``; :meth:`run` predicts one bench run.
 
     Between runs the agent is reset (open writes are forgotten), the DRAM keeps
     what was written.
     """
 
-    def __init__(self, mag: Coord, dram: DramImage) -> None:
+    def __init__(self, mag: Coord, dram: DramImage, base: int = 0) -> None:
         self.mag = (mag[0], mag[1])
         self.dram = dram
+        self.base = base
 
     def run(self, sent: Mapping[Coord, Sequence[int]]) -> Prediction:
         """Predict the responses to ``sent`` (per source coordinate, its flits in order).
 
-        Reads see the DRAM as it was before the run; writes are applied to
-        ``self.dram`` at the end. Raises ValueError for a run whose outcome the
-        protocol leaves undefined (a read and a write of one word from
-        different requests, or two sources writing one word).
+        Raises ValueError for a run whose outcome the protocol leaves undefined
+        (a read and a write of one word from different requests, or two
+        sources writing one word); the DRAM is then left as it was.
         """
         pred = Prediction(self.mag)
-        before = self.dram
-        after = self.dram.copy()
-        read_words: dict[int, Coord] = {}
-        written_by: dict[int, Coord] = {}
+        unit = MagUnit(self.mag, self.dram.copy(), base=self.base, strict=False)
+        unit.trace = []
         for src in sorted(sent):
-            open_w: Optional[list[int]] = None  # [txn, first word, beats, done]
             for flit in sent[src]:
-                ftype = _TYPE.extract(flit)
-                txn = _TXN.extract(flit)
                 hdr_src = (_SRC_X.extract(flit), _SRC_Y.extract(flit))
                 if hdr_src != tuple(src):
                     raise ValueError(f"a flit sent by {src} carries src={hdr_src}: {describe_flit(flit)}")
-                if ftype == FlitType.MEM_RD_REQ:
-                    d = decode_descriptor(_PAYLOAD.extract(flit))
-                    self._read(pred, before, src, txn, d)
-                    for w in range(d.word, d.word + d.read_words()):
-                        read_words.setdefault(w, src)
-                elif ftype == FlitType.MEM_WR_REQ:
-                    d = decode_descriptor(_PAYLOAD.extract(flit))
-                    if open_w is not None:
-                        pred.violations.append(
-                            f"second MEM_WR_REQ from {src} txn {txn:#04x} while write txn {open_w[0]:#04x} is open")
-                        continue
-                    if d.len > 7:
-                        pred.violations.append(f"MEM_WR_REQ from {src} txn {txn:#04x} has len {d.len} > 7")
-                    if d.word + d.len + 1 > self.dram.size:
-                        pred.violations.append(f"MEM_WR_REQ from {src} txn {txn:#04x} writes past the end")
-                    open_w = [txn, d.word, d.len + 1, 0]
-                elif ftype == FlitType.MEM_WR_DATA:
-                    if open_w is None:
-                        pred.violations.append(f"MEM_WR_DATA from {src} with no open write")
-                        continue
-                    wtxn, first, beats, done = open_w
-                    final = done == beats - 1
-                    if _LAST.extract(flit) != int(final):
-                        pred.violations.append(
-                            f"MEM_WR_DATA from {src} beat {done + 1}/{beats} has last={_LAST.extract(flit)}")
-                    word = first + done
-                    owner = written_by.setdefault(word, src)
-                    if owner != src:
-                        raise ValueError(f"word {word:#x} is written by {owner} and {src} in one run: "
-                                         "nothing orders them; use disjoint addresses")
-                    after.set_word(word, _PAYLOAD.extract(flit))
-                    open_w[3] = done + 1
-                    if final:
-                        pred._add(src, ("ack", src), make_flit(src, self.mag, FlitType.MEM_WR_ACK, wtxn, 1, 0))
-                        open_w = None
-                else:
-                    pred.dropped.append(flit)
-            if open_w is not None:
-                pred.open_writes[src] = (open_w[0], open_w[3], open_w[2])
-        clash = sorted(w for w in written_by if w in read_words)
-        if clash:
-            w = clash[0]
-            raise ValueError(f"word {w:#x} is read by {read_words[w]} and written by {written_by[w]} in one run: "
-                             "nothing orders a read against a write; split the run in two")
-        self.dram = after
+                for ev in unit.take(flit):
+                    kind = "ack" if _TYPE.extract(ev.flit) == FlitType.MEM_WR_ACK else "rd"
+                    pred._add(ev.dst, (kind, tuple(src)), ev.flit)
+        _refuse_unordered(unit.trace)
+        pred.violations = unit.violations
+        pred.dropped = unit.dropped
+        pred.open_writes = {s: (w.txn, w.done, w.beats) for s, w in unit.open.items()}
+        pred.words_read, pred.words_written = unit.words_read, unit.words_written
+        self.dram = unit.dram
         return pred
 
-    def _read(self, pred: Prediction, dram: DramImage, src: Coord, txn: int, d: Descriptor) -> None:
-        n = d.read_words()
-        if d.word + n > dram.size:
-            pred.violations.append(f"MEM_RD_REQ from {src} txn {txn:#04x} reads past the end")
-        key = ("rd", src)
-        if not d.stream:
-            for i in range(n):
-                pred._add(src, key, make_flit(src, self.mag, FlitType.MEM_RD_RESP, txn, int(i == n - 1),
-                                          dram.word(d.word + i)))
-            return
-        dests = [src] + d.peers()
-        ew = d.entry_size
-        for e in range(d.entries):
-            words = dram.words(d.word + e * ew, ew)
-            for dst in dests:
-                for k, value in enumerate(words):
-                    pred._add(dst, key, make_flit(dst, self.mag, FlitType.MEM_RD_RESP, txn + e,
-                                              int(k == ew - 1), value, rsvd=k))
+
+def _refuse_unordered(trace: list[tuple[str, Coord, int]]) -> None:
+    """A word read and written, or written by two sources, in one run has no defined outcome."""
+    read_by: dict[int, Coord] = {}
+    written_by: dict[int, Coord] = {}
+    for kind, src, word in trace:
+        if kind == "rd":
+            read_by.setdefault(word, src)
+            continue
+        owner = written_by.setdefault(word, src)
+        if owner != src:
+            raise ValueError(f"word {word:#x} is written by {owner} and {src} in one run: "
+                             "nothing orders them; use disjoint addresses")
+    clash = sorted(w for w in written_by if w in read_by)
+    if clash:
+        w = clash[0]
+        raise ValueError(f"word {w:#x} is read by {read_by[w]} and written by {written_by[w]} in one run: "
+                         "nothing orders a read against a write; split the run in two")

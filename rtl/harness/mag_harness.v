@@ -8,7 +8,7 @@
 // absent (never offers, never accepts), the agent is wired there instead. So
 // several bench sources talk to the agent at once and their flits interleave
 // in the mesh before reaching it; peers of a multicast read are bank ports.
-// Python reads NX, NY, EDGE_MASK, MAG_X, MAG_Y back from this module
+// Python reads NX, NY, EDGE_MASK, MAG_X, MAG_Y, BASE back from this module
 // (tb/lib/mag_tb.py) and loads/dumps the DRAM through dram's backdoor.
 `default_nettype none
 `timescale 1ns/1ps
@@ -20,6 +20,7 @@ module mag_harness #(
     parameter integer MAG_Y = 1,
     parameter integer FIFO_DEPTH = 4,
     parameter integer DRAM_WORDS = 4096,
+    parameter [39:0]  BASE = 40'd0,         // the agent's memory window: byte address of DRAM word 0
     parameter integer RD_LATENCY = 6,
     parameter integer RD_INTERVAL = 1,
     parameter integer RDQ_DEPTH = 4,
@@ -124,7 +125,7 @@ module mag_harness #(
     wire [34:0]  mem_wr_addr;
     wire [255:0] mem_wr_data;
 
-    mag #(.X(MAG_X), .Y(MAG_Y), .DRAM_WORDS(DRAM_WORDS), .RDQ_DEPTH(RDQ_DEPTH),
+    mag #(.X(MAG_X), .Y(MAG_Y), .DRAM_WORDS(DRAM_WORDS), .BASE(BASE), .RDQ_DEPTH(RDQ_DEPTH),
           .WRQ_DEPTH(WRQ_DEPTH), .ACKQ_DEPTH(ACKQ_DEPTH), .SLOTS(SLOTS)) u_mag (
         .clk(clk), .resetn(resetn),
         .noc_in_data(mag_in_data), .noc_in_valid(mag_in_valid), .noc_in_busy(mag_in_busy),

@@ -1,7 +1,7 @@
 """Testbench class for the memory agent on rtl/harness/mag_harness.v.
 
-The geometry comes from the harness's own parameters (NX, NY, EDGE_MASK,
-MAG_X, MAG_Y), so this class needs no entry of its own in tb/benches.py (the
+The geometry and the memory window come from the harness's own parameters
+(NX, NY, EDGE_MASK, MAG_X, MAG_Y, BASE), so this class needs no entry of its own in tb/benches.py (the
 bench name, when the table has one, only sets the wall-clock bound). A run is:
 reset, bulk load of every bank port's flits, start, wait until the number of
 responses models.mag predicted has been captured (or a watchdog fires), settle
@@ -18,12 +18,15 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from models.flit import describe_flit
-from models.mag import DramImage, MagModel, Prediction
+from models.mag import WORD_BYTES, DramImage, MagModel, Prediction
 from models.mesh import Coord, MeshGeometry
 from tb.benches import get_bench
 from tb.lib.dram import DramBackdoor
 from tb.lib.harness import NEVER, CaptureRecord, EndpointBank, HarnessClock, RunOutcome, StallPattern
+from tb.lib.mxfp7_stim import random_entries
 from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
@@ -40,6 +43,7 @@ class MagRun:
     not_sent: list[tuple[int, int]]
     mon_err: int
     inject_times: list[tuple[int, int, int]]  # (port, flit, cycle) of every accepted injection
+    dram_words: tuple[int, int]               # words the DRAM read and wrote through its ports
 
 
 class MagTB:
@@ -69,7 +73,8 @@ class MagTB:
         self.clock = HarnessClock(dut.u_clk)
         self.bank = EndpointBank(dut.u_bank, self.clock.clk, self.geometry.num_ports)
         self.dram = DramBackdoor(dut.dram, self.clock.clk)
-        self.model = MagModel(self.mag, DramImage(self.dram.words))
+        self.base = int(dut.BASE.value)   # byte address of DRAM word 0 (the agent's memory window)
+        self.model = MagModel(self.mag, DramImage(self.dram.words), base=self.base)
         self.verdict = begin_test(self.bench_name, test_name, self.log)
         self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
@@ -84,11 +89,21 @@ class MagTB:
         return tb
 
     # ------------------------------------------------------------ DRAM
+    def byte(self, word: int) -> int:
+        """The machine byte address of DRAM word ``word`` (the backdoor and the model index words from 0)."""
+        return self.base + WORD_BYTES * word
+
     async def load_random(self, first_word: int, n_words: int) -> None:
         """Fill a word range with random data, in the DRAM and in the model."""
         words = [self.rng.getrandbits(256) for _ in range(n_words)]
         await self.dram.load_words(first_word, words)
         self.model.dram.load_words(first_word, words)
+
+    async def load_fp16_entries(self, first_word: int, n_entries: int) -> None:
+        """Fill 8*n_entries words with FP16 entries built to exercise QUANT (tb/lib/mxfp7_stim.py)."""
+        raw = random_entries(np.random.default_rng(self.rng.getrandbits(64)), n_entries).reshape(-1)
+        await self.dram.load_bytes(WORD_BYTES * first_word, raw)
+        self.model.dram.load_bytes(WORD_BYTES * first_word, raw.tobytes())
 
     async def check_dram(self, first_word: int, n_words: int, what: str) -> None:
         """Read a range back through the backdoor and compare with the model, word by word."""
@@ -128,6 +143,7 @@ class MagTB:
             outcome = self.bank.status("done")
         records, times = await self.bank.dump()
         mon_err = int(self.dut.mon_err.value)
+        dram_words = (int(self.dut.dram.rd_words.value), int(self.dut.dram.wr_words.value))
         await self.bank.stop()
         self.verdict.cycles += outcome.cycles
         not_sent = [(p, f) for (p, f), t in zip(slots, times) if t == NEVER]
@@ -138,7 +154,7 @@ class MagTB:
                            outcome.captured, prediction.total, outcome.last_event_cycle)
             for p, f in not_sent[:5]:
                 self.log.error("  not injected from %s: %s", self.geometry.port_coord(p), describe_flit(f))
-        return MagRun(outcome, prediction, records, not_sent, mon_err, injected)
+        return MagRun(outcome, prediction, records, not_sent, mon_err, injected, dram_words)
 
     async def _run_sliced(self, expect: int, bound_cycles: int) -> RunOutcome:
         t0 = time.monotonic()
@@ -162,6 +178,9 @@ class MagTB:
         v.check(not run.not_sent, f"{len(run.not_sent)} flit(s) were never taken by the mesh/agent")
         report = p.check((self.geometry.port_coord(r.port), r.cycle, r.flit) for r in run.records)
         v.add_checks(report.checks, report.errors)
+        # DRAM traffic: each entry is read once whatever its peers (units.md M.2), each beat written once.
+        v.check(run.dram_words == (p.words_read, p.words_written),
+                f"DRAM words read/written {run.dram_words}, the model predicts ({p.words_read}, {p.words_written})")
         if expect_monitor:
             v.check(run.mon_err == 1, "a protocol violation was sent but no monitor raised mon_err: "
                     + "; ".join(p.violations))

@@ -1,4 +1,4 @@
-"""Unit tests of the memory agent model (models/mag.py) and the DRAM file helpers."""
+"""Unit tests of the memory agent model (models/mag.py: MagModel and MagUnit) and the DRAM file helpers."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import pytest
 
 from models.flit import FlitType, pack_fields, unpack_flit
 from models.mag import (
-    DramImage, MagModel, Prediction, decode_descriptor, descriptor_payload, pack_peer, rd_req,
-    unpack_peer, wr_data, wr_req,
+    DramImage, MagModel, MagRequestError, MagUnit, NotForThisAgent, OutsideDram, Prediction, StagingAperture,
+    UndefinedFlags, WriteProtocolError, decode_descriptor, descriptor_payload, pack_peer, rd_req, unpack_peer,
+    wr_data, wr_req,
 )
+from models.numerics import mxfp7
 from tb.lib.dram import hex_lines_to_bytes, words_to_hex_lines
+from tb.lib.mxfp7_stim import random_entries
 
 MAG = (0, 1)
 A, B, C = (1, 1), (2, 1), (1, 0)
@@ -239,3 +242,133 @@ def test_dram_file_helpers_round_trip_with_the_model_convention() -> None:
     assert np.array_equal(back, data)
     with pytest.raises(ValueError, match="x/z"):
         hex_lines_to_bytes(["x" * 64], 1)
+
+
+# ---------------------------------------------------------------- entry reads (units.md M.2, M.3)
+def _fp16_dram(words: int = 512, seed: int = 4) -> MagModel:
+    """A model whose DRAM holds QUANT-worthy FP16 entries (tb/lib/mxfp7_stim.py), 8 words each."""
+    rng = np.random.default_rng(seed)
+    raw = random_entries(rng, words // 8).reshape(-1)
+    dram = DramImage(words)
+    dram.load_bytes(0, raw.tobytes())
+    return MagModel(MAG, dram)
+
+
+@pytest.mark.parametrize("blayout", [False, True])
+def test_quant_entry_read_words_txn_rsvd_last_and_peers(blayout: bool) -> None:
+    m = _fp16_dram()
+    req = rd_req(MAG, A, 0xFE, (16 << 5) | 3, 77, stream=True, quant=True, blayout=blayout, count=3,
+                 entry_words=2, peers=[B, C])                       # len and entry_words are ignored
+    pred = m.run({A: [req]})
+    for dst in (A, B, C):
+        flits = [unpack_flit(f) for f in pred.streams[dst][("rd", A)]]
+        assert len(flits) == 12 and all(f.dst == dst and f.src == MAG and f.type == 2 for f in flits)
+        assert [f.txn for f in flits] == [0xFE] * 4 + [0xFF] * 4 + [0x00] * 4
+        assert [f.rsvd for f in flits] == [0, 1, 2, 3] * 3 and [f.last for f in flits] == [0, 0, 0, 1] * 3
+        for i in range(3):                                           # entry i at byte addr + 256 i
+            want = mxfp7.quantise_dram_words(m.dram.words(16 + 8 * i, 8), blayout)
+            assert [f.payload for f in flits[4 * i:4 * i + 4]] == want
+    assert pred.total == 36 and not pred.violations
+
+
+def test_quant_without_stream_is_one_entry() -> None:
+    m = _fp16_dram()
+    pred = m.run({A: [rd_req(MAG, A, 9, 8 << 5, 5, quant=True, count=7, peers=[B])]})
+    flits = [unpack_flit(f) for f in pred.flits_for(A)]
+    assert [f.payload for f in flits] == mxfp7.quantise_dram_words(m.dram.words(8, 8), False)
+    assert [f.txn for f in flits] == [9] * 4 and len(pred.flits_for(B)) == 4   # peers still served
+
+
+def test_blayout_and_low_flag_bits_have_no_effect_without_quant() -> None:
+    m = _model()
+    plain = m.run({A: [rd_req(MAG, A, 1, 0, 2, flags=0x2F)]}).flits_for(A)     # BLAYOUT + bits 0..3
+    assert plain == m.run({A: [rd_req(MAG, A, 1, 0, 2)]}).flits_for(A) and len(plain) == 3
+    strm = m.run({A: [rd_req(MAG, A, 1, 0, flags=0x6F, count=2, entry_words=3)]}).flits_for(A)
+    assert strm == m.run({A: [rd_req(MAG, A, 1, 0, stream=True, count=2, entry_words=3)]}).flits_for(A)
+
+
+def test_plain_read_ignores_count_and_peers() -> None:
+    pred = _model().run({A: [rd_req(MAG, A, 3, 0, 1, count=9, entry_words=2, peers=[B])]})
+    assert pred.total == 2 and set(pred.streams) == {A}
+    assert [unpack_flit(f).rsvd for f in pred.flits_for(A)] == [0, 0]
+
+
+def test_each_entry_is_read_once_whatever_the_peers() -> None:
+    unit = MagUnit(MAG, words=256)
+    calls: list[int] = []
+    word = unit.dram.word
+    unit.dram.word = lambda i: calls.append(i) or word(i)  # type: ignore[method-assign]
+    out = unit.take(rd_req(MAG, A, 0, 64 << 5, stream=True, quant=True, count=5, peers=[B, C, (2, 2)]))
+    assert calls == list(range(64, 64 + 40)) and len(out) == 5 * 4 * 4 and unit.words_read == 40
+    assert [ev.dst for ev in out[:16]] == [A] * 4 + [B] * 4 + [C] * 4 + [(2, 2)] * 4   # requester, then peers
+
+
+# ---------------------------------------------------------------- MagUnit
+BASE = 0x8000_0000
+
+
+def test_unit_serves_the_memory_window_of_the_bundles() -> None:
+    unit = MagUnit(MAG, base=BASE, words=4096)
+    data = bytes(range(256)) * 2
+    unit.load(BASE + 0x1000, data)
+    out = unit.take(rd_req(MAG, A, 0x11, BASE + 0x1000, 15))
+    assert [ev.dst for ev in out] == [A] * 16
+    got = b"".join(unpack_flit(ev.flit).payload.to_bytes(32, "little") for ev in out)
+    assert got == data and unit.read(BASE + 0x1000, 512) == data and unit.index(BASE + 0x1000) == 0x80
+    with pytest.raises(OutsideDram):
+        unit.take(rd_req(MAG, A, 0, BASE - 32))
+    with pytest.raises(OutsideDram):
+        unit.take(rd_req(MAG, A, 0, BASE + 4095 * 32, 1))
+    with pytest.raises(OutsideDram):
+        unit.take(rd_req(MAG, A, 0, BASE + 4088 * 32, stream=True, quant=True, count=2))
+    with pytest.raises(ValueError, match="aligned"):
+        MagUnit(MAG, base=BASE + 8)
+
+
+def test_unit_write_binds_by_source_and_acks_after_the_last_beat() -> None:
+    unit = MagUnit(MAG, base=BASE, words=64)
+    assert unit.take(wr_req(MAG, A, 0x21, BASE + 64, 1)) == [] and not unit.idle
+    assert unit.take(wr_req(MAG, B, 0x22, BASE + 256, 0)) == []
+    assert unit.take(wr_data(MAG, A, 0xA0, False, txn=0x99)) == []
+    ack_b = unit.take(wr_data(MAG, B, 0xB0, True))
+    ack_a = unit.take(wr_data(MAG, A, 0xA1, True))
+    for ev, dst, txn in ((ack_a[0], A, 0x21), (ack_b[0], B, 0x22)):
+        f = unpack_flit(ev.flit)
+        assert ev.dst == dst and (f.type, f.txn, f.last, f.payload, f.src, f.dst) == (3, txn, 1, 0, MAG, dst)
+    assert unit.dram.words(2, 2) == [0xA0, 0xA1] and unit.dram.word(8) == 0xB0 and unit.idle
+    assert (unit.words_written, unit.words_read) == (3, 0)
+
+
+@pytest.mark.parametrize("case,error", [
+    ("flag7", UndefinedFlags), ("staging_rd", StagingAperture), ("staging_wr", StagingAperture),
+    ("len8", WriteProtocolError), ("second", WriteProtocolError), ("stray", WriteProtocolError),
+    ("last", WriteProtocolError), ("wr_past", OutsideDram), ("misaddressed", NotForThisAgent)])
+def test_unit_refuses_what_it_cannot_honour(case: str, error: type) -> None:
+    unit = MagUnit(MAG, base=BASE, words=64)
+    flits = {
+        "flag7": [rd_req(MAG, A, 1, BASE, flags=0xD0, count=1)],
+        "staging_rd": [rd_req(MAG, A, 1, 1 << 39, stream=True)],
+        "staging_wr": [wr_req(MAG, A, 1, (1 << 39) | (1 << 37), 0)],
+        "len8": [wr_req(MAG, A, 1, BASE, 8)],
+        "second": [wr_req(MAG, A, 1, BASE, 1), wr_req(MAG, A, 2, BASE + 64, 0)],
+        "stray": [wr_data(MAG, A, 1, True)],
+        "last": [wr_req(MAG, A, 1, BASE, 1), wr_data(MAG, A, 1, True)],
+        "wr_past": [wr_req(MAG, A, 1, BASE + 63 * 32, 1)],
+        "misaddressed": [rd_req((1, 1), A, 1, BASE)],
+    }[case]
+    with pytest.raises(error):
+        unit.take_all(flits)
+    assert issubclass(error, MagRequestError)
+
+
+def test_tolerant_unit_serves_flag7_and_drops_staging_like_the_rtl() -> None:
+    m = _model(words=64)
+    sent = {A: [rd_req(MAG, A, 1, 0, flags=0xC0, count=2, entry_words=1),
+                rd_req(MAG, A, 2, 1 << 39, 3),
+                wr_req(MAG, A, 3, 1 << 39, 1), wr_data(MAG, A, 5, False), wr_data(MAG, A, 6, True),
+                rd_req(MAG, A, 4, 32, 0)]}
+    before = m.dram.copy()
+    pred = m.run(sent)
+    assert [unpack_flit(f).txn for f in pred.flits_for(A)] == [1, 2, 4]   # 2 entries, nothing for staging
+    assert len(pred.violations) == 3 and all(m.dram.word(i) == before.word(i) for i in range(64))
+    assert not pred.open_writes
