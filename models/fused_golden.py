@@ -4,11 +4,13 @@
 w_r: N x K int7, E5M3 block scales per row and 32-wide K block), computed the
 way the machine computes it, from models.numerics only:
 
-1. **GEMM into S1E7M14**, per the cluster's sweep (K block outermost): block
-   kb = 0 is a LOAD of the rounded product, every later block an ADD (product
-   rounded, then the sum rounded), in increasing kb. Tiles are independent, so
+1. **GEMM into S1E7M14** (units.md C.7), per the cluster's sweep (K block
+   outermost): block kb = 0 is a LOAD of the converted block, every later block
+   an ADD (block converted, then the accumulator add of C.7.4 with its quirks),
+   in increasing kb. Tiles are independent, so
    the g/h order inside one kb does not change a value; only the kb order does.
-2. **FP16 emit** (OP_EMIT: nearest even, saturating to +-65504).
+2. **FP16 emit** (OP_EMIT, units.md C.7.5: nearest even, flushed below 2^-14, saturating to
+   +-65504).
 3. **FP16 -> E8M15** on VLD (exact).
 4. **The epilogue** on E8M15 in the order the vector program runs it
    (models.programs.lower_epilogue): add/sub/mul/max/min/exp2/inv/neg one
@@ -104,6 +106,7 @@ __all__ = [
 ANCHOR = 40
 SCALE_ONE = 0xA0
 FP16_MAX = 65504.0
+FP16_MIN_NORMAL = 2.0 ** -14  # the emit flushes below it (units.md C.7.5)
 LOG2E = float(np.log2(np.e))
 D1_RANGE = (128.0, 256.0)  # |VEXP2 argument| in [128, 256): upstream defect D1 (units.md V.6.4)
 
@@ -146,7 +149,7 @@ def accumulate(x, w, *, x_scales=None, w_scales=None, anchor: int = ANCHOR) -> n
 
 
 def emit_fp16(acc) -> np.ndarray:
-    """OP_EMIT: S1E7M14 -> FP16 (nearest even, saturating)."""
+    """OP_EMIT: S1E7M14 -> FP16 (units.md C.7.5: nearest even, flushed below 2^-14, saturating)."""
     return np.asarray(acc_to_fp16(acc), dtype=np.uint16)
 
 
@@ -349,9 +352,12 @@ def accumulator_error_bound(x, w, *, x_scales=None, w_scales=None,
                             anchor: int = ANCHOR) -> tuple[np.ndarray, np.ndarray]:
     """(exact accumulator, a priori bound on |FP16 emit - exact|), per element.
 
-    The sweep rounds each block's product (half an S1E7M14 ulp of it) and each
-    running sum after the first block (half an ulp of the sum); the emit then
-    rounds to FP16 (half an FP16 ulp, subnormal spacing at the bottom).
+    The sweep rounds each block's product (half an S1E7M14 ulp of it: C.7.3 rounds
+    to nearest even, and no exponent wraps for 17 <= anchor <= 56) and each
+    running sum after the first block (half an ulp of the sum, plus 2^-9 ulp for
+    quirk A2's plain sticky, which may round a value just under a midpoint up);
+    the emit then rounds to FP16 (half an FP16 ulp) and flushes a value under
+    2^-14 to zero (C.7.5: no FP16 subnormals), an error of at most 2^-14.
     """
     x, w = np.asarray(x, dtype=np.float64), np.asarray(w, dtype=np.float64)
     m, k = x.shape
@@ -369,8 +375,9 @@ def accumulator_error_bound(x, w, *, x_scales=None, w_scales=None,
         bound += np.where(d != 0, 0.5 * ulp(np.abs(d) * grow, ACC), 0.0)
         total = total + d
         if kb:
-            bound += np.where((total != 0) | (bound > 0), 0.5 * ulp((np.abs(total) + bound) * grow, ACC), 0.0)
-    bound += 0.5 * ulp(np.abs(total) + bound, FP16)
+            bound += np.where((total != 0) | (bound > 0),
+                              (0.5 + 2.0 ** -9) * ulp((np.abs(total) + bound) * grow, ACC), 0.0)
+    bound += np.where(np.abs(total) + bound < FP16_MIN_NORMAL, FP16_MIN_NORMAL, 0.5 * ulp(np.abs(total) + bound, FP16))
     return total, bound
 
 

@@ -2,14 +2,15 @@
 
 Modules, one role each:
 
-* ``rounding``   - the integer rounding kernel (nearest-even, aligned add) of the cluster formats;
+* ``rounding``   - the integer rounding kernel (nearest-even) of the generic encoder;
 * ``formats``    - FP16, FP32, E8M15, S1E7M14 (ACC) and E5M3 bit patterns, encode/decode,
-  the generic correctly-rounded ``convert`` and OP_EMIT (``acc_to_fp16``);
+  the generic correctly-rounded ``convert`` (a reference encoder for the tests);
 * ``e8m15``      - the vector core's lane arithmetic as units.md V.6 fixes it (upstream's
   FMA datapath and PACK, compares, VEXP2/VLOG2/VINV/VRSQRT over the coefficient table,
   dispatch by opcode, SiLU);
 * ``e8m15_cvt``  - the vector core's FP16/FP32 load and store conversions (units.md V.7);
-* ``cluster``    - the cluster unit's int7 GEMM sub-tile into S1E7M14;
+* ``cluster``    - the cluster's accumulator as units.md C.7 fixes it: K-block dot, conversion into
+  S1E7M14 (A1), the accumulator add (A2, A3), the saturating FP16 emit;
 * ``layout``     - L1 packing of int7 entries, FP16/FP32 words, accumulator port;
 * ``reference``  - float64 references and the checkers (exact and in ulps);
 * ``accuracy``   - ``python -m models.numerics.accuracy`` measures the transcendentals and SiLU.
@@ -17,7 +18,10 @@ Modules, one role each:
 docs/numerics.md states every rule.
 """
 
-from .cluster import acc_add, emit_granule, gemm_entry, gemm_product, gemm_reference, gemm_step
+from .cluster import (
+    acc_add, acc_convert, acc_emit, acc_load, acc_to_fp16, emit_granule, gemm_entry, gemm_product, gemm_reference,
+    gemm_step,
+)
 from .e8m15 import (
     COEFFS, K0, K1, K2, NEG_INF, NEG_LOG2E, POS_INF, QNAN, alu, cmp_eq, cmp_gt, cmp_lt, compare, fma,
     pack, silu_e8m15, silu_fp16, silu_ref, vabs, vadd, vcmpeq, vcmpgt, vcmplt, vexp2, vfma, vfnma, vinv,
@@ -25,5 +29,5 @@ from .e8m15 import (
 )
 from .e8m15_cvt import e8m15_to_fp16, e8m15_to_fp32, fp16_to_e8m15, fp32_to_e8m15
 from .formats import (
-    ACC, E8M15, FP16, FP32, Format, acc_to_fp16, convert, decode, e5m3_decode, e5m3_encode, encode,
+    ACC, E8M15, FP16, FP32, Format, convert, decode, e5m3_decode, e5m3_encode, encode,
 )

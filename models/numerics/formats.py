@@ -209,13 +209,6 @@ def encode(x, fmt: Format, overflow: str | None = None) -> np.ndarray:
     return out.astype(fmt.out_dtype())
 
 
-# --- the conversion the cluster performs (the vector core's are in e8m15_cvt) ---
-
-def acc_to_fp16(acc) -> np.ndarray:
-    """OP_EMIT of one accumulator element: nearest-even, FP16 subnormals, saturating to +-65504."""
-    return convert(acc, ACC, FP16, overflow="saturate")
-
-
 # --- E5M3 block scales ----------------------------------------------------------
 
 E5M3_ONE = 0xA0  # E=20, M=0: 1.0

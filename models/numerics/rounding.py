@@ -1,21 +1,16 @@
-"""The integer rounding kernel every format and operation in this package uses.
+"""The integer rounding kernel of the generic encoder (``formats.encode`` / ``convert``).
 
 A value is handled as an exact integer magnitude and the exponent of its least
-significant bit: ``value = mag * 2**lsb_exp``.  Two helpers do all the work:
-
-* :func:`round_nearest_even` rounds such a value to a given number of
-  significant bits (round to nearest, ties to even), optionally with a floor on
-  the exponent of the result's lsb (gradual underflow, as in IEEE subnormals);
-* :func:`align_add` adds two signed values, keeping the smaller one's lost bits
-  as a sticky bit ORed into the lsb ("jamming"), which is exact for rounding as
-  long as the caller leaves enough guard bits (see docs/numerics.md).
-
-The Verilog modules ``fp_round`` and ``fp_align_add`` in rtl/arith are the same
-two steps, so every model and every RTL block shares one definition of
-rounding.  All functions take and return numpy int64 arrays (scalars broadcast);
-magnitudes must stay below 2**62.  Three small helpers (:func:`low_bits`,
-:func:`top_bit`, :func:`round_half_even`) serve the vector core's fixed-width
-datapath (``e8m15``, ``e8m15_cvt``), which rounds on explicit guard/sticky bits.
+significant bit: ``value = mag * 2**lsb_exp``.  :func:`round_nearest_even`
+rounds such a value to a given number of significant bits (round to nearest,
+ties to even), optionally with a floor on the exponent of the result's lsb
+(gradual underflow, as in IEEE subnormals).  The tests use that encoder as a
+correctly rounded reference; the units' own datapaths round as the spec pins
+them (the cluster: ``cluster``, units.md C.7; the vector core: ``e8m15``,
+``e8m15_cvt``, units.md V.6/V.7).  All functions take and return numpy int64
+arrays (scalars broadcast); magnitudes must stay below 2**62.  Small helpers
+(:func:`low_bits`, :func:`top_bit`, :func:`round_half_even`, :func:`bit_length`)
+serve those fixed-width datapaths, which round on explicit guard/sticky bits.
 """
 
 from __future__ import annotations
@@ -89,29 +84,3 @@ def round_nearest_even(mag, lsb_exp, prec: int, emin_lsb: int | None = None, sti
     q = np.where(sh < 0, mag << np.clip(-sh, 0, 62), q + up)
     carry = (q >> prec) > 0
     return np.where(carry, q >> 1, q), np.where(carry, out + 1, out)
-
-
-def align_add(sx, mx, ex, sy, my, ey, width: int, guard: int):
-    """Signed sum of ``(-1)**sx * mx * 2**ex`` and ``(-1)**sy * my * 2**ey``.
-
-    Both magnitudes are ``width``-bit registers whose top set bit is at
-    ``width-1`` or ``width-2`` (or zero).  The operand with the larger lsb
-    exponent (a non-zero one if there is one) is kept exactly, shifted left by
-    ``guard`` bits; the other is shifted right to align, and any bit shifted out
-    is ORed into the lsb.  Returns ``(sign, mag, lsb_exp)`` of the (possibly
-    jammed) sum; ``mag == 0`` only for an exact zero sum (the caller picks the
-    sign of zero).  With ``guard >= 4`` the jammed sum rounds exactly like the
-    true sum to any precision up to ``width`` bits.
-    """
-    sx, mx, ex, sy, my, ey = (as_i64(v) for v in (sx, mx, ex, sy, my, ey))
-    swap = (mx == 0) | ((my != 0) & (ey > ex))
-    s_big, m_big, e_big = (np.where(swap, b, a) for a, b in ((sx, sy), (mx, my), (ex, ey)))
-    s_sml, m_sml, e_sml = (np.where(swap, a, b) for a, b in ((sx, sy), (mx, my), (ex, ey)))
-    d = np.clip(e_big - e_sml, 0, width + guard + 1)
-    yg = m_sml << guard
-    ya = yg >> d
-    ya = ya | ((ya << d) != yg)
-    xg = m_big << guard
-    total = np.where(s_big == s_sml, xg + ya, xg - ya)
-    sign = np.where(total < 0, s_sml, s_big)
-    return sign, np.abs(total), e_big - guard

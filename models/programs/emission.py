@@ -67,7 +67,7 @@ VL_SREG = 0  # S0 holds VL (VSETI s0, 128; VSETVL s0), as in the compiler's prog
 L1_FIELDS = (0, 1)
 MEMORY_FIELDS = (0, 1, 2, 3, 4)
 DESC_POLICIES = ("minimal", "full")  # every field an instruction reads / every field of every descriptor
-FILL_REACH = 256  # a FILL reaches L1 entries 0..255 (its tag is the 8-bit txn)
+FILL_REACH = 256  # our FILLs use bank 0 only: L1 entries 0..255 (the entry is {fbank, txn}, units.md C.4)
 
 
 @dataclass(frozen=True)
@@ -162,7 +162,9 @@ def _fills(addr: int, n: int, sel: int) -> list[int]:
     out, done = [], 0
     while done < n:
         k = min(cl.FILL_MAX, n - done)
-        out.append(cl.fill(addr + done * ENTRY_BYTES, k, sel, eoff=done))
+        # preq: our DRAM images hold the operands already as MXFP7 entries (layout.operand_images), so the
+        # request carries no QUANT (units.md C.2: flags 0x40 / 0x60)
+        out.append(cl.fill(addr + done * ENTRY_BYTES, k, sel, eoff=done, preq=1))
         done += k
     return out
 

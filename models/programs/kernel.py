@@ -48,8 +48,8 @@ def build_programs(plan: Plan, epilogue: Expr, machine: Machine, *, form: str = 
         raise ValueError(f"form must be 'fused' or 'unfused', got {form!r}")
     fused = form == "fused"
     _check_plan(plan, machine)
-    if layout is None:
-        layout = dram_layout(plan)
+    if layout is None:  # from the machine's memory window on: the addresses its memory agent serves
+        layout = dram_layout(plan, base=machine.mem_base)
     else:
         layout.check()
         if (layout.m, layout.n, layout.k, layout.gm, layout.gn, layout.nk) != \

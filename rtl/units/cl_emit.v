@@ -1,8 +1,9 @@
-// Arithmetic boundary of the cluster CU, emit side: OP_EMIT of one sub-tile,
-// combinational. 16 S1E7M14 elements in ((r,c) at [(4r+c)*22 +: 22]), one FP16
-// granule out ((r,c) at [(4r+c)*16 +: 16]); the conversion is the project's
-// acc_emit_subtile (rtl/arith): nearest even, FP16 subnormals, SATURATING at
-// +-65504 (0x7bff / 0xfbff), never infinity.
+// Arithmetic boundary of the cluster CU, emit side: one sub-tile to one FP16
+// granule, combinational (units.md C.7.5: nearest even, flushed below 2^-14,
+// SATURATING at +-65504 (0x7bff / 0xfbff), never infinity). 16 S1E7M14 lanes
+// in ((r,c) at [(4r+c)*22 +: 22]), the granule out ((r,c) at [(4r+c)*16 +: 16]);
+// the conversion is rtl/arith/acc_emit_subtile.v. Used by the write port
+// (cl_wport.v) for OP_EMIT and for an emitting GEMM's sub-tiles.
 `default_nettype none
 `timescale 1ns/1ps
 module cl_emit (

@@ -1,18 +1,18 @@
 // Arithmetic boundary of the cluster CU: one accumulator command on one 4x4
 // sub-tile. The sequencer (cluster_cu.v) reaches the arithmetic only through
-// this module and cl_emit.v; the arithmetic itself is the project's bit-exact
-// blocks in rtl/arith (docs/numerics.md, models/numerics/cluster.py).
+// this module and cl_emit.v; the arithmetic itself is rtl/arith's, which
+// units.md C.7 fixes (docs/numerics.md §3, models/numerics/cluster.py).
 //
 // Ports (combinational; the cluster registers every input):
-//   op      0 LOAD  acc_out = prod                 (kb == 0 && !acc)
-//           1 ADD   acc_out = acc_add(acc_in, prod)
-//           2 PEER  acc_out = acc_add(acc_in, peer_in)   (ADD_PEER, CU_DATA buf 2)
-//           where prod = cu_gemm_subtile's S1E7M14 value of the entry pair:
-//           dot * (8+MA)(8+MB) * 2^(EA+EB-anchor-6), rounded once.
-//   a_ent, b_ent  one L1A / L1B entry, granule w at [256w +: 256] (the layout
-//           of models/numerics/layout.py)
-//   anchor  the GEMM's anchor field, applied as above (40 is neutral)
-//   acc_in, peer_in, acc_out: 16 S1E7M14 elements, (r,c) at [(4r+c)*22 +: 22]
+//   op      0 LOAD  acc_out = ADD(0, X)                  (kb == 0 && !acc)
+//           1 ADD   acc_out = ADD(acc_in, X)
+//           2 PEER  acc_out = ADD(acc_in, peer_in)       (ADD_PEER, CU_DATA buf 2)
+//           where X = C.7.3's conversion of the entry pair's exact K-block dot
+//           with the A-lane and B-lane scales and the anchor, and ADD is
+//           C.7.4's add (quirks A1-A3 included)
+//   a_ent, b_ent  one L1A / L1B entry, granule w at [256w +: 256] (units.md C.4)
+//   anchor  the GEMM's anchor field (40 with 0xA0 scales: the integer dot)
+//   acc_in, peer_in, acc_out: 16 S1E7M14 lanes, (r,c) at [(4r+c)*22 +: 22]
 `default_nettype none
 `timescale 1ns/1ps
 module cl_mac (

@@ -225,7 +225,9 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
                             what="sentinel into L1")
         await seq.host.clear_sig_done()
         # (2) cluster stage, (3) Await the acks, then the vector stage.
-        program = [cl.fill(A_BASE, gm * nk, 0), cl.fill(B_BASE, gn * nk, 1), cl.gemm(gm, gn, nk, anchor=ops.anchor),
+        # preq: the DRAM holds the operands already as MXFP7 entries, so the FILLs ask for no QUANT (units.md C.2)
+        program = [cl.fill(A_BASE, gm * nk, 0, preq=1), cl.fill(B_BASE, gn * nk, 1, preq=1),
+                   cl.gemm(gm, gn, nk, anchor=ops.anchor),
                    cl.drain(tiles, addr=32 * peer_word, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)]
         (instance,) = plan.instances
         v.check((instance.cluster, instance.vector_core) == (CL, VC), f"planner paired {instance}")

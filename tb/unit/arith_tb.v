@@ -22,6 +22,7 @@
 //   15 chain: FP16 load, VADD x+x (vc_alu), FP16 store        {h16} -> {h16}
 //   16 chain: FP16 load, SiLU through vc_alu (VMUL by -log2e 0xBFB8AA, VEXP2,
 //             VADD K1, VINV, VMUL by x), FP16 store           {h16} -> {h16}
+//   17 acc_convert     {anchor8, sb8, sa8, dot19}             -> {x22}
 module arith_tb;
 `include "vector_bench.vh"
 
@@ -62,6 +63,9 @@ module arith_tb;
             fp16_to_e8m15 u_ld  (.h(vin[15:0]), .x(x));
             vc_alu        u_add (.en(1'b1), .op(5'h03), .a(x), .b(24'd0), .c(x), .r(s), .pred(p));
             e8m15_to_fp16 u_st  (.x(s), .h(vout[15:0]));
+        end else if (OP == 17) begin : g_op
+            acc_convert u (.dot(vin[18:0]), .sa(vin[26:19]), .sb(vin[34:27]), .anchor(vin[42:35]),
+                           .x(vout[21:0]));
         end else begin : g_op
             localparam [23:0] NEG_LOG2E = 24'hBFB8AA, K1 = 24'h3F8000;  // VSETI immediate, 1.0
             wire [23:0] x, t, e, d, q, y;

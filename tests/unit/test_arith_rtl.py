@@ -4,8 +4,8 @@ Each test writes its input vectors to sim_build/unit/<op>/vin.hex, builds the
 pure-Verilog bench tb/unit/arith_tb.v with that block elaborated (iverilog
 -g2012, parameter OP), runs it with vvp, reads vout.hex and compares every
 output with the Python models: models.numerics.e8m15 (units.md V.6) and
-models.numerics.e8m15_cvt (V.7) for the vector core, models.numerics.cluster /
-formats for the cluster.  Edge values, exhaustive sweeps where a block takes 16
+models.numerics.e8m15_cvt (V.7) for the vector core, models.numerics.cluster
+(C.7) for the cluster.  Edge values, exhaustive sweeps where a block takes 16
 bits (FP16 load, the FP16 doubling and SiLU chains), every mantissa at several
 exponents for the transcendentals, and a few thousand random vectors
 elsewhere.  A few spec examples are checked against the RTL directly, without
@@ -20,10 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.numerics import cluster, e8m15, e8m15_cvt, formats
+from models.numerics import cluster, e8m15, e8m15_cvt
 from models.numerics.layout import entry_to_int, pack_a_entry, pack_acc_tile, pack_b_entry
 from models.numerics.reference import bit_mismatches
 from tb.lib.vector_bench import VectorBench, read_hex_words
+from tests.unit import cluster_ref as cref
 
 ROOT = Path(__file__).resolve().parents[2]
 RTL = ROOT / "rtl" / "arith"
@@ -46,6 +47,7 @@ OPS = {
     "acc_to_fp16": (12, 22, 16),
     "acc_emit_subtile": (13, 352, 256),
     "cu_gemm_subtile": (14, 2409, 352),
+    "acc_convert": (17, 43, 22),
     "chain_fp16_double": (15, 16, 16),
     "chain_silu": (16, 16, 16),
 }
@@ -399,67 +401,72 @@ def test_chain_silu_exhaustive():
     check("chain_silu", ALL_FP16, e8m15_cvt.e8m15_to_fp16(y), ALL_FP16)
 
 
-# --- accumulator and GEMM --------------------------------------------------------
+# --- accumulator and GEMM (units.md C.7) ----------------------------------------
+# The vectors are those tests/unit/test_cluster_numerics.py holds the model to (>= 10^4 per operation,
+# with cancellation, underflow, A2 midpoints, A3, A1 wraps, ties and saturation); here the RTL must
+# equal the model on every one.
 
-ACC_EDGE = np.array([0x000000, 0x200000, 0x000001, 0x0FC000, 0x2FC000, 0x004000, 0x204000,
-                     0x1FFFFF, 0x3FFFFF, 0x1FBFFF, 0x13C000, 0x13BFF0, 0x13BFF8, 0x13BFF7,
-                     0x0A0000, 0x09C000, 0x09E000, 0x09E001, 0x0A3FF0], dtype=np.int64)
+def test_acc_add():
+    t, x = (np.array(c, dtype=np.int64) for c in zip(*cref.ADD))
+    check("acc_add", pairs(t, x, 22), cluster.acc_add(t, x))
+
+
+def test_acc_to_fp16():
+    a = np.array(cref.EMIT, dtype=np.int64)
+    check("acc_to_fp16", a, cluster.acc_emit(a), a)
+
+
+def test_acc_convert():
+    d, sa, sb, anchor = (np.array(c, dtype=np.int64) for c in zip(*cref.CONVERT))
+    vec = (anchor << 35) | (sb << 27) | (sa << 19) | (d & 0x7FFFF)
+    check("acc_convert", vec, cluster.acc_convert(d, sa, sb, anchor), vec)
+
+
+def test_spec_examples_on_the_rtl():
+    """A few C.7 lines checked on the RTL against the literal reference, without the model."""
+    adds = [(0x0FC000, 0x2FC000), (126 << 14 | 0x3FFF, 126 << 14 | 0x3FFF), (0, 127 << 14 | 5), (0x3ABC, 0)]
+    got = run_rtl("acc_add", [(p << 22) | q for p, q in adds], "_spec")
+    assert got == [cref.ref_add(p, q) for p, q in adds] == [0, 127 << 14 | 0x3FFF, 127 << 14 | 5, 0]
+    emits = [78 << 14 | 0x3FF0, 78 << 14 | 0x3FF8, 1 << 21 | 48 << 14 | 0x3FFF, 0x0FC000]
+    assert run_rtl("acc_to_fp16", emits, "_spec") == [cref.ref_emit(v) for v in emits] == [0x7BFF, 0x7BFF, 0x8400,
+                                                                                           0x3C00]
 
 
 def acc_random(r: np.random.Generator, n: int, lo: int = 0, hi: int = 127) -> np.ndarray:
     return (r.integers(0, 2, n) << 21) | (r.integers(lo, hi + 1, n) << 14) | r.integers(0, 1 << 14, n)
 
 
-def test_acc_add():
-    r = rng(9)
-    ga, gb = (g.ravel() for g in np.meshgrid(ACC_EDGE, ACC_EDGE, indexing="ij"))
-    x = acc_random(r, 4000)
-    e = np.clip(((x >> 14) & 0x7F) + r.integers(-18, 19, 4000), 0, 127)
-    y = np.where(r.random(4000) < 0.5, x ^ (1 << 21), acc_random(r, 4000))
-    y = (y & ~(0x7F << 14)) | (e << 14)
-    a = np.concatenate([ga, x])
-    b = np.concatenate([gb, y])
-    check("acc_add", pairs(a, b, 22), cluster.acc_add(a, b))
-
-
-def test_acc_to_fp16():
-    r = rng(10)
-    exps = np.arange(128)
-    sweep = ((np.arange(2)[:, None, None] << 21) | (exps[None, :, None] << 14)
-             | r.integers(0, 1 << 14, (2, 128, 96))).ravel()
-    a = np.concatenate([ACC_EDGE, sweep, acc_random(r, 4000, 30, 85)])
-    check("acc_to_fp16", a, formats.acc_to_fp16(a), a)
-
-
 def test_acc_emit_subtile():
     r = rng(11)
-    tiles = acc_random(r, 16 * 200, 40, 90).reshape(-1, 4, 4)
+    tiles = acc_random(r, 16 * 400, 0, 127).reshape(-1, 4, 4)
     vec = [pack_acc_tile(t) for t in tiles]
     exp = [cluster.emit_granule(t) for t in tiles]
     check("acc_emit_subtile", vec, exp)
 
 
 def gemm_vectors(n: int, seed: int):
-    """Random and edge GEMM steps: (bench input vectors, expected acc_out ports) as ints."""
+    """Random and edge GEMM issues: (bench input vectors, expected acc_out ports) as ints."""
     r = rng(seed)
     a = r.integers(-64, 64, (n, 4, 32))
     b = r.integers(-64, 64, (n, 32, 4))
     sa = r.integers(0, 256, (n, 4))
     sb = r.integers(0, 256, (n, 4))
-    anchor = np.clip(r.normal(40, 15, n).astype(np.int64), 0, 255)
-    anchor[:8] = [0, 255, 40, 40, 40, 1, 200, 62]
+    anchor = np.clip(r.normal(40, 25, n).astype(np.int64), 0, 255)
+    anchor[:8] = [0, 255, 40, 40, 40, 1, 200, 62]  # 0, 1, 200, 255: A1 wraps
     acc_in = acc_random(r, n * 16).reshape(n, 4, 4)
     accumulate = r.integers(0, 2, n)
-    # edges: extreme dot products, exact integer case, saturation, flush, cancellation
-    a[0], b[0] = -64, -64  # dot = +131072
-    sa[0], sb[0] = 0xFF, 0xFF  # with anchor 0: saturates
+    # edges: extreme dot products, exact integer case, binade 127 (A3), cancellation
+    a[0], b[0] = -64, -64  # D = +131072
+    sa[0], sb[0] = 0xFF, 0xFF
     a[1], b[1] = 63, -64
     a[2], b[2] = -64, -64
-    sa[2], sb[2] = 0xA0, 0xA0  # exact integer dot (rounded to 15 bits)
+    sa[2], sb[2] = 0xA0, 0xA0  # the exact integer dot (rounded to 15 bits)
     sa[3], sb[3] = 0xA0, 0xA0
     a[3] = r.integers(-3, 4, (4, 32))  # small dots: exact
     a[4] = 0
     accumulate[2:5] = 1
+    acc_in[6] = 126 << 14 | 0x3FFF  # ADD reaching binade 127: the maximum magnitude
+    a[6], b[6], sa[6], sb[6], anchor[6], accumulate[6] = 63, 63, 0xC0, 0xC0, 1, 1  # X in binade 126
     load = cluster.gemm_product(a[5], b[5], sa[5], sb[5], anchor[5]).astype(np.int64)
     acc_in[5] = load ^ (1 << 21)  # acc = -product: exact cancellation to +0
     accumulate[5] = 1
@@ -469,7 +476,7 @@ def gemm_vectors(n: int, seed: int):
     for t in range(n):
         out = cluster.gemm_step(a[t], b[t], sa[t], sb[t], int(anchor[t]), acc_in[t], bool(accumulate[t]))
         if t == 5:
-            assert np.all(out == 0)
+            assert np.all((out == 0) | (load == 0))
         expected.append(pack_acc_tile(out))
         v = entry_to_int(ga[t]) | (entry_to_int(gb[t]) << 1024) | (pack_acc_tile(acc_in[t]) << 2048)
         vec.append(v | (int(anchor[t]) << 2400) | (int(accumulate[t]) << 2408))
@@ -477,7 +484,7 @@ def gemm_vectors(n: int, seed: int):
 
 
 def test_cu_gemm_subtile():
-    vec, expected = gemm_vectors(400, 12)
+    vec, expected = gemm_vectors(600, 12)
     check("cu_gemm_subtile", vec, expected)
 
 

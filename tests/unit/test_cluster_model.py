@@ -1,4 +1,9 @@
-"""The cluster CU model: encoder, L1 images, sweep order, drain flit sequences, receive and acks."""
+"""The cluster CU model: encoder, L1 images, sweep order, drain flit sequences, receive and acks, FILL request.
+
+Field positions and flit layouts are written out here from protocol.md §6 and units.md §C, not taken
+from the model. The event model's behaviour (multicast, held responses, banks, emit/fuse, exec_result)
+is tested in test_cluster_core.py.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from models.cluster import (
 from models.cu_base import SigCode, cu_inst, signal_fields
 from models.flit import FlitType, flit_field, unpack_flit
 from models.numerics.cluster import gemm_reference
-from models.numerics.formats import ACC, FP16, decode, encode
+from models.numerics.formats import ACC, FP16, decode
 from models.numerics.layout import unpack_fp16_subtile
 from models.numerics.reference import bit_mismatches, ulp, ulp_failures
 from tb.lib.expect import compare_per_port
@@ -81,12 +86,24 @@ def test_encoder_refuses_unknown_field() -> None:
         encode_inst(Op.GEMM, gk=1)
 
 
+def test_new_fields_sit_at_the_positions_of_units_md_c1() -> None:
+    assert encode_inst(Op.FILL, peers=0xABCDEF) == 1 << 252 | 0xABCDEF << 144
+    assert encode_inst(Op.FILL, npeer=3) == 1 << 252 | 3 << 142
+    assert encode_inst(Op.FILL, preq=1) == 1 << 252 | 1 << 141
+    assert encode_inst(Op.GEMM, abank=1) == 2 << 252 | 1 << 114
+    assert encode_inst(Op.GEMM, bbank=1) == 2 << 252 | 1 << 113
+    assert encode_inst(Op.FILL, fbank=1) == 1 << 252 | 1 << 112
+    # peers as (x, y): peer 0 at [151:144], {y,x}
+    p = fill(0, 1, 0, peers=[(2, 1), (1, 2), (3, 1)])
+    assert (p >> 144) & 0xFFFFFF == 0x13_21_12 and (p >> 142) & 3 == 3
+    with pytest.raises(ValueError, match="at most 3 peers"):
+        fill(0, 1, 0, peers=[(1, 1)] * 4)
+
+
 @pytest.mark.parametrize("build, fault", [
     (lambda s: fill(0, 256, 0, strict=s), Fault.FILL_RANGE),
-    (lambda s: fill(0, 10, 0, eoff=250, strict=s), Fault.FILL_RANGE),
     (lambda s: gemm(17, 16, 1, strict=s), Fault.GEMM_RANGE),
-    (lambda s: gemm(16, 1, 17, aoff=255, strict=s), Fault.GEMM_RANGE),
-    (lambda s: gemm(1, 16, 17, boff=245, strict=s), Fault.GEMM_RANGE),
+    (lambda s: gemm(2, 2, 1, emit=1, dmesh=1, strict=s), Fault.REMOTE),
     (lambda s: drain(257, strict=s), Fault.DRAIN_RANGE),
     (lambda s: drain(4, dmesh=1, strict=s), Fault.REMOTE),
 ])
@@ -99,8 +116,9 @@ def test_strict_helpers_refuse_what_would_fault(build, fault) -> None:
 def test_limits_themselves_are_legal() -> None:
     assert fault_of(fill(0, 255, 1)) is None
     assert fault_of(fill(0, 6, 0, eoff=250)) is None
-    assert fault_of(gemm(16, 16, 16, aoff=255, boff=255)) is None  # reaches entry 510
-    assert fault_of(gemm(1, 16, 16, boff=255, strict=False)) is None
+    assert fault_of(fill(0, 200, 0, eoff=250)) is None  # the txn tags wrap within the bank (units.md C.4)
+    assert fault_of(gemm(16, 16, 16, aoff=255, boff=255)) is None  # 8-bit offsets wrap within the bank (C.5)
+    assert fault_of(gemm(1, 16, 17, boff=245)) is None
     assert fault_of(gemm(0, 0, 0)) is None  # 0 reads as 1
     assert fault_of(drain(256)) is None
     assert fault_of(encode_inst(0)) == Fault.OPCODE and fault_of(encode_inst(7)) == Fault.OPCODE
@@ -118,12 +136,25 @@ def test_sweep_is_k_outermost_with_tile_numbering() -> None:
     assert sum(c.load for c in sweep_order(2, 3, 2, acc=1)) == 0
 
 
+def test_sweep_addresses_wrap_within_their_bank() -> None:
+    """L1A {abank, (aoff + g*nk + kb) mod 256}, L1B {bbank, (boff + h*nk + kb) mod 256} (units.md C.5)."""
+    cmds = sweep_order(2, 2, 3, aoff=254, boff=255, abank=1, bbank=0)
+    for c in cmds:
+        assert c.a_entry == 256 + (254 + c.g * 3 + c.kb) % 256
+        assert c.b_entry == (255 + c.h * 3 + c.kb) % 256
+    assert {c.a_entry for c in cmds} == {510, 511, 256, 257, 258, 259} and max(c.b_entry for c in cmds) == 255
+    emit = sweep_order(2, 2, 3, emit=1)
+    assert [c.emit for c in emit] == [False] * 8 + [True] * 4  # the last K block is ADD_EMIT
+    assert not any(c.emit for c in sweep_order(2, 2, 1, emit=1))  # a LOAD last block emits nothing
+    assert all(c.emit for c in sweep_order(2, 2, 1, emit=1, acc=1))
+
+
 # ---------------------------------------------------------------- the reference GEMM (protocol section 7)
 def test_reference_gemm_gives_exact_integer_products() -> None:
     rng = np.random.default_rng(7)
     m, a, b = _loaded(rng, 3, 3, 2)
     out = m.execute(cu_inst(UNIT, AGENT, 0x40, 0, gemm(3, 3, 2)))
-    assert out.flits == [] and signal_fields(out.completion) == (SigCode.INST_COMPLETE, 0)
+    assert out.flits == [] and signal_fields(out.completion) == (SigCode.INST_COMPLETE, 1)  # exec_result: 1st
     exact = a @ b  # 12 x 12 integers
     for t, tile in enumerate(_tiles_fp16(m.fp16_tiles(9))):
         g, h = divmod(t, 3)
@@ -228,13 +259,15 @@ def test_memory_drain_bursts_addresses_and_data() -> None:
 
 def test_emit_saturates_never_infinity() -> None:
     m = ClusterModel()
-    big = int(encode(70000.0, ACC))
-    m.acc[0] = big
-    m.acc[1] = int(encode(-1e12, ACC))
-    m.acc[2] = int(encode(65519.0, ACC))  # rounds to 65504
-    m.acc[3] = int(encode(65520.0, ACC))  # IEEE would give infinity
-    t = _tiles_fp16(m.fp16_tiles(4))
-    assert (t[0] == 0x7BFF).all() and (t[1] == 0xFBFF).all() and (t[2] == 0x7BFF).all() and (t[3] == 0x7BFF).all()
+    m.acc[0] = 79 << 14  # 2^16
+    m.acc[1] = 1 << 21 | 100 << 14 | 0x1234
+    m.acc[2] = 78 << 14 | 0x3FE8  # halfway between 65472 and 65504: the even one, 65472
+    m.acc[3] = 78 << 14 | 0x3FF8  # 65520: IEEE would give infinity
+    m.acc[4] = 1 << 21 | 48 << 14 | 0x3FFF  # rounds up to 2^-14, the smallest normal
+    m.acc[5] = 47 << 14 | 0x3FFF  # under 2^-15: flushed (no FP16 subnormals)
+    t = _tiles_fp16(m.fp16_tiles(6))
+    assert (t[0] == 0x7BFF).all() and (t[1] == 0xFBFF).all() and (t[2] == 0x7BFE).all() and (t[3] == 0x7BFF).all()
+    assert (t[4] == 0x8400).all() and (t[5] == 0x0000).all()
     assert not np.isinf(decode(np.concatenate([x.reshape(-1) for x in t]), FP16)).any()
 
 
@@ -289,26 +322,50 @@ def test_peer_burst_adds_into_the_accumulator() -> None:
     before = m.acc.copy()
     granules = [x for t in range(4) for x in send_granules(m.acc[t])]
     m.receive(cu_data_bursts(UNIT, (2, 1), 2, 0, granules))
-    v0, v1 = decode(before[:4], ACC), decode(m.acc[:4], ACC)
-    # doubling is exact unless it saturates
-    assert np.array_equal(np.where(np.abs(v0) * 2 > decode(np.uint32(0x1FFFFF), ACC), v1, v0 * 2), v1)
+    # doubling (the C.7.4 add of a tile to itself) raises the exponent by one, exactly, unless it reaches
+    # binade 127, where quirk A3 gives the maximum magnitude; a zero lane stays zero
+    e = (before[:4] >> 14) & 0x7F
+    want = np.where(e == 0, 0, np.where(e + 1 >= 127, 127 << 14 | 0x3FFF, before[:4] + (1 << 14)))
+    assert np.array_equal(m.acc[:4], want) and (e + 1 >= 127).any()
     assert np.array_equal(m.acc[4:], before[4:])
 
 
-def test_fill_request_and_responses() -> None:
+@pytest.mark.parametrize("sel, preq, flags", [(0, 0, 0x50), (1, 0, 0x70), (0, 1, 0x40), (1, 1, 0x60)])
+def test_fill_request_is_units_md_c2(sel: int, preq: int, flags: int) -> None:
     m = ClusterModel(UNIT, MAG)
-    inst = cu_inst(UNIT, AGENT, 0x40, 0, fill(0x2000, 3, 1, eoff=7))
+    inst = cu_inst(UNIT, AGENT, 0x40, 0, fill(0xAB_2000_0040, 3, sel, eoff=7, preq=preq))
     out = m.execute(inst)
+    assert out.completion is None and len(out.flits) == 1  # the FILL waits for its entries
     req = unpack_flit(out.flits[0])
-    assert (req.type, req.dst, req.src, req.txn, req.last) == (FlitType.MEM_RD_REQ, MAG, UNIT, 7, 1)
+    assert (req.type, req.dst, req.src, req.txn, req.last, req.rsvd) == (FlitType.MEM_RD_REQ, MAG, UNIT, 7, 1, 0)
     p = req.payload
-    assert (p >> 216, (p >> 208) & 0xFF, (p >> 200) & 0xFF, (p >> 192) & 0xFF, (p >> 158) & 0xFF) == (
-        0x2000, 3, 0x40, 3, 4)
+    assert p >> 216 == 0xAB_2000_0040  # addr [255:216]
+    assert (p >> 208) & 0xFF == 3  # len
+    assert (p >> 200) & 0xFF == flags  # {0, STREAM, BLAYOUT=sel, QUANT=!preq, 0000}
+    assert (p >> 192) & 0xFF == 3  # count = n[7:0]
+    assert (p >> 168) & 0xFFFFFF == 0 and (p >> 166) & 3 == 0  # peer, n_peer
+    assert (p >> 158) & 0xFF == 0  # entry_words 0 (meaning 4)
+    assert p & ((1 << 158) - 1) == 0
+
+
+def test_fill_request_carries_the_peer_list() -> None:
+    m = ClusterModel((1, 1), MAG)
+    out = m.execute(cu_inst((1, 1), AGENT, 1, 0, fill(0x100, 255, 1, peers=[(2, 1), (1, 2)])))
+    p = unpack_flit(out.flits[0]).payload
+    assert (p >> 168) & 0xFFFFFF == 0x21_12 and (p >> 166) & 3 == 2 and (p >> 192) & 0xFF == 255
+
+
+def test_fill_responses_land_and_retire() -> None:
+    m = ClusterModel(UNIT, MAG)
+    payload = fill(0x2000, 3, 1, eoff=7)
+    m.execute(cu_inst(UNIT, AGENT, 0x40, 0, payload))
     words = list(range(100, 112))
-    resp = m.fill_responses(words, inst & ((1 << 256) - 1))
+    resp = m.fill_responses(words, payload)
     assert [(flit_field(f, "txn"), flit_field(f, "rsvd"), flit_field(f, "last")) for f in resp[:5]] == [
         (7, 0, 0), (7, 1, 0), (7, 2, 0), (7, 3, 1), (8, 0, 0)]
+    assert all(unpack_flit(f).src == MAG and unpack_flit(f).dst == UNIT for f in resp)
     assert m.l1[Buf.L1B][28:40] == words
+    assert [signal_fields(e.flit) for e in m.last_events] == [(SigCode.INST_COMPLETE, 1)]
 
 
 def test_faulting_instruction_sends_nothing_and_faults() -> None:
@@ -316,4 +373,6 @@ def test_faulting_instruction_sends_nothing_and_faults() -> None:
     out = m.execute(cu_inst(UNIT, AGENT, 3, 0, drain(300, strict=False)))
     assert out.flits == [] and out.fault == Fault.DRAIN_RANGE
     assert signal_fields(out.completion) == (SigCode.FAULT, 0x12)
+    out = m.execute(cu_inst(UNIT, AGENT, 4, 0, fill(0, 256, 0, strict=False)))
+    assert out.flits == [] and out.fault == Fault.FILL_RANGE and m.fill is None  # no request, nothing waits
     assert CU_TYPE == 0x4D47
