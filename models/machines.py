@@ -1,10 +1,19 @@
 """Machine descriptions: which unit sits at which coordinate of which mesh.
 
 Each machine is described once, here. The description drives the generated
-Verilog top (tb/machines), the planner (which coordinates are clusters, vector
-cores, the memory agent and the agent that collects acknowledgements) and the
-benches. Refusals happen here, before any simulation: an unknown machine, a
-unit off every port, two units on one coordinate, a corner.
+Verilog top (tb/machine_top.py), the planner (which coordinates are clusters,
+vector cores, the memory agent and the agent that collects acknowledgements),
+the machine model (models/machine_model.py) and the benches. Refusals happen
+here, before any simulation: an unknown machine, a unit off every port, two
+units on one coordinate, a corner, a limit out of range.
+
+The limits a compiled plan assumes are part of the description, so the
+generated top, the host and the models read one number each (units.md §H.5,
+protocol §4): ``inst_depth`` (every compute unit's instruction FIFO: it must
+hold a whole kick, up to 128 flits, and the host never seeds more credit than
+it), ``stage_slots`` (the orchestrator's staging RAM), ``mem_base`` (the byte
+address of DRAM word 0: the memory window the compiled addresses live in) and
+``dram_words`` (the DRAM's size in 32-byte words).
 """
 
 from __future__ import annotations
@@ -40,9 +49,22 @@ class Machine:
     units: Mapping[Coord, UnitKind]
     description: str = ""
     agent: Coord | None = field(default=None)  # where acknowledgements and completions are counted
+    inst_depth: int = 32  # cu_base INST_DEPTH of every cluster and vector core
+    stage_slots: int = 256  # orchestrator STAGE_SLOTS
+    mem_base: int = 0  # byte address of DRAM word 0 (the memory agent's BASE)
+    dram_words: int = 65536  # 32-byte words of the DRAM behind the memory agent
 
     def __post_init__(self) -> None:
         geometry = self.geometry  # validates nx, ny and every coordinate
+        for name, value, lo, hi, fix in (
+                ("inst_depth", self.inst_depth, 2, 65535, "the base's 16-bit inst_space"),
+                ("stage_slots", self.stage_slots, 1, 1433, "0x2000 + 40*slots must fit the 16-bit host address"),
+                ("dram_words", self.dram_words, 1, (1 << 31) - 1, "the DRAM's 31-bit word index")):
+            if not lo <= value <= hi:
+                raise ValueError(f"machine {self.name}: {name}={value} is outside {lo}..{hi} ({fix})")
+        if self.mem_base % 32 or not 0 <= self.mem_base < (1 << 40) - 32 * self.dram_words:
+            raise ValueError(f"machine {self.name}: mem_base={self.mem_base:#x} must be 32-byte aligned and leave "
+                             f"the {self.dram_words}-word DRAM below 2^40 (a 40-bit byte address)")
         seen: set[int] = set()
         for coord in self.units:
             index = geometry.port_index(coord)  # refuses corners and off-ring coordinates
@@ -75,6 +97,16 @@ class Machine:
     @property
     def vector_cores(self) -> list[Coord]:
         return self.coords(UnitKind.VECTOR)
+
+    def dram_offset(self, byte_addr: int, nbytes: int = 1) -> int:
+        """The DRAM byte offset of machine byte address `byte_addr`; all `nbytes` must lie in the DRAM's window."""
+        off = byte_addr - self.mem_base
+        if off < 0 or off + max(1, nbytes) > 32 * self.dram_words:
+            end = self.mem_base + 32 * self.dram_words - 1
+            raise ValueError(f"machine {self.name}: bytes {byte_addr:#x}..{byte_addr + max(1, nbytes) - 1:#x} are "
+                             f"outside its DRAM window {self.mem_base:#x}..{end:#x}; place the data inside it (or "
+                             f"raise dram_words in models/machines.py)")
+        return off
 
     @property
     def mag(self) -> Coord:
@@ -110,6 +142,12 @@ FUSED4 = Machine(
     },
     agent=(3, 2),
     description="four clusters and four vector cores on a 3x2 grid, MAG west, orchestrator at (3,2)",
+    # What the public compiler's plans assume of this machine (clients/README.md): instruction FIFOs of 512
+    # (the compiler seeds 512 credits), 128 staging slots, the memory window at 0x8000_0000.
+    inst_depth=512,
+    stage_slots=128,
+    mem_base=0x8000_0000,
+    dram_words=65536,
 )
 
 MACHINES: Mapping[str, Machine] = MappingProxyType({m.name: m for m in (MM_MESH, MM_MESH_SYS, FUSED4)})

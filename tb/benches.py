@@ -35,20 +35,19 @@ CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
 ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
     "rtl/harness/orch_harness.v")
-MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
-    "rtl/mag/mag_dram.v", "rtl/mag/mag.v", "rtl/harness/mag_harness.v")
+MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v", "rtl/mag/mag_quant.v", "rtl/mag/mag.v")
+MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + MAG_RTL + ("rtl/harness/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
-    "rtl/arith/fp_round.v", "rtl/arith/fp_align_add.v", "rtl/arith/acc_round_pack.v", "rtl/arith/acc_add.v",
-    "rtl/arith/cu_gemm_subtile.v", "rtl/arith/fp16_round_pack_sat.v", "rtl/arith/acc_to_fp16.v",
+    "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v", "rtl/arith/acc_to_fp16.v",
     "rtl/arith/acc_emit_subtile.v",
-    "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cluster_cu.v",
+    "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cl_fill.v", "rtl/units/cl_rx.v",
+    "rtl/units/cl_wport.v", "rtl/units/cl_mon.v", "rtl/units/cluster_cu.v",
     "rtl/harness/cl_harness.v")
 VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
     "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + tuple(f"rtl/units/{m}.v" for m in (
     "cu_base", "vc_alu", "vc_lanes", "vc_agu", "vc_red", "vc_xfer", "vc_hazard", "vc_link", "vc_exec", "vector_core"))
-VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + (
-    "rtl/mag/mag_dram.v", "rtl/mag/mag.v", "rtl/harness/vc_harness.v")
+VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + MAG_RTL + ("rtl/harness/vc_harness.v",)
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                       "rtl/harness/pe_dma_harness.v")
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",
@@ -96,8 +95,9 @@ class Bench:
         return [ROOT / d for d in INCLUDE_DIRS]
 
 
-def _machine_bench(name: str, machine: str, test_module: str, description: str) -> Bench:
-    """A system bench on a whole machine: its top and harness are generated from models/machines.py."""
+def _machine_bench(name: str, machine: str, test_module: str, description: str, **bounds: int) -> Bench:
+    """A system bench on a whole machine: its top and harness are generated from models/machines.py
+    (`bounds`: max_cycles / max_wall_s when the table's defaults are too tight)."""
     from models.machines import get_machine
     from tb.machine_top import unit_sources
 
@@ -112,6 +112,7 @@ def _machine_bench(name: str, machine: str, test_module: str, description: str) 
         shape=MeshShape(g.nx, g.ny, g.edge_mask),
         description=description,
         machine=machine,
+        **bounds,
     )
 
 
@@ -221,7 +222,8 @@ BENCHES: tuple[Bench, ...] = (
                     "RD_LATENCY": 6, "RD_INTERVAL": 1},
         # the agent is the west edge endpoint (0,1) (port 6); bench endpoints on the other seven
         shape=MeshShape(2, 1, _full_ring(2, 1)),
-        description="memory agent + DRAM: plain/stream/multicast reads, writes bound by source, drops, monitors",
+        description="memory agent + DRAM: plain and entry reads (QUANT A/B packing, entry_words, multicast), "
+                    "writes bound by source, writes_idle, drops, monitors",
     ),
     Bench(
         name="cluster",
@@ -231,8 +233,9 @@ BENCHES: tuple[Bench, ...] = (
         test_module="tb.module.test_cluster",
         parameters={"INST_DEPTH": 32, "RECV_DEPTH": 8},
         shape=MeshShape(1, 1, _full_ring(1, 1)),
-        description="cluster CU alone: operand bursts, GEMM, node/memory drains, FILL, acks (rejected too), "
-                    "OP_SEND/ADD_PEER, faults",
+        description="cluster CU alone, every flit against its event model: operand bursts, GEMM on both banks "
+                    "with wrapping offsets, emit/fuse, node/memory drains, FILL (QUANT/preq flags, multicast leader "
+                    "and followers, held responses), exec_result, acks (rejected too), OP_SEND/ADD_PEER, faults",
     ),
     Bench(
         name="vector_core",
@@ -288,6 +291,10 @@ BENCHES: tuple[Bench, ...] = (
     _machine_bench("mm_mesh_sys", "mm_mesh_sys", "tb.system.test_mm_mesh_sys",
                    "mm_mesh with the orchestrator at (1,1): the host sequence (stage, dispatch, Await, DRAM), "
                    "granule/ack counts, named faults, the reference epilogue through the host"),
+    _machine_bench("clients", "fused4", "tb.system.test_clients",
+                   "every program the public KohakuTPU compiler built (clients/bundles), unmodified, through the "
+                   "host's loader on fused4: outputs bit exact to upstream's RTL and to the machine model, exact "
+                   "awaits, landing before every readback", max_cycles=20_000_000, max_wall_s=3600),
 
 )
 
@@ -298,9 +305,9 @@ def _variant(name: str, base: str, description: str, **parameters: int) -> Bench
 
 
 BENCHES = BENCHES + (
-    _variant("mag_slow", "mag", "the memory agent bench on slow DRAM (latency 20, one read per 3 cycles) and "
-             "minimal queues", RD_LATENCY=20, RD_INTERVAL=3, SLOTS=2, RDQ_DEPTH=2, WRQ_DEPTH=2, ACKQ_DEPTH=1,
-             FIFO_DEPTH=2),
+    _variant("mag_slow", "mag", "the memory agent bench on slow DRAM (latency 20, one read per 3 cycles), "
+             "minimal queues, and the compiled bundles' memory window (BASE 0x8000_0000)", RD_LATENCY=20,
+             RD_INTERVAL=3, SLOTS=2, RDQ_DEPTH=2, WRQ_DEPTH=2, ACKQ_DEPTH=1, FIFO_DEPTH=2, BASE=0x8000_0000),
     _variant("ahbm_tightq", "ahbm", "the AHBM cases with 8-word IPCQ queues: every (m,l,O) partial and KV block is "
              "longer than the queue, pushes block and pops start on a full queue", IPCQ_DEPTH=8),
     _variant("pe_dma_bw7", "pe_dma", "the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), "

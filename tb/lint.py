@@ -42,7 +42,12 @@ def lint_jobs() -> list[LintJob]:
                 (("X", 2), ("Y", 3), ("NX", 3), ("NY", 4), ("PORT_EDGE", 0b10000))),
         LintJob("noc_mesh 14x14", "noc_mesh", NOC_RTL, (("NX", 14), ("NY", 14))),
         LintJob("mag_dram", "mag_dram", ("rtl/mag/mag_dram.v",)),
-        LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag.v")),
+        LintJob("mag_quant", "mag_quant", ("rtl/mag/mag_quant.v",)),
+        LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag_quant.v",
+                                   "rtl/mag/mag.v")),
+        LintJob("mag BASE 0x8000_0000 SLOTS 8", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v",
+                                                          "rtl/mag/mag_quant.v", "rtl/mag/mag.v"),
+                (("BASE", 0x8000_0000), ("SLOTS", 8), ("DRAM_WORDS", 1 << 20))),
         LintJob("cluster_cu", "cluster_cu", tuple(s for s in get_bench("cluster").sources
                                                   if s != "rtl/harness/cl_harness.v")),
         LintJob("vector_core", "vector_core", tuple(s for s in get_bench("vector_core").sources
@@ -84,7 +89,7 @@ def lint_jobs() -> list[LintJob]:
 
 # Vector parameters must be given sized on the command line, or -Wall reports
 # a width mismatch against their declaration.
-VECTOR_PARAMS = {"EDGE_MASK": 64, "PORT_EDGE": 5, "PORT_PRESENT": 5}
+VECTOR_PARAMS = {"EDGE_MASK": 64, "PORT_EDGE": 5, "PORT_PRESENT": 5, "BASE": 40}
 
 
 def _literal(name: str, value: int) -> str:

@@ -6,7 +6,20 @@ as inputs, `ext_*` ports for a bench-played endpoint, the orchestrator's AXI4-Li
 host port, DRAM instance `dram` with its one-dimensional array `mem`) and
 `<machine>_harness.v` (clock and reset, a bench endpoint bank on every `ext`
 port, AXI host pins as bench-driven registers). Nothing about a machine is
-written twice by hand.
+written twice by hand: the instruction-FIFO depth of the compute units, the
+staging slots, the memory agent's BASE and the DRAM's size come from the
+machine description.
+
+Besides the units, the top counts what a host needs to know that every posted
+write has landed (completion is not landing, units.md §H.5):
+
+* ``wr_data_sent`` (32 bits): MEM_WR_DATA flits the endpoints handed to the
+  mesh (``valid && !busy && type == 4`` on every endpoint's output, summed);
+  every write has landed when the DRAM's own write counter ``dram.wr_words``
+  equals it (tb/lib/landing.py);
+* ``faults_sent`` (32 bits): CU_SIGNAL FAULT flits (code 0x04) handed to the
+  mesh, so a bench sees a fault that is not a node's last signal.
+Both are registers read by Python only; they clear on reset, as wr_words does.
 """
 
 from __future__ import annotations
@@ -19,7 +32,7 @@ from models.machines import Machine, UnitKind
 UNIT_RTL: dict[UnitKind, tuple[str, ...]] = {
     UnitKind.CLUSTER: ("rtl/units/cu_base.v",),  # + the cluster's own files, see unit_sources()
     UnitKind.VECTOR: ("rtl/units/cu_base.v",),
-    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_dram.v"),
+    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v"),
     UnitKind.ORCH: ("rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v"),
     UnitKind.EXT: (),
 }
@@ -51,8 +64,44 @@ def _w(width: int) -> str:
     return f"[{width - 1}:0] " if width > 1 else ""
 
 
-def render_machine(machine: Machine, dram_words: int = 65536, rd_latency: int = 6) -> str:
-    """The machine top: mesh + one instance per unit."""
+T_MEM_WR_DATA = 4
+T_CU_SIGNAL = 6
+SIG_FAULT = 0x04
+
+
+def _counters(ports: list[int]) -> list[str]:
+    """The landing and fault counters over the endpoint outputs `ports` (see the module doc)."""
+    n = len(ports)
+    w = max(1, n.bit_length())
+    lines = ["    // Flits the endpoints hand to the mesh: MEM_WR_DATA (type 4) for the landing check, and",
+             "    // CU_SIGNAL FAULTs (type 6, code 0x04). type is header [271:268], a signal's code payload [255:248].",
+             "    /* verilator lint_off UNUSEDSIGNAL */  // read by Python only",
+             "    reg [31:0] wr_data_sent;", "    reg [31:0] faults_sent;",
+             "    /* verilator lint_on UNUSEDSIGNAL */"]
+    for i in ports:
+        lines.append(f"    wire hs_{i} = ep_in_valid[{i}] && !ep_in_busy[{i}];")
+        lines.append(f"    wire wd_{i} = hs_{i} && ep_in_data[{i}][271:268] == 4'd{T_MEM_WR_DATA};")
+        lines.append(f"    wire ft_{i} = hs_{i} && ep_in_data[{i}][271:268] == 4'd{T_CU_SIGNAL} && "
+                     f"ep_in_data[{i}][255:248] == 8'h{SIG_FAULT:02x};")
+    pad = f"{{{32 - w}'d0, " if w < 32 else "{"
+    wd_sum = " + ".join(f"{{{w - 1}'d0, wd_{i}}}" if w > 1 else f"wd_{i}" for i in ports) or f"{w}'d0"
+    ft_sum = " + ".join(f"{{{w - 1}'d0, ft_{i}}}" if w > 1 else f"ft_{i}" for i in ports) or f"{w}'d0"
+    lines += [f"    wire [{w - 1}:0] wd_now = {wd_sum};", f"    wire [{w - 1}:0] ft_now = {ft_sum};",
+              "    always @(posedge clk) begin",
+              "        if (!resetn) begin",
+              "            wr_data_sent <= 32'd0;",
+              "            faults_sent  <= 32'd0;",
+              "        end else begin",
+              f"            wr_data_sent <= wr_data_sent + {pad}wd_now}};",
+              f"            faults_sent  <= faults_sent + {pad}ft_now}};",
+              "        end",
+              "    end"]
+    return lines
+
+
+def render_machine(machine: Machine, rd_latency: int = 6) -> str:
+    """The machine top: mesh + one instance per unit, the landing and fault counters."""
+    dram_words = machine.dram_words
     g = machine.geometry
     np_ = g.num_ports
     ports = ["    input  wire clk", "    input  wire resetn"]
@@ -115,14 +164,16 @@ def render_machine(machine: Machine, dram_words: int = 65536, rd_latency: int = 
                 body.append(f"    wire [31:0] hazards_{x}_{y};  // HAZARD H1 reports of the core")
                 status += f", .inst_space(inst_space_{x}_{y}), .hazards(hazards_{x}_{y})"
             body.append("    /* verilator lint_on UNUSEDSIGNAL */")
-            body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]})) {name} (")
+            body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]}), "
+                        f".INST_DEPTH({machine.inst_depth})) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {status}, .mon_err({err}));")
         elif kind == UnitKind.MAG:
             body += [
                 "    wire mem_rd_req, mem_rd_ready, mem_rd_valid, mem_wr_req, dram_err;",
                 "    wire [34:0] mem_rd_addr, mem_wr_addr;",
                 "    wire [255:0] mem_rd_data, mem_wr_data;",
-                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words})) {name} (",
+                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words}), .BASE(40'h{machine.mem_base:010x})) "
+                f"{name} (",
                 f"        .clk(clk), .resetn(resetn),\n        {noc},",
                 "        .mem_rd_req(mem_rd_req), .mem_rd_addr(mem_rd_addr), .mem_rd_ready(mem_rd_ready),",
                 "        .mem_rd_valid(mem_rd_valid), .mem_rd_data(mem_rd_data),",
@@ -138,12 +189,14 @@ def render_machine(machine: Machine, dram_words: int = 65536, rd_latency: int = 
             errs.append("dram_err")
         elif kind == UnitKind.ORCH:
             axi = ", ".join(f".s_axil_{n}(s_axil_{n})" for n, _, _ in AXI_PINS)
-            body.append(f"    orchestrator #(.X({x}), .Y({y}), .ADDR_W({AXI_ADDR_W})) {name} (")
+            body.append(f"    orchestrator #(.X({x}), .Y({y}), .STAGE_SLOTS({machine.stage_slots}), "
+                        f".ADDR_W({AXI_ADDR_W})) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {axi},\n        .mon_err({err}));")
     for i in range(np_):
         if i not in used:  # a port of the index space with no endpoint: tied off in the mesh
             body += [f"    assign ep_in_data[{i}] = 288'd0;", f"    assign ep_in_valid[{i}] = 1'b0;",
                      f"    assign ep_out_busy[{i}] = 1'b1;"]
+    body += _counters(sorted(used))
     body.append(f"    assign mon_err = {' | '.join(errs)};")
     header = [
         f"// GENERATED by tb/machine_top.py from models/machines.py ({machine.name}); do not edit.",

@@ -85,6 +85,15 @@ Per test of tb/system/test_mm_mesh_sys.py (P = gm*gn; words as uint16 (n, 16)):
 * every test: ``history_json`` (<U ()): the host's programs in order (unit,
   flits, instructions, windows, baseline, final count/code/arg, cycles).
 
+Per test of tb/system/test_clients.py (``test_bundle.bundle=<name>``, one
+compiled bundle of clients/bundles): per output region ``<port>``,
+``obs_<port>`` (the RTL's FP16 slots read back, uint16, flat) and
+``exp_<port>`` (the bit-exact reference: upstream RTL's ``dram_final``,
+upstream models' for select_lt_m32n64); ``n_lanes_vs_models_<port>`` (lanes
+that differ from upstream's Python models, informational);
+``n_signals_<x>_<y>_exp``/``_seen`` (signals the plan awaits of node (x,y)
+over the run, and the count the RTL reached).
+
 :func:`recheck` recomputes the delivered tile of every test holding ``a``,
 ``b``, ``scale_a``, ``scale_b`` and ``shape`` with models.cluster (GEMM then
 OP_EMIT, bit exact) and compares it with ``obs_tile`` (uint16 (gm*gn, 16):

@@ -4,9 +4,13 @@ What a real host does, and nothing the hardware would not let it do:
 
 1. **DRAM in bulk** through the DRAM model's backdoor (tb.lib.dram): one file
    exchange per range, never word by word from Python.
+   Addresses are the machine's: byte addresses (and word indices, byte >> 5)
+   from the machine's ``mem_base`` on, translated here to the DRAM's own
+   word index, refused outside the DRAM's window.
 2. **Programs** are staged in the orchestrator's staging RAM and dispatched to
-   one unit at a time. Credit is never seeded above the unit's instruction
-   FIFO depth (32). Only INST_COMPLETE refills it, so a program of n
+   one unit at a time. Credit is never seeded above the units' instruction
+   FIFO depth (the machine's ``inst_depth``: 32 on the small machines, 512 on
+   fused4, as the compiled plans assume). Only INST_COMPLETE refills it, so a program of n
    instructions whose last one carries last=1 returns n-1 credits; a program
    longer than the staging RAM (or than `chunk` instructions) goes out in
    windows. Each window waits for its instructions' completions on the unit's
@@ -22,8 +26,10 @@ What a real host does, and nothing the hardware would not let it do:
    missing (or surplus).
 4. **Results** come back from DRAM in bulk. A VDRAIN's RUN retires when its
    last flit has left the core, not when the write has landed, so a read-back
-   first lets ``settle_cycles`` pass (a margin, stated, not a handshake: the
-   protocol gives the host none).
+   first waits until every write handed to the mesh has landed (the machine
+   top's counter against the DRAM's, tb.lib.landing; bounded by
+   ``timeout_cycles``, named on expiry). Without a landing check (a top that
+   has none) it lets ``settle_cycles`` pass instead: a margin, not a handshake.
 
 The stages of the fused epilogue (seed section 4):
 
@@ -58,11 +64,12 @@ from models.machines import Machine, UnitKind
 from models.orch import COUNT_MOD, NodeStatus, await_target
 from tb.lib.dram import DramBackdoor
 from tb.lib.host import AwaitError, Orchestrator
+from tb.lib.landing import Landing
 
 Coord = tuple[int, int]
 Item = int  # a CU_INST payload (< 2**256) or a whole flit (header set)
 
-FIFO_DEPTH = 32  # instruction FIFO of every compute unit (cu_base INST_DEPTH)
+FIFO_DEPTH = 32  # cu_base's default INST_DEPTH; a machine's own depth is Machine.inst_depth
 PAYLOAD_BITS = 256
 PAYLOAD_MASK = (1 << PAYLOAD_BITS) - 1
 DEFAULT_TXN = 0x40
@@ -132,11 +139,13 @@ class HostSequence:
     """The host sequence library over one orchestrator (`host`) and the machine's DRAM (`dram`)."""
 
     def __init__(self, host: Orchestrator, dram: DramBackdoor, machine: Machine, *, period_ns: int = 10,
-                 slots: int = 256, fifo_depth: int = FIFO_DEPTH, txn: int = DEFAULT_TXN,
+                 slots: int = 256, fifo_depth: Optional[int] = None, txn: int = DEFAULT_TXN,
                  timeout_cycles: int = 50_000, poll_cycles: int = 32, settle_cycles: int = 200,
-                 log: Any = None) -> None:
-        if not 1 <= fifo_depth <= FIFO_DEPTH:
-            raise ValueError(f"credit is bounded by the units' instruction FIFO depth {FIFO_DEPTH}; got {fifo_depth}")
+                 landing: Optional[Landing] = None, log: Any = None) -> None:
+        fifo_depth = machine.inst_depth if fifo_depth is None else fifo_depth
+        if not 1 <= fifo_depth <= machine.inst_depth:
+            raise ValueError(f"credit {fifo_depth} is outside 1..{machine.inst_depth}, the instruction FIFO depth "
+                             f"of machine {machine.name}'s units (inst_depth in models/machines.py); seed at most that")
         orch = machine.coords(UnitKind.ORCH)
         if len(orch) != 1:
             raise ValueError(f"machine {machine.name} needs exactly one orchestrator for a host, has {len(orch)}")
@@ -151,32 +160,48 @@ class HostSequence:
         self.timeout_cycles = timeout_cycles
         self.poll_cycles = poll_cycles
         self.settle_cycles = settle_cycles
+        self.landing = landing
         self.log = log
         self.round = Round()
         self.doing = "idle"  # what the host is doing now (named by a watchdog)
         self.history: list[dict[str, Any]] = []
 
     # ================================================================ (1), (4) DRAM in bulk
+    def dram_byte(self, byte_addr: int, n: int = 1) -> int:
+        """The DRAM's own byte offset of machine byte address `byte_addr`; all `n` bytes must fit its window."""
+        return self.machine.dram_offset(byte_addr, n)
+
     async def load_words(self, word: int, words: Sequence[int]) -> None:
-        """Whole 256-bit words from DRAM word `word` on (one backdoor transfer)."""
+        """Whole 256-bit words from machine word `word` (byte address >> 5) on (one backdoor transfer)."""
         self.doing = f"loading {len(words)} DRAM words at word {word:#x}"
-        await self.dram.load_words(word, list(words))
+        await self.dram.load_words(self.dram_byte(word << 5, 32 * len(words)) >> 5, list(words))
 
     async def load_bytes(self, byte_addr: int, data: Any) -> None:
+        """Bytes at machine byte address `byte_addr`."""
         self.doing = f"loading DRAM bytes at {byte_addr:#x}"
-        await self.dram.load_bytes(byte_addr, data)
+        n = data.nbytes if isinstance(data, np.ndarray) else len(data)
+        await self.dram.load_bytes(self.dram_byte(byte_addr, n), data)
+
+    async def landed(self, what: str) -> None:
+        """Every write handed to the mesh has landed (or, without a landing check, the settle margin passed)."""
+        if self.landing is None:
+            await self.idle(self.settle_cycles)
+            return
+        self.doing = f"{what}: waiting for the posted writes to land"
+        await self.landing.wait(self.timeout_cycles, what)
 
     async def read_words(self, word: int, n: int, *, settle: bool = True) -> list[int]:
-        """`n` words from DRAM word `word`, after the drain-landing margin (see the module doc)."""
+        """`n` words from machine word `word`, once the writes have landed (see the module doc)."""
         if settle:
-            await self.idle(self.settle_cycles)
+            await self.landed(f"reading {n} DRAM words at word {word:#x}")
         self.doing = f"reading {n} DRAM words at word {word:#x}"
-        return await self.dram.read_words(word, n)
+        return await self.dram.read_words(self.dram_byte(word << 5, 32 * n) >> 5, n)
 
     async def read_bytes(self, byte_addr: int, n: int, *, settle: bool = True) -> np.ndarray:
+        """`n` bytes from machine byte address `byte_addr`, once the writes have landed."""
         if settle:
-            await self.idle(self.settle_cycles)
-        return await self.dram.read_bytes(byte_addr, n)
+            await self.landed(f"reading {n} DRAM bytes at {byte_addr:#x}")
+        return await self.dram.read_bytes(self.dram_byte(byte_addr, n), n)
 
     # ================================================================ programs
     def instruction_flits(self, unit: Coord, items: Sequence[Item], *, txn: Optional[int] = None,

@@ -33,6 +33,7 @@ from tb.lib.dram import DramBackdoor
 from tb.lib.harness import HarnessClock
 from tb.lib.host import Orchestrator
 from tb.lib.host_sequence import HostSequence
+from tb.lib.landing import Landing
 from tb.lib.verdict import begin_test
 
 PERIOD_NS = 10
@@ -55,6 +56,7 @@ class SystemTB:
         self.bench_name = os.environ.get("AGSIM_BENCH", "") or self.machine.name
         self.clock = HarnessClock(dut.u_clk)
         self.dram = DramBackdoor(dut.u_dut.dram, self.clock.clk)
+        self.landing = Landing(dut.u_dut, period_ns=PERIOD_NS)
         self.verdict = begin_test(self.bench_name, test_name, self.log)  # cocotb's test name, derived seed
         self.test_name = self.verdict.test
         self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
@@ -64,6 +66,7 @@ class SystemTB:
         self._host: Optional[Orchestrator] = None
         self._seq: Optional[HostSequence] = None
         self.expect_mon_err = False
+        self.doing: Optional[Callable[[], str]] = None  # what the host is doing, when not the host sequence
 
     # ---------------------------------------------------------------- parts
     @property
@@ -101,6 +104,10 @@ class SystemTB:
         self.verdict.check(caps.own == self.orch, f"CAPS names the orchestrator at {caps.own}, the machine "
                                                   f"description at {self.orch}")
         self._host.slots = caps.stage_slots
+        self.verdict.check(caps.stage_slots == self.machine.stage_slots,
+                           f"CAPS says {caps.stage_slots} staging slots, the machine description "
+                           f"{self.machine.stage_slots}")
+        seq_options.setdefault("landing", self.landing)
         self._seq = HostSequence(self._host, self.dram, self.machine, period_ns=PERIOD_NS, slots=caps.stage_slots,
                                  log=self.log, **seq_options)
         return self._seq
@@ -112,6 +119,8 @@ class SystemTB:
             await Timer(WALL_SLICE * PERIOD_NS, "ns")
 
     def _doing(self) -> str:
+        if self.doing is not None:
+            return self.doing()
         return self._seq.doing if self._seq is not None else "not started"
 
     async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int, max_wall_s: float = 60.0,

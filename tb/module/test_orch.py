@@ -220,6 +220,42 @@ async def test_credit_stall_and_refill(dut) -> None:
     await tb.guard(body, 20_000)
 
 
+@cocotb.test()
+async def test_credit_seed_512(dut) -> None:
+    """The compiled plans' seed: PROG_CRED = 512 is held as written (a write SETS the credit, never adds), a
+    128-flit kick goes out on it at once, one credit per CU_INST pushed, one back per INST_COMPLETE only."""
+    tb = OrchTB(dut, "test_credit_seed_512")
+
+    async def body() -> None:
+        v, h = tb.verdict, tb.host
+        await tb.reset()
+        for seed in (512, 300, 512):
+            await h.write(Reg.PROG_CRED, seed)
+            got = await h.credit()
+            v.check(got == seed, f"PROG_CRED written {seed} reads {got} (a write must set the credit)")
+        target, n = (2, 2), 128  # the longest kick of a compiled plan
+        staged = [random_flit(tb, FlitType.CU_INST) for _ in range(n)]
+        await h.stage(0, staged)
+        await h.dispatch(target, 0, n, 512)
+        stat = await h.wait_dispatched(3_000)
+        v.check(stat.credit == 512 - n, f"after {n} CU_INSTs on a seed of 512 the credit is {stat.credit}, "
+                                        f"expected {512 - n}")
+        v.check(await tb.wait_captured(n, 2_000), f"not all {n} flits reached {target}")
+        check_dispatched(tb, await tb.captures(), tb.port(target), staged, target, "128-flit kick on 512 credits")
+        codes = [SigCode.INST_COMPLETE] * 100 + [SigCode.BATCH_COMPLETE, SigCode.DATA_RECEIVED, SigCode.FAULT] * 9
+        sigs = [signal_flit(tb.own, target, c, i) for i, c in enumerate(codes)]
+        await tb.start_bank({tb.port(target): sigs})
+        await h.await_count(target, len(sigs), 0, 5_000)
+        got = await h.credit()
+        v.check(got == 512 - n + 100, f"credit {got} after 100 INST_COMPLETE and 27 other signals, expected "
+                                      f"{512 - n + 100} (only INST_COMPLETE gives a credit back)")
+        await h.write(Reg.PROG_CRED, 512)
+        v.check(await h.credit() == 512, "re-seeding 512 did not set the credit back to 512")
+        v.check(tb.mon_err == 0 and tb.mesh_mon_err == 0, "a monitor fired during a legal 512-credit run")
+
+    await tb.guard(body, 30_000)
+
+
 # ==================================================================== signals
 @cocotb.test()
 async def test_node_status_counts(dut) -> None:

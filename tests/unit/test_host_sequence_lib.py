@@ -8,7 +8,7 @@ import pytest
 from models import cluster as cl
 from models.cu_base import cu_inst
 from models.flit import FlitType, flit_field
-from models.machines import MM_MESH, MM_MESH_SYS
+from models.machines import FUSED4, MM_MESH, MM_MESH_SYS
 from tb.lib import artifacts as arts
 from models.cu_base import cu_data_bursts
 from tb.lib.host_sequence import HostSequence, SequenceAwaitError
@@ -23,8 +23,26 @@ def seq(**kw) -> HostSequence:
 def test_needs_one_orchestrator_and_bounded_credit() -> None:
     with pytest.raises(ValueError, match="orchestrator"):
         HostSequence(None, None, MM_MESH)
-    with pytest.raises(ValueError, match="FIFO depth 32"):
+    with pytest.raises(ValueError, match=r"outside 1\.\.32, the instruction FIFO depth of machine mm_mesh_sys"):
         seq(fifo_depth=33)
+    assert seq().fifo_depth == 32
+
+
+def test_the_credit_cap_is_the_machines_fifo_depth() -> None:
+    """fused4's units hold 512 instructions (the compiler seeds 512): the host may seed that, not more."""
+    assert HostSequence(None, None, FUSED4).fifo_depth == 512
+    with pytest.raises(ValueError, match="outside 1..512"):
+        HostSequence(None, None, FUSED4, fifo_depth=513)
+
+
+def test_dram_addresses_are_the_machines() -> None:
+    """fused4's DRAM word 0 is machine address 0x8000_0000; an address outside the window is refused."""
+    s = HostSequence(None, None, FUSED4)
+    assert s.dram_byte(0x8000_1000) == 0x1000 and seq().dram_byte(0x40) == 0x40
+    with pytest.raises(ValueError, match="outside its DRAM window 0x80000000"):
+        s.dram_byte(0x1000)
+    with pytest.raises(ValueError, match="raise dram_words"):
+        s.dram_byte(0x8000_0000 + 32 * FUSED4.dram_words - 16, 32)
 
 
 def test_payloads_become_instructions_last_on_the_final_one() -> None:

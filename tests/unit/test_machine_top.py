@@ -1,4 +1,5 @@
-"""Generated machine tops: one instance per unit, the names the benches rely on, and they compile."""
+"""Generated machine tops: one instance per unit, the names the benches rely on, the machine limits the
+compiled plans assume, the landing counter, and they compile."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import subprocess
 
 import pytest
 
-from models.machines import MACHINES, MM_MESH, MM_MESH_SYS
+from models.machines import FUSED4, MACHINES, MM_MESH, MM_MESH_SYS
 from tb.benches import HARNESS_RTL, NOC_RTL, ROOT
 from tb.machine_top import render_harness, render_machine, unit_sources, write_machine_sources
 
@@ -24,6 +25,33 @@ def test_sys_machine_exposes_the_host_port() -> None:
     text = render_machine(MM_MESH_SYS)
     assert "orchestrator #(.X(1), .Y(1)" in text and "s_axil_awaddr" in text and "ext_in_data" not in text
     assert "reg [15:0] s_axil_awaddr = 0;" in render_harness(MM_MESH_SYS)
+
+
+def test_fused4_has_the_limits_the_compiled_plans_assume() -> None:
+    """512-deep instruction FIFOs (the compiler seeds 512), 128 staging slots, the memory window at 0x8000_0000."""
+    text = render_machine(FUSED4)
+    assert text.count(".INST_DEPTH(512)") == len(FUSED4.clusters) + len(FUSED4.vector_cores) == 8
+    assert "orchestrator #(.X(3), .Y(2), .STAGE_SLOTS(128)" in text
+    assert ".DRAM_WORDS(65536), .BASE(40'h0080000000)" in text and "mag_dram #(.WORDS(65536)" in text
+
+
+def test_other_machines_keep_their_limits() -> None:
+    for m in (MM_MESH, MM_MESH_SYS):
+        text = render_machine(m)
+        assert ".INST_DEPTH(32)" in text and ".BASE(40'h0000000000)" in text
+    assert ".STAGE_SLOTS(256)" in render_machine(MM_MESH_SYS)
+
+
+def test_landing_counter_sums_every_endpoint_output() -> None:
+    """wr_data_sent adds one per MEM_WR_DATA handed to the mesh by any endpoint (the ext port included)."""
+    for m in MACHINES.values():
+        text = render_machine(m)
+        ports = [m.geometry.port_index(c) for c in m.units]
+        for i in ports:
+            assert f"wire wd_{i} = hs_{i} && ep_in_data[{i}][271:268] == 4'd4;" in text
+            assert f"wire hs_{i} = ep_in_valid[{i}] && !ep_in_busy[{i}];" in text
+        assert text.count("wire wd_") == len(ports) and "reg [31:0] wr_data_sent;" in text
+        assert "reg [31:0] faults_sent;" in text
 
 
 @pytest.mark.parametrize("name", sorted(MACHINES))

@@ -1,0 +1,73 @@
+"""Judging a compiled bundle's run (machine model or RTL) against the bundle: one set of rules for both.
+
+What a run must reproduce (clients/README.md): every output region bit for
+bit as upstream's RTL computed it (``expected_rtl.npz``), except where
+upstream's RTL meets its predicate hazard H1 and units.md makes the
+interlocked result normative (``select_lt_m32n64``: upstream's models,
+``expected.npz``, are the reference there); per round the baseline and final
+count of every awaited node as upstream's run observed them on a fresh
+machine; the signals per node the plan awaits; the flits the plan stages.
+How many lanes differ from upstream's Python models (``expected.npz``) is
+reported, never judged: those models are not bit exact to upstream's RTL.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.bundle import Bundle
+from models.executor import ExecResult, compare_observed, expected_signals
+from models.vc.replay import output_mismatches
+
+# Bundles whose upstream RTL result differs from the program's meaning (units.md U.1, H1); the
+# normative (interlocked) result is upstream's models' there.
+HAZARD_BUNDLES = frozenset({"select_lt_m32n64"})
+
+
+def reference(b: Bundle) -> str:
+    """Which expected set is the bit-exact judge of `b`: "rtl" (expected_rtl.npz) or "models" (expected.npz)."""
+    return "models" if b.name in HAZARD_BUNDLES else "rtl"
+
+
+def output_failures(b: Bundle, image: np.ndarray, against: str | None = None, what: str = "") -> list[str]:
+    """One line per output region whose FP16 slots differ from the reference (or from `against`)."""
+    which = against or reference(b)
+    out = []
+    for name, bad in output_mismatches(b, image, which).items():
+        if len(bad):
+            out.append(f"{what}output {name}: {len(bad)} FP16 lane(s) differ from upstream's {which} "
+                       f"(first slots {list(map(int, bad[:5]))})")
+    return out
+
+
+def lanes_vs_models(b: Bundle, image: np.ndarray) -> dict[str, int]:
+    """Per output: FP16 lanes that differ from upstream's Python models (reported, not judged)."""
+    return {name: int(len(bad)) for name, bad in output_mismatches(b, image, "models").items()}
+
+
+def staged_failures(b: Bundle, res: ExecResult) -> list[str]:
+    """Per round: the slots staged and the flits kicked equal the plan's ``nflits``."""
+    plan = {int(p["round"]): int(p["nflits"]) for p in b.meta["plan"] if p["kind"] == "round"}
+    out = []
+    for r in res.rounds:
+        if r.staged != plan.get(r.index) or r.kicked < r.staged:
+            out.append(f"round {r.index}: {r.staged} slot(s) staged, {r.kicked} flit(s) kicked, the plan says "
+                       f"{plan.get(r.index)}")
+    return out
+
+
+def judge(b: Bundle, res: ExecResult) -> list[str]:
+    """Every failure of a run against the bundle (empty: it ran as compiled)."""
+    out = list(res.problems)
+    if res.image is None:
+        return out + ["no final image was read back"]
+    out += output_failures(b, res.image)
+    out += compare_observed(res)
+    got, want = res.signals(), expected_signals(b)
+    if got != want:
+        out.append(f"signals per node {dict(sorted(got.items()))}, the plan awaits {dict(sorted(want.items()))}")
+    out += staged_failures(b, res)
+    return out
+
+
+__all__ = ["HAZARD_BUNDLES", "judge", "lanes_vs_models", "output_failures", "reference", "staged_failures"]

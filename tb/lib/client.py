@@ -1,0 +1,178 @@
+"""Run a compiled bundle (clients/) on the RTL machine, through the orchestrator's AXI host port.
+
+The round loop is models.executor's, the same one the machine model runs; this
+module is its host on the RTL (:class:`RtlHost`):
+
+* host registers through tb.lib.host.Orchestrator (cocotbext-axi's
+  AxiLiteMaster); the staged slots uploaded in bursts of consecutive slots,
+  five 64-bit words per flit, low word first, and (``verify_stage``) read
+  back and compared, so "the flits staged" is measured, not assumed;
+* each Poll is a bounded number of reads spaced in simulated time; on expiry
+  it names the node, the baseline, the expected and seen counts and the
+  node's last code/arg (models.executor.describe_poll); an await that
+  overshoots fails at once;
+* DRAM by backdoor (tb.lib.dram) at the DRAM's window: the bundle's machine
+  addresses minus the machine's ``mem_base``; a DRAM read while a write is
+  outstanding is refused (tb.lib.landing), and landing is awaited after every
+  round, bounded and named.
+
+:class:`RtlClient` runs one bundle and gathers what the bench judges beside
+the executor's result: the FAULT signals the mesh carried, the HAZARD H1
+reports of the vector cores, DRAM traffic and cycles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+from cocotb.triggers import Timer
+from cocotb.utils import get_sim_time
+
+from models.bundle import Bundle
+from models.executor import ExecResult, PollFailed, describe_poll, execute
+from models.loader import COUNT_MOD, Poll
+from models.machines import Machine
+from models.orch import NodeStatus
+from tb.lib.dram import DramBackdoor
+from tb.lib.host import Orchestrator
+from tb.lib.landing import Landing
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Bounds in cycles: one poll, the landing wait; the interval between two reads of a poll."""
+
+    poll: int = 100_000
+    landing: int = 20_000
+    interval: int = 32
+
+    @classmethod
+    def for_bundle(cls, b: Bundle) -> "Timeouts":
+        """Generous multiples of upstream's own busy cycles (its model run), never below the defaults."""
+        busy = sum(int(v) for v in b.meta.get("upstream_model", {}).get("busy_cycles", {}).values())
+        return cls(poll=max(cls.poll, 20 * busy))
+
+
+class RtlHost:
+    """models.executor.Host on the RTL machine (see the module doc)."""
+
+    def __init__(self, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine, *,
+                 period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True) -> None:
+        self.host, self.dram, self.landing, self.machine = host, dram, landing, machine
+        self.period_ns = period_ns
+        self.timeouts = timeouts
+        self.verify_stage = verify_stage
+        self.slots = machine.stage_slots
+        self.polls = 0
+        self.stage_errors: list[str] = []
+        self.doing = "idle"
+
+    async def read(self, addr: int) -> int:
+        return await self.host.read(addr)
+
+    async def write(self, addr: int, value: int) -> None:
+        await self.host.write(addr, value)
+
+    async def stage(self, slots: Mapping[int, int]) -> None:
+        """Upload every slot (one burst per run of consecutive slots), then read each back if asked."""
+        self.doing = f"staging {len(slots)} slot(s)"
+        order = sorted(slots)
+        runs: list[list[int]] = []
+        for s in order:
+            if runs and s == runs[-1][-1] + 1:
+                runs[-1].append(s)
+            else:
+                runs.append([s])
+        for run in runs:
+            await self.host.stage(run[0], [slots[s] for s in run])
+        if self.verify_stage:
+            for s in order:
+                got = await self.host.read_stage(s)
+                if got != slots[s]:
+                    self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged {slots[s]:#074x}")
+
+    async def poll(self, cmd: Poll, what: str) -> int:
+        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything)."""
+        self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
+        start = self.cycle()
+        interval = self.timeouts.interval
+        for _ in range(math.ceil(self.timeouts.poll / interval) + 1):
+            value = await self.host.read(cmd.addr)
+            self.polls += 1
+            if value & cmd.mask == cmd.want:
+                return value
+            if cmd.node is not None:
+                st = NodeStatus.decode(value)
+                arrived = ((st.count if st.valid else 0) - cmd.baseline) % COUNT_MOD
+                if arrived > cmd.expected:
+                    raise PollFailed(f"{what}: {describe_poll(cmd, value, 'overshoot: more signals than awaited')}")
+            if self.cycle() - start >= self.timeouts.poll:
+                break
+            await Timer(interval * self.period_ns, "ns")
+        value = await self.host.read(cmd.addr)
+        raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}")
+
+    async def wait_landed(self, what: str) -> None:
+        self.doing = f"{what}: waiting for the posted writes to land"
+        await self.landing.wait(self.timeouts.landing, what)
+
+    async def read_dram(self, addr: int, nbytes: int) -> np.ndarray:
+        """`nbytes` at machine address `addr`; refused while a write is outstanding."""
+        self.landing.check(f"DRAM read of {nbytes} bytes at {addr:#x}")
+        return await self.dram.read_bytes(self.machine.dram_offset(addr, nbytes), nbytes)
+
+    async def write_dram(self, addr: int, data: np.ndarray) -> None:
+        self.doing = f"loading {np.asarray(data).nbytes} DRAM bytes at {addr:#x}"
+        await self.dram.load_bytes(self.machine.dram_offset(addr, np.asarray(data).nbytes), data)
+
+    def cycle(self) -> int:
+        return int(get_sim_time("ns")) // self.period_ns
+
+
+@dataclass
+class RtlRun:
+    """A bundle on the RTL machine: the executor's result and what the machine's counters say."""
+
+    result: ExecResult
+    faults_sent: int = 0
+    hazards: dict[tuple[int, int], int] = field(default_factory=dict)
+    dram_read: int = 0
+    dram_written: int = 0
+    wr_data_sent: int = 0
+    polls: int = 0
+    stage_errors: list[str] = field(default_factory=list)
+
+    @property
+    def image(self) -> np.ndarray:
+        assert self.result.image is not None
+        return self.result.image
+
+
+class RtlClient:
+    """Runs bundles on one RTL machine (a generated top `top`, e.g. the harness's ``u_dut``)."""
+
+    def __init__(self, top: Any, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine,
+                 **host_options: Any) -> None:
+        self.top = top
+        self.machine = machine
+        self.rtl = RtlHost(host, dram, landing, machine, **host_options)
+
+    def _hazards(self) -> dict[tuple[int, int], int]:
+        return {c: int(getattr(self.top, f"hazards_{c[0]}_{c[1]}").value) for c in self.machine.vector_cores}
+
+    async def run(self, b: Bundle) -> RtlRun:
+        """Every round of `b` through the loader (models.executor.execute); the machine's counters around it."""
+        h = self.rtl
+        hz0, f0 = self._hazards(), h.landing.faults_sent()
+        rd0, wr0 = h.dram.traffic_bytes()
+        res = await execute(b, h, self.machine)
+        rd1, wr1 = h.dram.traffic_bytes()
+        hz1 = self._hazards()
+        return RtlRun(res, h.landing.faults_sent() - f0, {c: hz1[c] - hz0[c] for c in hz1 if hz1[c] != hz0[c]},
+                      rd1 - rd0, wr1 - wr0, h.landing.state().sent, h.polls, list(h.stage_errors))
+
+
+__all__ = ["RtlClient", "RtlHost", "RtlRun", "Timeouts"]
