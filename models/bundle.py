@@ -93,6 +93,11 @@ class Bundle:
     def dram_in(self) -> dict[str, np.ndarray]:
         return self._npz("dram_in.npz")
 
+    @property
+    def has_expected_rtl(self) -> bool:
+        """Whether upstream's RTL run came with the bundle (a user's own export may lack it)."""
+        return (self.path / "expected_rtl.npz").exists()
+
     @cached_property
     def expected_rtl(self) -> dict[str, np.ndarray]:
         return self._npz("expected_rtl.npz")
