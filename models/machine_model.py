@@ -163,6 +163,15 @@ class MachineModel:
         """Backdoor read at a machine byte address."""
         return np.frombuffer(self.dram.read_bytes(self.machine.dram_offset(byte_addr, n), n), dtype=np.uint8).copy()
 
+    def waiting(self) -> list[str]:
+        """What each unit still waits for, in words (units whose model can say: ``waiting_on()``)."""
+        out = []
+        for u in self.units.values():
+            why = u.waiting_on() if hasattr(u, "waiting_on") else None
+            if why:
+                out.append(why)
+        return out
+
     def unit_errors(self) -> list[str]:
         """What the network and the units' monitors recorded (each model's own list, by its own name)."""
         out = self.errors + self.orch.errors
@@ -191,7 +200,9 @@ class ModelHost:
 
     async def poll(self, cmd: Poll, what: str) -> int:
         if not self.mm.run(lambda: self.mm.read(cmd.addr) & cmd.mask == cmd.want):
-            raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}")
+            waiting = "; ".join(self.mm.waiting()) or "no unit waits for anything"
+            raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}"
+                             f"; {waiting}")
         return self.mm.read(cmd.addr)
 
     async def wait_landed(self, what: str) -> None:

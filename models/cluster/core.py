@@ -43,14 +43,14 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from models.cu_base import completion, cu_data_fields
 from models.flit import FIELDS, FlitType
 from models.numerics.cluster import acc_add, emit_granule, gemm_entry
-from models.vc.link import Event
+from models.vc.link import Event, TakesFlits
 
 from .flits import fill_request, leads, write_port
 from .images import data_received, send_granules, unpack_send
@@ -102,7 +102,7 @@ def l1_entry(bank: int, off: int) -> int:
     return (bank & 1) * BANK_ENTRIES + (off % BANK_ENTRIES)
 
 
-class ClusterCore:
+class ClusterCore(TakesFlits):
     """One cluster at `coord` whose memory agent is at `mag`: its state and its answer to every inbound flit.
 
     L1 and the accumulator start as zero (the RTL clears them at time 0 and reset leaves them alone).
@@ -139,17 +139,23 @@ class ClusterCore:
             self.pending.append(flit)
         return self._pump()
 
-    def take_all(self, flits: Iterable[int]) -> list[Event]:
-        out: list[Event] = []
-        for f in flits:
-            out.extend(self.take(f))
-        return out
-
     @property
     def held(self) -> bool:
         """An RD_RESP outside a FILL blocks the receive queue (units.md C.3)."""
         return bool(self.pending) and self.fill is None and \
             FIELDS["type"].extract(self.pending[0]) == FlitType.MEM_RD_RESP
+
+    def waiting_on(self) -> str | None:
+        """What keeps this cluster from retiring its instruction, in words (a poll that times out names it)."""
+        x, y = self.coord
+        if self.fill is not None:
+            n = one(self.fill.f["n"])
+            role = "leader" if leads(self.coord, self.fill.f) else "follower (the group's leader sends the request)"
+            return (f"cluster ({x},{y}): FILL as {role} waiting for MEM_RD_RESP, {self.fill.committed} of {n} "
+                    f"entries committed")
+        if self.held:
+            return f"cluster ({x},{y}): a MEM_RD_RESP outside any FILL holds its receive queue"
+        return None
 
     @property
     def busy(self) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -40,7 +40,7 @@ from .isa import (
     SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word,
 )
 from .lanes import Stage, run_chain, u16_to_word, word_to_u16
-from .link import Event, LinkMixin
+from .link import Event, LinkMixin, TakesFlits
 from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
@@ -70,7 +70,7 @@ class Stats:
         return sum(self.executed.values())
 
 
-class VectorCore(WordsMixin, LinkMixin):
+class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     """The vector core: state, the CU_INST envelope, the kernel sequencer and the link side."""
 
     def __init__(self, coord: Coord = (1, 1), mag: Coord = MAG_DEFAULT) -> None:
@@ -123,12 +123,6 @@ class VectorCore(WordsMixin, LinkMixin):
         if ftype == FlitType.MEM_RD_RESP:
             return self._fill_response(flit)
         return []  # every other type is dropped
-
-    def take_all(self, flits: Iterable[int]) -> list[Event]:
-        out: list[Event] = []
-        for f in flits:
-            out.extend(self.take(f))
-        return out
 
     @property
     def waiting_fills(self) -> bool:

@@ -5,6 +5,7 @@ the flits of VFILL and VDRAIN (to memory and to a node), inbound CU_DATA bursts 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 from models.cu_base import SigCode, signal_payload
 from models.flit import FIELDS, FlitType
@@ -26,6 +27,19 @@ class Event:
     dst: Coord
     flit: int
     wild_arg: bool = False
+
+
+class TakesFlits:
+    """``take_all`` for a unit's event model: its ``take(flit)`` applied in order, the events joined."""
+
+    def take(self, flit: int) -> list["Event"]:
+        raise NotImplementedError
+
+    def take_all(self, flits: Iterable[int]) -> list["Event"]:
+        out: list[Event] = []
+        for f in flits:
+            out.extend(self.take(f))
+        return out
 
 
 @dataclass

@@ -9,8 +9,9 @@ module is its host on the RTL (:class:`RtlHost`):
   back and compared, so "the flits staged" is measured, not assumed;
 * each Poll is a bounded number of reads spaced in simulated time; on expiry
   it names the node, the baseline, the expected and seen counts and the
-  node's last code/arg (models.executor.describe_poll); an await that
-  overshoots fails at once;
+  node's last code/arg (models.executor.describe_poll) and what the units
+  still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
+  and its committed entries); an await that overshoots fails at once;
 * DRAM by backdoor (tb.lib.dram) at the DRAM's window: the bundle's machine
   addresses minus the machine's ``mem_base``; a DRAM read while a write is
   outstanding is refused (tb.lib.landing), and landing is awaited after every
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from cocotb.triggers import Timer
@@ -60,8 +61,10 @@ class RtlHost:
     """models.executor.Host on the RTL machine (see the module doc)."""
 
     def __init__(self, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine, *,
-                 period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True) -> None:
+                 period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True,
+                 waiting: Callable[[], list[str]] = list) -> None:
         self.host, self.dram, self.landing, self.machine = host, dram, landing, machine
+        self.waiting = waiting  # what the units still wait for, in words (named when a poll times out)
         self.period_ns = period_ns
         self.timeouts = timeouts
         self.verify_stage = verify_stage
@@ -113,7 +116,9 @@ class RtlHost:
                 break
             await Timer(interval * self.period_ns, "ns")
         value = await self.host.read(cmd.addr)
-        raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}")
+        waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
+        raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
+                         f"{waiting}")
 
     async def wait_landed(self, what: str) -> None:
         self.doing = f"{what}: waiting for the posted writes to land"
@@ -151,6 +156,19 @@ class RtlRun:
         return self.result.image
 
 
+def rtl_waiting(top: Any, machine: Machine) -> list[str]:
+    """What the RTL units still wait for, read from their state (the clusters' FILL: cl_fill's active,
+    committed, n8 and leads), in the words of models.cluster's ``waiting_on``."""
+    out = []
+    for x, y in machine.clusters:
+        fill = getattr(top, f"u_cluster_{x}_{y}").u_fill
+        if int(fill.active.value):
+            role = "leader" if int(fill.leads.value) else "follower (the group's leader sends the request)"
+            out.append(f"cluster ({x},{y}): FILL as {role} waiting for MEM_RD_RESP, {int(fill.committed.value)} of "
+                       f"{int(fill.n8.value)} entries committed")
+    return out
+
+
 class RtlClient:
     """Runs bundles on one RTL machine (a generated top `top`, e.g. the harness's ``u_dut``)."""
 
@@ -158,6 +176,7 @@ class RtlClient:
                  **host_options: Any) -> None:
         self.top = top
         self.machine = machine
+        host_options.setdefault("waiting", lambda: rtl_waiting(top, machine))
         self.rtl = RtlHost(host, dram, landing, machine, **host_options)
 
     def _hazards(self) -> dict[tuple[int, int], int]:
@@ -175,4 +194,4 @@ class RtlClient:
                       rd1 - rd0, wr1 - wr0, h.landing.state().sent, h.polls, list(h.stage_errors))
 
 
-__all__ = ["RtlClient", "RtlHost", "RtlRun", "Timeouts"]
+__all__ = ["RtlClient", "RtlHost", "RtlRun", "Timeouts", "rtl_waiting"]

@@ -18,24 +18,30 @@ readback), and judges it (models.client_judge):
 * reported, not judged: lanes that differ from upstream's Python models
   (``expected.npz``), cycles and wall seconds per bundle.
 
-Three self-tests show the host's bounds and
+Four self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
 landed is caught as an error; a poll that never matches names the node,
-baseline, expected and seen counts and the node's last signal; a write that
-never lands ends the landing wait naming the outstanding count.
+baseline, expected and seen counts and the node's last signal; a multicast
+FILL whose leader never sends is named with its committed entries; a write
+that never lands ends the landing wait naming the outstanding count.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from enum import Enum
+from pathlib import Path
 
 import cocotb
 import numpy as np
 from cocotb.triggers import RisingEdge
 
 from models.bundle import Bundle, bundle_names
-from models.client_judge import judge, lanes_vs_models, reference
+from models.client_bound import bound_check
+from models.client_judge import check_count, judge, lanes_vs_models, lanes_vs_rtl, reference
+from models.client_report import BundleReport, round_rows
 from models.executor import expected_signals
 from models.flit import FlitType, make_flit
 from models.machine_model import ModelRefused, ModelRun, run_bundle
@@ -43,10 +49,23 @@ from models.orch import Reg, pack_coord
 from models.vc.disasm import disassemble
 from tb.lib.client import RtlClient, RtlRun, Timeouts
 from tb.lib.landing import LandingError
+from tb.lib.plan_faults import await_one_more, orphan_follower
 from tb.lib.system_tb import PERIOD_NS, SystemTB
 
+# The bundles to run: every one of clients/bundles, or the directories `python -m tb.client run` names
+# (CLIENT_BUNDLES_ENV, os.pathsep-separated absolute paths; the command refuses duplicate names first).
+CLIENT_BUNDLES_ENV = "AGSIM_CLIENT_BUNDLES"
+
+
+def _bundle_paths() -> dict[str, str]:
+    raw = os.environ.get(CLIENT_BUNDLES_ENV, "")
+    if not raw.strip():
+        return {n: n for n in bundle_names()}
+    return {Path(p).name: p for p in raw.split(os.pathsep) if p}
+
+
 # an Enum, so cocotb names each test after its bundle (it numbers plain strings longer than 10 characters)
-BundleName = Enum("BundleName", {n: n for n in bundle_names()})
+BundleName = Enum("BundleName", _bundle_paths())
 
 
 def _client(tb: SystemTB, b: Bundle) -> RtlClient:
@@ -63,11 +82,14 @@ def _model(tb: SystemTB, b: Bundle) -> ModelRun | None:
         return None
 
 
-def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None) -> None:
-    """Every check of the module doc on one finished run."""
+def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: float) -> None:
+    """Every check of the module doc on one finished run; the run's report into the artifacts."""
     v = tb.verdict
     lanes = sum(r.nbytes // 2 for r in b.outputs.values())
-    v.add_checks(lanes + len(run.result.rounds), judge(b, run.result))
+    v.add_checks(check_count(b, run.result), judge(b, run.result))
+    bounds, no_bound = bound_check(b, run.image)
+    if no_bound:
+        tb.log.warning("NOTE %s: %s", b.name, no_bound)
     v.add_checks(len(run.result.rounds), run.stage_errors[:10])
     v.check(run.faults_sent == 0, f"{run.faults_sent} FAULT signal(s) crossed the mesh")
     rtl_hz = sum(run.hazards.values())
@@ -86,12 +108,23 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None) -> None
     for name, reg in b.outputs.items():
         lo = reg.addr - b.image_base
         art.add(f"obs_{name}", run.image[lo:lo + reg.nbytes].view(np.uint16))
-        want = (b.expected_models if reference(b) == "models" else b.expected_rtl)["dram_final"]
-        art.add(f"exp_{name}", want[lo:lo + reg.nbytes].view(np.uint16))
+        if reference(b) != "none":
+            want = (b.expected_models if reference(b) == "models" else b.expected_rtl)["dram_final"]
+            art.add(f"exp_{name}", want[lo:lo + reg.nbytes].view(np.uint16))
+        elif model is not None:
+            art.add(f"exp_{name}", model.image[lo:lo + reg.nbytes].view(np.uint16))  # the only bit-exact judge
         art.add(f"n_lanes_vs_models_{name}", np.int64(diff[name]))
     want = expected_signals(b)
     for node, k in run.result.signals().items():
         art.count(f"signals_{node[0]}_{node[1]}", want.get(node, 0), k)
+    vs_rtl = lanes_vs_rtl(b, run.image)
+    report = BundleReport(b.name, "rtl", not v.failures, list(v.failures[:20]), round_rows(run.result),
+                          run.result.cycles, time.monotonic() - t0, v.checks, lanes,
+                          None if vs_rtl is None else sum(vs_rtl.values()), sum(diff.values()),
+                          max((r.worst for r in bounds), default=None), no_bound,
+                          {"hazards_h1": rtl_hz, "polls": run.polls, "dram_read": run.dram_read,
+                           "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
+    art.add("report_json", json.dumps(report.to_json()))
 
 
 def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
@@ -119,7 +152,7 @@ async def test_bundle(dut, bundle: BundleName) -> None:
         client = _client(tb, b)
         tb.doing = lambda: client.rtl.doing  # the watchdogs name the client's step
         run = await client.run(b)
-        _judge(tb, b, run, model)
+        _judge(tb, b, run, model, t0)
         rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
         tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
                     "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
@@ -174,19 +207,9 @@ async def test_unlanded_read_is_refused(dut) -> None:
     await tb.guard(body, max_cycles=50_000, max_wall_s=60)
 
 
-
-def _await_one_more(b: Bundle) -> None:
-    """Plant a plan error: the first await of `b` asks for one signal more than its kick makes."""
-    step = next(s for p in b.meta["plan"] if p["kind"] == "round" for s in p["steps"] if s["op"] == "await")
-    step["count"] += 1
-
-
-@cocotb.test()
-async def test_poll_timeout_names_the_node(dut) -> None:
-    """An await that can never be met ends at the poll's bound, naming node, counts and the last signal."""
-    tb = SystemTB(dut, "test_poll_timeout_names_the_node")
-    b = Bundle("ops_log2_m32n64")
-    _await_one_more(b)
+async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
+    """Run `b` (with a planted plan error) under a 6,000-cycle poll bound; pass only if it fails with `expect`."""
+    tb = SystemTB(dut, test)
 
     async def body() -> None:
         await tb.start()
@@ -194,9 +217,30 @@ async def test_poll_timeout_names_the_node(dut) -> None:
                            timeouts=Timeouts(poll=6_000))
         await client.run(b)
 
-    await tb.guard(body, max_cycles=50_000, max_wall_s=60, expect_failures=[
+    await tb.guard(body, max_cycles=60_000, max_wall_s=60, expect_failures=expect)
+
+
+@cocotb.test()
+async def test_poll_timeout_names_the_node(dut) -> None:
+    """An await that can never be met ends at the poll's bound, naming node, counts and the last signal."""
+    b = Bundle("ops_log2_m32n64")
+    await_one_more(b)
+    await _planted(dut, "test_poll_timeout_names_the_node", b, [
         "await at node (1,0): expected count 45 (baseline 0 + 45), seen 44 (44 signal(s) since the baseline); "
         "the node's last signal: BATCH_COMPLETE arg=0x00000040 count=44; timeout after"])
+
+
+@cocotb.test()
+async def test_orphan_follower_is_named(dut) -> None:
+    """A multicast FILL whose leader never sends (the follower lists a group its leader does not): the
+    await ends at the poll's bound naming the node and the follower's FILL with its committed entries."""
+    b = Bundle("matmul_m32k64n32")
+    n = orphan_follower(b, (2, 1), (1, 1))
+    await _planted(dut, "test_orphan_follower_is_named", b, [
+        "await at node (2,1): expected count 4 (baseline 0 + 4), seen 0 (0 signal(s) since the baseline); the "
+        "node's last signal: no signal yet; timeout after",
+        f"cluster (2,1): FILL as follower (the group's leader sends the request) waiting for MEM_RD_RESP, 0 of "
+        f"{n} entries committed"])
 
 
 @cocotb.test()

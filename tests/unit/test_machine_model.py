@@ -27,6 +27,7 @@ from models.machine_model import UNIT_MODELS, MachineModel, MissingUnit, ModelHo
 from models.machines import FUSED4, MM_MESH_SYS, UnitKind
 from models.orch import NodeStatus, ProgStat, Reg, node_status_addr, pack_coord, stage_addr
 from models.orch_model import OrchModel
+from tb.lib.plan_faults import orphan_follower
 
 ORCH = FUSED4.agent
 # the machine as it stood before the cluster's event model: the cluster rounds are refused, the rest runs
@@ -143,3 +144,13 @@ def test_the_dram_is_at_machine_addresses_and_keeps_the_bytes_around_a_partial_s
     assert mm.dram.word(1) == int.from_bytes(bytes(got[32:64]), "little")  # word 0 is mem_base
     with pytest.raises(ValueError, match="outside its DRAM window"):
         mm.load(0x1000, np.zeros(32, np.uint8))
+
+
+def test_an_orphan_follower_is_named_when_the_machine_goes_quiet() -> None:
+    """A multicast FILL whose leader never sends: the await fails naming the node and the follower's FILL."""
+    b = Bundle("matmul_m32k64n32")
+    n = orphan_follower(b, (2, 1), (1, 1))
+    with pytest.raises(PollFailed, match=r"await at node \(2,1\): expected count 4 .* went quiet; cluster \(2,1\): "
+                       rf"FILL as follower \(the group's leader sends the request\) waiting for MEM_RD_RESP, 0 of "
+                       rf"{n} entries committed"):
+        run_bundle(b)

@@ -1,0 +1,207 @@
+"""Run compiled bundles from the command line: ``python -m tb.client run DIR [DIR ...]``.
+
+Why: a compiler engineer exports a program in the bundle format
+(clients/README.md) and wants one answer: does it run on the machine as the
+hardware would, round by round, and if not, where not. Each DIR is a bundle
+folder (the ones of clients/bundles, or a user's own export).
+
+* default: the RTL machine (the ``clients`` bench's top, built in
+  ``sim_build/client/clients/``); every check of tb/system/test_clients.py,
+  the golden models' run of the same plan judging the RTL bit for bit;
+* ``--models``: the golden models alone (models/machine_model.py), in
+  milliseconds; the machine model's clock is its network deliveries.
+
+Printed per bundle: the per-round table (round, unit, slots staged, flits
+kicked, cycles, awaits met of awaits made, name), the first failures, and a
+verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
+``expected.npz``, cycles, wall seconds); then one closing line. The run's
+``artifacts.npz`` (outputs observed and expected, signal counts, the report)
+is written into the build folder and its path printed. Exit status: 0 only
+when every bundle passed, 1 when one failed, 2 when the input was refused
+before anything ran (one line naming the value, the limit and the fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.bundle import Bundle
+from models.client_bound import bound_check
+from models.client_judge import check_count, judge, lanes_vs_models, lanes_vs_rtl, reference
+from models.client_report import BundleReport, format_rounds, format_summary, format_verdict, round_rows
+from models.executor import check_machine
+from models.machine_model import ModelRefused, run_bundle
+from models.machines import get_machine
+from tb.lib.artifacts import FILE_NAME, Artifacts, load
+
+CLIENT_BUILD = Path(__file__).resolve().parent.parent / "sim_build" / "client"
+RTL_MACHINE = "fused4"  # the machine of the `clients` bench
+
+
+class Refused(ValueError):
+    """Input refused before anything ran."""
+
+
+def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
+    """Each DIR as a bundle, or Refused naming what is wrong with it and how to fix it."""
+    out: list[Bundle] = []
+    seen: dict[str, str] = {}
+    for d in dirs:
+        path = Path(d).expanduser().resolve()
+        if not path.is_dir():
+            raise Refused(f"{d}: no such directory; give a bundle folder (one holding bundle.json)")
+        if not (path / "bundle.json").exists():
+            raise Refused(f"{d}: no bundle.json in it; a bundle folder holds bundle.json, dram_in.npz and "
+                          f"expected.npz (clients/README.md)")
+        for need in ("dram_in.npz", "expected.npz"):
+            if not (path / need).exists():
+                raise Refused(f"{d}: {need} missing; export the bundle again (clients/README.md lists its files)")
+        if path.name in seen:
+            raise Refused(f"{d}: a second bundle named {path.name} (the first is {seen[path.name]}); the runs are "
+                          f"named after their folders, rename one")
+        seen[path.name] = str(path)
+        b = Bundle(path)
+        try:
+            machine = get_machine(b.meta["machine"]["name"])
+            if rtl and machine.name != RTL_MACHINE:
+                raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
+                              f"(run it with --models, or compile for {RTL_MACHINE})")
+            check_machine(b, machine)
+            b.rounds  # parses every step: an unknown one is refused here
+        except (KeyError, ValueError) as exc:
+            if isinstance(exc, Refused):
+                raise
+            raise Refused(f"{d}: {exc}") from None
+        out.append(b)
+    return out
+
+
+def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
+    """Every bundle on the golden models; artifacts into `build`."""
+    build.mkdir(parents=True, exist_ok=True)
+    reports = []
+    for b in bundles:
+        t0 = time.monotonic()
+        machine = get_machine(b.meta["machine"]["name"])
+        art = Artifacts(f"models/{b.name}", build)
+        try:
+            run = run_bundle(b, machine)
+        except (ModelRefused, AssertionError, ValueError) as exc:
+            rep = BundleReport(b.name, "models", False, [f"{type(exc).__name__}: {exc}"], [], 0,
+                               time.monotonic() - t0)
+            art.add("report_json", json.dumps(rep.to_json()))
+            art.save({"bundle": b.name, "verdict": "FAIL"})
+            reports.append(rep)
+            continue
+        res = run.result
+        failures = judge(b, res)
+        failures += [f"FAULT signal from {node}: code {code}" for node, code in run.faults]
+        failures += [f"model error: {e}" for e in run.errors]
+        lanes = sum(r.nbytes // 2 for r in b.outputs.values())
+        vs_rtl, vs_models = lanes_vs_rtl(b, run.image), lanes_vs_models(b, run.image)
+        bounds, no_bound = bound_check(b, run.image)
+        rep = BundleReport(b.name, "models", not failures, failures, round_rows(res), res.cycles,
+                           time.monotonic() - t0, check_count(b, res) + 2, lanes,
+                           None if vs_rtl is None else sum(vs_rtl.values()), sum(vs_models.values()),
+                           max((r.worst for r in bounds), default=None), no_bound,
+                           {"hazards_h1": len(run.hazards), "reference": reference(b)})
+        for name, reg in b.outputs.items():
+            lo = reg.addr - b.image_base
+            art.add(f"obs_{name}", run.image[lo:lo + reg.nbytes].view(np.uint16))
+        art.add("report_json", json.dumps(rep.to_json()))
+        art.save({"bundle": b.name, "verdict": "PASS" if rep.passed else "FAIL"})
+        reports.append(rep)
+    return reports
+
+
+def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool) -> list[BundleReport]:
+    """Every bundle on the RTL machine through the `clients` bench; reports read from its artifacts."""
+    from tb.benches import get_bench
+    from tb.runner import run_bench
+    from tb.system.test_clients import CLIENT_BUNDLES_ENV
+
+    env = {CLIENT_BUNDLES_ENV: os.pathsep.join(str(b.path) for b in bundles)}
+    result = run_bench(get_bench("clients"), test_filter=r"test_bundle", seed=seed, waves=waves,
+                       build_root=build, extra_env=env, log_to_file=True)
+    found: dict[str, BundleReport] = {}
+    for xml in result.results_files:
+        path = xml.parent / FILE_NAME
+        if not path.exists():
+            continue
+        for test, arrays in load(path).items():
+            if "report_json" in arrays:
+                rep = BundleReport.from_json(json.loads(str(arrays["report_json"])))
+                meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+                rep.passed = meta.get("verdict") == "PASS"  # the verdict after the monitors, as the bench's
+                rep.failures = list(meta.get("failures", rep.failures))
+                rep.checks = int(meta.get("checks", rep.checks))
+                found[rep.bundle] = rep
+    log = build / "clients" / "sim.log"
+    reports = []
+    for b in bundles:
+        if b.name in found:
+            reports.append(found[b.name])
+            continue
+        case = next((t for t in result.tests if t.name.endswith(f"bundle={b.name}")), None)
+        why = case.message.splitlines()[0] if case and case.message else (result.error or "no result")
+        reports.append(BundleReport(b.name, "rtl", False, [f"{why} (log: {log})"], [], 0, 0.0))
+    if result.error:
+        print(f"bench error: {result.error}", file=sys.stderr)
+    return reports
+
+
+def print_report(rep: BundleReport, artifacts: Path) -> None:
+    print(f"=== {rep.bundle} ({rep.machine})")
+    if rep.rows:
+        print(format_rounds(rep))
+    for f in rep.failures[:10]:
+        print(f"  FAILED: {f}")
+    if len(rep.failures) > 10:
+        print(f"  ... and {len(rep.failures) - 10} more (all in {artifacts})")
+    if rep.lanes_vs_rtl is None and rep.rows:
+        print("  NOTE: no expected_rtl.npz in this bundle: its outputs are judged against the golden models' run "
+              "only (RTL), or not bit for bit at all (--models)")
+    if rep.bound_note:
+        print(f"  NOTE: {rep.bound_note}")
+    print(format_verdict(rep))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tb.client", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    run = sub.add_parser("run", help="run bundle folders on the RTL machine (or --models)")
+    run.add_argument("dirs", nargs="+", metavar="DIR", help="bundle folders (clients/README.md format)")
+    run.add_argument("--models", action="store_true", help="the golden models alone (no simulator)")
+    run.add_argument("--seed", type=int, default=None, help="run seed of the RTL run (replay)")
+    run.add_argument("--waves", action="store_true", help="RTL: one FST and GTKWave save file per bundle")
+    run.add_argument("--build", type=Path, default=CLIENT_BUILD, help=f"build folder (default {CLIENT_BUILD})")
+    args = ap.parse_args(argv)
+    try:
+        bundles = resolve(args.dirs, rtl=not args.models)
+    except Refused as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return 2
+    if args.models:
+        build = args.build / "models"
+        reports = run_models(bundles, build)
+        artifacts = build / FILE_NAME
+    else:
+        reports = run_rtl(bundles, args.build, args.seed, args.waves)
+        artifacts = args.build / "clients" / FILE_NAME
+    for rep in reports:
+        print_report(rep, artifacts)
+    print(f"artifacts: {artifacts}" + ("" if not args.waves else " (one per bundle folder with --waves)"))
+    print(format_summary(reports))
+    return 0 if reports and all(r.passed for r in reports) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

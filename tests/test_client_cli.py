@@ -1,0 +1,120 @@
+"""`python -m tb.client run DIR ...`: a bundle folder in, a per-round table, a verdict and an exit status out.
+
+The command is what a user points at an exported bundle, so each outcome is
+tested on a real run: a pass exits 0, a planted wrong lane in the bundle's
+expected output exits 1 naming the output, bad input exits 2 before anything
+runs, a bundle without upstream's RTL run says how it was judged. One RTL run
+(two small bundles, one of them planted) shows the same on the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.bundle import BUNDLES, Bundle
+from tb.client import main
+from tb.lib.artifacts import load
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _copy(tmp: Path, name: str, as_name: str | None = None) -> Path:
+    dst = tmp / (as_name or name)
+    shutil.copytree(BUNDLES / name, dst)
+    return dst
+
+
+def _plant(path: Path, lane: int = 5) -> None:
+    """Flip one bit of one output lane in the bundle's expected_rtl.npz."""
+    b = Bundle(path)
+    reg = next(iter(b.outputs.values()))
+    z = dict(np.load(path / "expected_rtl.npz"))
+    final = z["dram_final"].copy()
+    final[reg.addr - b.image_base + 2 * lane] ^= 1
+    z["dram_final"] = final
+    np.savez(path / "expected_rtl.npz", **z)
+
+
+def test_models_pass_prints_rounds_and_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["run", str(BUNDLES / "mlp_silu_m32k64f64n32"), "--models", "--build", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "awaits met" in out and "relayouts" in out
+    assert out.count("\n      ") >= 4  # four rounds
+    assert "PASS mlp_silu_m32k64f64n32 on models" in out and "lanes differing from expected_rtl 0" in out
+    arts = load(tmp_path / "models" / "artifacts.npz")
+    rep = json.loads(str(arts["models.mlp_silu_m32k64f64n32"]["report_json"]))
+    assert rep["passed"] and len(rep["rows"]) == 4 and sum(r["relayouts"] for r in rep["rows"]) == 1
+
+
+def test_models_planted_lane_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = _copy(tmp_path, "ops_log2_m32n64", "planted")
+    _plant(bad)
+    rc = main(["run", str(BUNDLES / "matmul_m32k64n32"), str(bad), "--models", "--build", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAILED: output y: 1 FP16 lane(s) differ from upstream's rtl (first slots [5])" in out
+    assert "1 of 2 bundle(s) FAILED: planted" in out
+
+
+def test_without_expected_rtl_says_how_it_is_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mine = _copy(tmp_path, "matmul_m32k64n32", "mine")
+    (mine / "expected_rtl.npz").unlink()
+    assert main(["run", str(mine), "--models", "--build", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "NOTE: no expected_rtl.npz" in out and "lanes differing from expected_rtl -" in out
+
+
+@pytest.mark.parametrize("case, words", [
+    ("missing", "no such directory"),
+    ("no_json", "no bundle.json in it"),
+    ("no_image", "dram_in.npz missing"),
+    ("twice", "a second bundle named matmul_m32k64n32"),
+    ("bad_step", "unknown step 'jump'"),
+    ("other_machine", "compiled for machine mm_mesh_sys; the RTL client bench is fused4"),
+    ("unknown_machine", "unknown machine 'fused9'"),
+])
+def test_bad_input_refused_before_running(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str,
+                                          words: str) -> None:
+    dirs = [str(tmp_path / "nowhere")]
+    if case != "missing":
+        b = _copy(tmp_path, "matmul_m32k64n32")
+        dirs = [str(b)]
+        meta = json.loads((b / "bundle.json").read_text())
+        if case == "no_json":
+            (b / "bundle.json").unlink()
+        elif case == "no_image":
+            (b / "dram_in.npz").unlink()
+        elif case == "twice":
+            dirs.append(str(BUNDLES / "matmul_m32k64n32"))
+        elif case == "bad_step":
+            meta["plan"][0]["steps"][0]["op"] = "jump"
+        elif case in ("other_machine", "unknown_machine"):
+            meta["machine"]["name"] = "mm_mesh_sys" if case == "other_machine" else "fused9"
+        (b / "bundle.json").write_text(json.dumps(meta)) if case not in ("no_json",) else None
+    rc = main(["run", *dirs, "--build", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("refused: ") and words in err and err.count("\n") == 1, err
+
+
+def test_rtl_run_passes_and_fails_by_exit_status(tmp_path: Path) -> None:
+    """On the simulator: a good bundle passes, a planted one fails; exit 1, both tables printed."""
+    bad = _copy(tmp_path, "ops_log2_m32n64", "planted")
+    _plant(bad, lane=7)
+    proc = subprocess.run([sys.executable, "-m", "tb.client", "run", str(BUNDLES / "matmul_m32k64n32"), str(bad),
+                           "--build", str(tmp_path / "build")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600)
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "PASS matmul_m32k64n32 on rtl" in out
+    assert "FAILED: output y: 1 FP16 lane(s) differ from upstream's rtl (first slots [7])" in out
+    assert "FAIL (1 failure(s)) planted on rtl" in out and "cycles" in out
+    assert (tmp_path / "build" / "clients" / "artifacts.npz").exists()
