@@ -16,8 +16,9 @@ lane outside the bound. docs/numerics.md §6 states the derivation; in short:
 * **accumulator (C.7)**: the K-block dot is exact; each conversion to
   S1E7M14 and each add round to 15 significant bits, at most one unit of the
   14-bit fraction each (A2/A3 included): ``(nb + 1)·2^-14`` of ``Σ|qa·qb|``;
-* **FP16** (emit, VST, DRAM temporaries): half a unit in the last place of the
-  result's binade (``h16``), subnormals included;
+* **FP16**: VST half a unit in the last place of the result's binade
+  (``h16``), subnormals included; the cluster's emit (C.7.5) the same but
+  flushed to zero below 2^-14 (an error of up to 2^-14 there);
 * **E8M15 (V.6)**: every ALU op at most one unit of the 15-bit fraction
   (relative ``u = 2^-15``, the D2 ties and the one-ulp-high cases included);
   VEXP2 0.71, VINV 0.56, VRSQRT 0.55 ulp and VLOG2 19.2 ulp of the result,
@@ -63,6 +64,13 @@ def fp16_err(value: np.ndarray, err: np.ndarray) -> np.ndarray:
     return err + h16(np.abs(value) + err)
 
 
+def emit_err(value: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Error after the cluster's FP16 emit (C.7.5) of a value known within `err`: nearest even, but flushed
+    to zero below 2^-14 (no FP16 subnormals), an error of up to 2^-14 there."""
+    tiny = np.abs(value) - err < 2.0 ** -14
+    return err + np.where(tiny, 2.0 ** -14, h16(np.abs(value) + err))
+
+
 def ue(x: np.ndarray) -> np.ndarray:
     """One E8M15 ulp at |x|."""
     ax = np.abs(x)
@@ -96,7 +104,7 @@ def gemm_err(a: np.ndarray, b: np.ndarray, da: np.ndarray | None = None,
     nb = a.shape[1] // BLOCK
     acc = (nb + 1) * 2.0 ** -14 * (ma @ mb.T + eq)
     z = a @ b.T
-    return z, fp16_err(z, eq + acc)
+    return z, emit_err(z, eq + acc)
 
 
 def silu(z: np.ndarray) -> np.ndarray:
