@@ -273,7 +273,7 @@ module ipcq_harness #(
             wire [63:0] gdata;
             wire        glast;
             tb_pattern #(.SALT(32'h100 + p)) u_idle (
-                .clk(clk), .resetn(resetn), .seed(seed), .mode(idle_mode), .level(idle_level), .stall(idle));
+                .clk(clk), .resetn(resetn), .reseed(1'b0), .seed(seed), .mode(idle_mode), .level(idle_level), .stall(idle));
             ipcq_tgen #(.SRC(p), .NBM(NBM), .MAXLEN(MAXLEN)) u_gen (
                 .clk(clk), .resetn(resetn), .start(start), .seed(seed), .npkt(npkt), .idle(idle),
                 .fault_ignore(fault == 3'd1 && p == 0), .fault_frame(fault == 3'd3 && p == 0),
@@ -290,7 +290,7 @@ module ipcq_harness #(
                 assign push_data[p*4+d] = gdata;
                 assign push_last[p*4+d] = glast;
                 tb_pattern #(.SALT(32'h200 + p*4 + d)) u_bp (
-                    .clk(clk), .resetn(resetn), .seed(seed), .mode(bp_mode), .level(bp_level), .stall(stall));
+                    .clk(clk), .resetn(resetn), .reseed(1'b0), .seed(seed), .mode(bp_mode), .level(bp_level), .stall(stall));
                 ipcq_tchk #(.HAS(HAS), .SRC((HAS != 0) ? NB : 0), .SDIR(OPP), .DEPTH(DEPTH), .MAXLEN(MAXLEN)) u_chk (
                     .clk(clk), .resetn(resetn), .start(start), .seed(seed), .stall(stall),
                     .fault_pop(fault == 3'd2 && p == 0 && d == 1),

@@ -49,6 +49,7 @@ module tb_ep_bank #(
 
     // ---------------- controls, written by Python through VPI ----------------
     reg [31:0] seed         = 32'd1;
+    reg        reseed       = 1'b0;   // toggled by the bench with every configure: patterns restart from seed
     reg [1:0]  idle_mode    = 2'd0;
     reg [7:0]  idle_level   = 8'd0;
     reg [1:0]  bp_mode      = 2'd0;
@@ -118,10 +119,10 @@ module tb_ep_bank #(
             wire idle;
             wire stall_rx;
             tb_pattern #(.SALT(32'h1000 + e)) u_idle (
-                .clk(clk), .resetn(resetn), .seed(seed), .mode(idle_mode), .level(idle_level),
+                .clk(clk), .resetn(resetn), .reseed(reseed), .seed(seed), .mode(idle_mode), .level(idle_level),
                 .stall(idle));
             tb_pattern #(.SALT(32'h2000 + e)) u_bp (
-                .clk(clk), .resetn(resetn), .seed(seed), .mode(bp_mode), .level(bp_level),
+                .clk(clk), .resetn(resetn), .reseed(reseed), .seed(seed), .mode(bp_mode), .level(bp_level),
                 .stall(stall_rx));
 
             // Next flit to offer after `p` (if any and not idling).

@@ -6,7 +6,10 @@
 //   3 always stall (a hostile extreme for directed tests; bounded by the bench).
 // The xorshift32 state is seeded from SEED and the instance's SALT, so every
 // endpoint gets its own stream and a run replays from the printed seed. The
-// state only advances when a mode needs it: in mode 0 the block costs the
+// state is loaded from `seed` in reset and at the clock edge after `reseed`
+// toggles (the bench toggles it each time it configures a run), so a test's
+// streams start from its own seed whatever ran before it, in or out of reset.
+// The state only advances when a mode needs it: in mode 0 the block costs the
 // simulator one comparison a cycle.
 `default_nettype none
 module tb_pattern #(
@@ -14,12 +17,14 @@ module tb_pattern #(
 ) (
     input  wire        clk,
     input  wire        resetn,
+    input  wire        reseed,       // a toggle: each change reloads the state from seed
     input  wire [31:0] seed,
     input  wire [1:0]  mode,
     input  wire [7:0]  level,
     output reg         stall
 );
     reg [31:0] s;
+    reg        reseed_q = 1'b0;
     reg [4:0]  burst;      // remaining stall cycles of the current burst, this one included
 
     function automatic [31:0] xorshift(input [31:0] v);
@@ -44,7 +49,8 @@ module tb_pattern #(
     wire [31:0] x = xorshift(s);   // re-evaluated only when s moves
 
     always @(posedge clk) begin
-        if (!resetn) begin
+        reseed_q <= reseed;
+        if (!resetn || reseed != reseed_q) begin
             s     <= start_state(seed);
             burst <= 5'd0;
             stall <= 1'b0;

@@ -13,7 +13,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from cocotb.triggers import Edge, First, ReadOnly, RisingEdge, Timer, with_timeout
+from cocotb.triggers import First, ReadOnly, RisingEdge, Timer, with_timeout
+from cocotb.utils import get_sim_time
 
 from models.flit import flit_to_hex
 
@@ -87,16 +88,30 @@ class HarnessClock:
         self.clk = handle.clk
         self.resetn = handle.resetn
         self._rst_req = handle.rst_req
+        self.first_reset_ns: int | None = None  # the clock edge a test's first reset started on
 
     async def reset(self) -> None:
-        """Hold reset for the generator's 8 cycles and wait until it is released."""
+        """Hold reset for the generator's 8 cycles and wait until it is released.
+
+        The same cycles whatever the state: from the next clock edge (a test may
+        start anywhere in a cycle), rst_req is seen at the edge after, the
+        count restarts at 8 whether the power-on reset is still counting or not,
+        and the release comes 9 edges later. A test's cycles are counted from
+        `first_reset_ns`, so a test run alone counts what it counts inside its
+        bench's full run (tests/test_replay.py)."""
+        await RisingEdge(self.clk)
+        if self.first_reset_ns is None:
+            self.first_reset_ns = int(get_sim_time("ns"))
         self._rst_req.value = 1
-        if str(self.resetn.value) != "0":
-            await Edge(self.resetn)
         await RisingEdge(self.clk)
         self._rst_req.value = 0
         await RisingEdge(self.resetn)
         await RisingEdge(self.clk)
+
+    def cycles_since_first_reset(self, period_ns: int, fallback_ns: int) -> int:
+        """Whole cycles from this test's first reset (or from `fallback_ns` without one) to now."""
+        start = self.first_reset_ns if self.first_reset_ns is not None else fallback_ns
+        return (int(get_sim_time("ns")) - start) // period_ns
 
 
 class EndpointBank:
@@ -127,9 +142,11 @@ class EndpointBank:
         fault_index: int = 0,
         fault_port: int = 0,
     ) -> None:
-        """Set every control register before a run (values take effect at start)."""
+        """Set every control register before a run (values take effect at start; the stall patterns
+        restart from `seed` at the next clock edge, so what ran before does not leak into this run)."""
         h = self.h
         h.seed.value = seed & 0xFFFF_FFFF
+        h.reseed.value = 1 - int(h.reseed.value)  # the stall patterns restart from this seed (tb_pattern.v)
         h.idle_mode.value = int(idle.mode)
         h.idle_level.value = idle.level
         h.bp_mode.value = int(backpressure.mode)
@@ -139,6 +156,15 @@ class EndpointBank:
         h.fault_mode.value = int(fault)
         h.fault_index.value = fault_index
         h.fault_port.value = fault_port
+
+    async def begin(self, clock: HarnessClock, *, reset: bool, seed: int, **config: Any) -> None:
+        """The one order every bench follows before a run: configure (seed, stall modes, faults), then reset
+        when asked; the caller then loads and runs. With the stall patterns reloading their seed at each
+        configure (tb_pattern.v), a test's stalls depend on its own seed and modes only: it replays
+        alone exactly as inside its bench's full run (tests/test_replay.py)."""
+        self.configure(seed=seed, **config)
+        if reset:
+            await clock.reset()
 
     async def load(self, streams: Mapping[int, Sequence[int]]) -> list[tuple[int, int]]:
         """Hand every port's flit list to the harness in one $readmemh.

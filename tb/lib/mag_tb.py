@@ -133,8 +133,8 @@ class MagTB:
             raise ValueError(f"{prediction.total} predicted responses exceed the harness capture memory of "
                              f"{self.bank.cap_depth} (CAP_DEPTH); split the run or raise CAP_DEPTH")
         total_in = sum(len(f) for f in sent.values())
-        await self.clock.reset()
-        self.bank.configure(seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit)
+        await self.bank.begin(self.clock, reset=True, seed=self.seed, idle=idle, backpressure=backpressure,
+                              quiet_limit=quiet_limit)
         slots = await self.bank.load(sent)
         bound = max_cycles or max(20_000, 50 * (total_in + prediction.total))
         outcome = await self._run_sliced(prediction.total, bound)

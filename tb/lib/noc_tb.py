@@ -114,15 +114,13 @@ class NocTB:
         total = count_flits(streams)
         expect = total if expect_total is None else expect_total
         before, start_cycle = 0, 0
-        if reset:
-            await self.reset()
-        else:
+        if not reset:
             if clear:
                 await self.bank.clear_captures()
             now = self.bank.status("continue")
             before, start_cycle = now.captured, now.cycles
-        self.bank.configure(
-            seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit,
+        await self.bank.begin(
+            self.clock, reset=reset, seed=self.seed, idle=idle, backpressure=backpressure, quiet_limit=quiet_limit,
             violation=violation, fault=fault, fault_index=fault_index, fault_port=fault_port,
         )
         slots = await self.bank.load(streams)

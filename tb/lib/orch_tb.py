@@ -57,7 +57,7 @@ class OrchTB:
         self.seed, self.run_seed = self.verdict.seed, self.verdict.run_seed
         self.rng = random.Random(self.seed)
         self._host: Orchestrator | None = None
-        self._cycle0 = 0
+        self._start_ns = 0
 
     # ---------------------------------------------------------------- parts
     @property
@@ -93,8 +93,7 @@ class OrchTB:
         """Reset everything; `direct` wires the orchestrator to the DIRECT bank port."""
         self.dut.direct.value = int(direct)
         self.bank.h.start.value = 0
-        await self.clock.reset()
-        self.bank.configure(seed=self.seed)
+        await self.bank.begin(self.clock, reset=True, seed=self.seed)
 
     async def start_bank(self, streams: Mapping[int, Sequence[int]], *, idle: StallPattern = StallPattern(),
                          backpressure: StallPattern = StallPattern(),
@@ -102,7 +101,8 @@ class OrchTB:
         """Load each port's flits and start injecting them (stops a previous run first)."""
         if int(self.bank.h.start.value):
             await self.bank.stop()
-        self.bank.configure(seed=self.seed, idle=idle, backpressure=backpressure, violation=violation)
+        await self.bank.begin(self.clock, reset=False, seed=self.seed, idle=idle, backpressure=backpressure,
+                              violation=violation)
         slots = await self.bank.load(streams)
         self.bank.h.start.value = 1
         return slots
@@ -135,12 +135,12 @@ class OrchTB:
     # ---------------------------------------------------------------- watchdog and verdict
     async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int) -> None:
         """Run `body` under a simulated-time watchdog, then write the verdict (raises on failure)."""
-        self._cycle0 = int(get_sim_time("ns")) // PERIOD_NS
+        self._start_ns = int(get_sim_time("ns"))
         try:
             await with_timeout(body(), max_cycles * PERIOD_NS, "ns")
         except SimTimeoutError:
             self.verdict.check(False, f"watchdog: the test did not finish within {max_cycles} cycles")
         except AssertionError as exc:
             self.verdict.check(False, f"{type(exc).__name__}: {exc}")
-        self.verdict.cycles += int(get_sim_time("ns")) // PERIOD_NS - self._cycle0
+        self.verdict.cycles += self.clock.cycles_since_first_reset(PERIOD_NS, self._start_ns)
         self.verdict.finish()

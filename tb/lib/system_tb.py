@@ -133,7 +133,7 @@ class SystemTB:
         """
 
         v = self.verdict
-        c0 = self.cycle()
+        start_ns = self.cycle() * PERIOD_NS
         try:
             which, _ = await select(body(), Timer(max_cycles * PERIOD_NS, "ns"), self._wall_watch(max_wall_s))
             if which == 1:
@@ -158,7 +158,7 @@ class SystemTB:
                 self.log.info("expected failure(s), named: %s", " | ".join(seen))
         if not self.expect_mon_err:
             v.check(self.mon_err == 0, "an RTL assertion monitor raised mon_err (see the ERROR lines of sim.log)")
-        v.cycles += self.cycle() - c0
+        v.cycles += self.clock.cycles_since_first_reset(PERIOD_NS, start_ns)
         meta = v.meta(machine=self.machine.name)
         if self._seq is not None:
             self.artifacts.add("history_json", _json(self._seq.history))
