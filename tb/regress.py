@@ -66,20 +66,41 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     lines.append(f"{'total':18s} {tot_p:5d} {tot_f:5d} {tot_c:9d} {tot_y:11d} {tot_w:8.1f} {rate}")
     lines.append("=" * len(head))
     for r in results:
-        if r.error:
-            lines.append(f"FAILED {r.bench}: {r.error}")
-        for t in r.tests:
-            if not t.passed:
-                lines.append(f"FAILED {r.bench}::{t.name}: {t.message.splitlines()[0] if t.message else ''}")
+        lines.extend(describe_failures(r))
     lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter)})")
     lines.append(f"{tot_p} passed, {tot_f} failed")
     return "\n".join(lines)
 
 
-def scan_error_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
-    """Every line containing ERROR in the bench's simulator logs (none are filtered away)."""
+SHOWN_CHECKS = 3  # failing checks shown per failed test (all of them are in its sim.log)
+
+
+def describe_failures(r: BenchResult) -> list[str]:
+    """Per failed test of `r`: its name, its first failing checks, where its logs are; for a bench that
+    did not build or run, the error, the compiler's first error lines and the build log."""
+    lines: list[str] = []
+    if r.error:
+        lines.append(f"FAILED {r.bench}: {r.error}")
+        lines.extend(f"    | {e}" for e in r.build_errors)
+    for t in r.tests:
+        if t.passed:
+            continue
+        head = t.message.splitlines()[0] if t.message else "failed"
+        lines.append(f"FAILED {r.bench}::{t.name}: {head}")
+        checks = t.failures or [m.strip() for m in t.message.splitlines()[1:] if m.strip()]
+        lines.extend(f"    - {c}" for c in checks[:SHOWN_CHECKS])
+        if len(checks) > SHOWN_CHECKS:
+            lines.append(f"    ... {len(checks) - SHOWN_CHECKS} more")
+        logs = [f"sim.log {t.log}" if t.log else "", f"build.log {r.build_log}" if r.build_log else ""]
+        if any(logs):
+            lines.append("    logs: " + ", ".join(x for x in logs if x))
+    return lines
+
+
+def scan_error_lines(logs: list[Path]) -> list[str]:
+    """Every line containing ERROR in the given simulator logs (this run's: BenchResult.sim_logs)."""
     found: list[str] = []
-    for log in sorted((root / bench).glob("**/sim.log")):
+    for log in logs:
         for line in log.read_text(errors="replace").splitlines():
             if "ERROR" in line:
                 found.append(line.strip())
@@ -89,10 +110,10 @@ def scan_error_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
 REPORT_TAG = "REPORT "
 
 
-def scan_report_lines(bench: str, root: Path = ROOT / "sim_build") -> list[str]:
+def scan_report_lines(logs: list[Path]) -> list[str]:
     """Lines a bench logged for the console with `REPORT ` (a table, a reference check count)."""
     found: list[str] = []
-    for log in sorted((root / bench).glob("**/sim.log")):
+    for log in logs:
         for line in log.read_text(errors="replace").splitlines():
             at = line.find(REPORT_TAG)
             if at >= 0:
@@ -147,15 +168,15 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         status = "ok" if r.failed == 0 else "FAILED"
         print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
-        for line in scan_report_lines(bench.name):
+        for line in scan_report_lines(r.sim_logs):
             print(f"    {line}", flush=True)
-        found = scan_error_lines(bench.name)
+        found = scan_error_lines(r.sim_logs)
         error_lines[bench.name] = len(found)
         if r.failed and not args.verbose:
             for line in found[:20]:
                 print(f"    {line}")
             if len(found) > 20:
-                print(f"    ... {len(found) - 20} more ERROR lines in sim_build/{bench.name}/**/sim.log")
+                print(f"    ... {len(found) - 20} more ERROR lines in {', '.join(map(str, r.sim_logs))}")
         results.append(r)
     merge_results(results, Path(args.results))
     print(format_summary(results, seed, error_lines, args.bench, args.filter))

@@ -36,6 +36,8 @@ class CaseResult:
     checks: int = 0
     cycles: int = 0
     message: str = ""
+    log: Path | None = None  # the sim.log its simulator wrote (when the run logged to files)
+    failures: list[str] = field(default_factory=list)  # the verdict's first failing checks, decoded
 
 
 @dataclass
@@ -47,6 +49,13 @@ class BenchResult:
     wall_s: float = 0.0
     error: str = ""  # a failure outside any test (build error, crash, no results)
     results_files: list[Path] = field(default_factory=list)
+    build_log: Path | None = None
+    build_errors: list[str] = field(default_factory=list)  # the compiler's first error lines
+
+    @property
+    def sim_logs(self) -> list[Path]:
+        """The sim.log files this run wrote (one per simulator process), never older ones."""
+        return [x.parent / "sim.log" for x in self.results_files if (x.parent / "sim.log").exists()]
 
     @property
     def passed(self) -> int:
@@ -145,9 +154,14 @@ def run_bench(
             )
         stamp.write_text(config)
     except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
-        result.error = f"build failed: {exc}"
+        log = build_dir / "build.log"
+        result.build_log = log if log_to_file else None
+        result.build_errors = compiler_errors(log) if log_to_file and log.exists() else []
+        where = f"; see {log}" if log_to_file else ""
+        result.error = f"build failed: {exc}{where}"
         result.wall_s = time.monotonic() - t0
         return result
+    result.build_log = build_dir / "build.log" if log_to_file else None
 
     if waves:
         runs = [(name, build_dir / _safe(name, bench.test_module)) for name in list_tests(bench)
@@ -189,7 +203,10 @@ def run_bench(
                 result.error = f"simulation failed: {exc}"
         if results_xml.exists():
             result.results_files.append(results_xml)
-            result.tests.extend(_read_results(results_xml, stats))
+            cases = _read_results(results_xml, stats)
+            for case in cases:
+                case.log = test_dir / "sim.log" if log_to_file else None
+            result.tests.extend(cases)
         elif not result.error:
             result.error = (f"no results.xml: the simulator ended before cocotb reported (crash, or killed "
                             f"at the bench's wall-clock bound of {bench.max_wall_s} s); see {test_dir / 'sim.log'}")
@@ -249,6 +266,21 @@ def _include_stamp(bench: Bench) -> dict[str, float]:
             for d in bench.include_paths for f in sorted(d.glob("*.vh"))}
 
 
+COMPILER_ERROR = re.compile(r"(error|syntax|unknown module|not declared|unable to bind|cannot)", re.IGNORECASE)
+
+
+def compiler_errors(build_log: Path, limit: int = 8) -> list[str]:
+    """The first lines of a build log that name an error (iverilog prints `file:line: ... error ...`)."""
+    out = []
+    for line in build_log.read_text(errors="replace").splitlines():
+        text = line.strip()
+        if COMPILER_ERROR.search(text) and not text.startswith(("INFO", "Running command")):
+            out.append(text)
+            if len(out) >= limit:
+                break
+    return out
+
+
 def _pythonpath() -> str:
     parts = [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     return os.pathsep.join(dict.fromkeys(parts))
@@ -285,5 +317,6 @@ def _read_results(results_xml: Path, stats_file: Path) -> list[CaseResult]:
             checks=int(rec.get("checks", 0)),
             cycles=int(rec.get("cycles", 0)),
             message=message,
+            failures=list(rec.get("failures", [])),
         ))
     return out

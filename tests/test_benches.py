@@ -12,6 +12,7 @@ import os
 import pytest
 
 from tb.benches import BENCHES, Bench
+from tb.regress import describe_failures
 from tb.runner import BUILD_ROOT, run_bench
 
 
@@ -20,8 +21,7 @@ def test_bench(bench: Bench) -> None:
     seed = int(os.environ["COCOTB_RANDOM_SEED"]) if os.environ.get("COCOTB_RANDOM_SEED") else None
     result = run_bench(bench, seed=seed, build_root=BUILD_ROOT / "pytest", log_to_file=True)
     log = BUILD_ROOT / "pytest" / bench.name / "sim.log"
-    assert not result.error, f"{bench.name}: {result.error} (log: {log})"
+    assert not result.error, "\n".join(describe_failures(result))
     assert result.tests, f"{bench.name}: no test ran (log: {log})"
-    failed = [f"{t.name}: {t.message}" for t in result.tests if not t.passed]
-    assert not failed, f"{bench.name}: {len(failed)} failed (log: {log}):\n" + "\n".join(failed)
+    assert result.failed == 0, f"{bench.name}: {result.failed} failed:\n" + "\n".join(describe_failures(result))
     assert result.checks > 0, f"{bench.name}: tests passed without making a single check"

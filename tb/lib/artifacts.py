@@ -2,7 +2,8 @@
 
 A system test writes what it fed the machine, what it read back and the counts
 it saw, so a run can be re-checked (or re-judged against a newer model) outside
-the simulator: ``python -m tb.lib.artifacts sim_build/<bench>/artifacts.npz``
+the simulator: ``python -m tb.lib.artifacts sim_build/<bench>`` finds every
+artifacts.npz below the folder (one per test folder after a WAVES=1 run),
 lists every test and re-checks it (see :func:`recheck`).
 
 File format
@@ -257,16 +258,36 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
     return checks, errors
 
 
+def find_files(path: str | Path) -> list[Path]:
+    """The artifacts files `path` names: the file itself, or every artifacts.npz below a folder (a run with
+    WAVES=1 writes one per test folder), or below the folder of a named file that is not there."""
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    folder = p if p.is_dir() else (p.parent if p.name == FILE_NAME else None)
+    return sorted(folder.rglob(FILE_NAME)) if folder is not None and folder.is_dir() else []
+
+
 def main(argv: Iterable[str]) -> int:
-    args = list(argv)
-    path = Path(args[0]) if args else Path("sim_build/mm_mesh_sys") / FILE_NAME
-    for test, arrays in sorted(load(path).items()):
-        meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
-        print(f"{test}: {meta.get('verdict', '?')} seed={meta.get('seed', '?')} keys={len(arrays)}")
-    checks, errors = recheck(path)
+    """``python -m tb.lib.artifacts [FILE or FOLDER ...]``: list and re-check every test's artifacts."""
+    args = list(argv) or [str(Path("sim_build/mm_mesh_sys"))]
+    paths = [f for a in args for f in find_files(a)]
+    if not paths:
+        print(f"no {FILE_NAME} at or below {', '.join(args)}: a bench run writes one into its build folder "
+              f"(sim_build/<bench>/, or sim_build/<bench>/<test>/ with WAVES=1)", file=sys.stderr)
+        return 2
+    total, errors = 0, []
+    for path in paths:
+        print(f"{path}:")
+        for test, arrays in sorted(load(path).items()):
+            meta = json.loads(str(arrays["meta"])) if "meta" in arrays else {}
+            print(f"  {test}: {meta.get('verdict', '?')} seed={meta.get('seed', '?')} keys={len(arrays)}")
+        checks, errs = recheck(path)
+        total += checks
+        errors += [f"{path}: {e}" for e in errs]
     for e in errors:
         print("MISMATCH", e)
-    print(f"re-checked {checks}, {len(errors)} mismatch(es)")
+    print(f"re-checked {total} in {len(paths)} file(s), {len(errors)} mismatch(es)")
     return 1 if errors else 0
 
 
