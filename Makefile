@@ -12,6 +12,11 @@
 
 SIM ?= icarus
 PY := .venv/bin/python
+# BENCH= (given but empty) is refused by tb.regress; make exports an unset BENCH as empty too, so say which
+# (checked before the export below, which would make BENCH's origin 'file')
+ifneq ($(origin BENCH),undefined)
+export AGSIM_BENCH_GIVEN := 1
+endif
 export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
 JOBS ?= auto
 

@@ -21,7 +21,11 @@ WBURST = 8  # granules per CU_DATA burst: one acknowledgement per burst
 L1_WORDS = 512  # vector core L1, 256-bit words
 L1_SAFE = 320  # largest footprint measured good on hardware
 K_PER_ENTRY = 32  # int7 elements of K per L1 entry
-FIXES = "fixes: retile (smaller gm*gn or more instances), or write two stages with a temp in DRAM"
+MAX_ACCUMULATORS = L1_SAFE // 8 - 1  # the L1 cannot hold more tiles than this even at the smallest span
+TWO_STAGES = "write two stages with a temp in DRAM"
+FIXES = f"fixes: retile with a smaller gm*gn (smaller, more instances), or {TWO_STAGES}"  # a tile too big
+FEWER_INSTANCES = ("fixes: retile with a larger gm*gn (fewer, larger instances: at most one per vector core), "
+                   "use a machine with more vector cores, or " + TWO_STAGES)  # too many tiles
 
 
 class PlanRefused(ValueError):
@@ -34,6 +38,11 @@ class Acc:
     """The accumulator of sweep `slot` (0 for a single GEMM), however it arrives."""
 
     slot: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.slot, bool) or not isinstance(self.slot, int) or not 0 <= self.slot < MAX_ACCUMULATORS:
+            raise PlanRefused(f"Acc({self.slot!r}): the sweep slot must be an integer in 0..{MAX_ACCUMULATORS - 1} "
+                              f"(accumulator 0 is the GEMM's own; one more per extra sweep)")
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,15 @@ class Op:
 
     name: str
     args: tuple["Expr", ...]
+
+    def __post_init__(self) -> None:
+        arity = ELEMENTWISE.get(self.name)
+        if arity is not None and len(self.args) != arity:
+            raise PlanRefused(f"Op({self.name!r}) takes {arity} operand(s), got {len(self.args)}")
+        bad = [a for a in self.args if not isinstance(a, (Acc, Const, Operand, Op))]
+        if bad:
+            raise PlanRefused(f"Op({self.name!r}): operand {bad[0]!r} is not an expression (Acc, Const, Operand "
+                              f"or Op)")
 
 
 Expr = Union[Acc, Const, Operand, Op]
@@ -144,14 +162,14 @@ def plan_fused(m: int, n: int, k: int, gm: int, gn: int, nk: int, epilogue: Expr
         raise PlanRefused(f"K={k} must equal 32*nk = {K_PER_ENTRY * nk} (one L1 entry holds 32 elements of K)")
     if machine.agent is None:
         raise PlanRefused(f"machine {machine.name} has no agent coordinate: the acknowledgements would go "
-                          f"back to the cluster and be dropped; {FIXES}, or use a machine with an agent")
+                          f"back to the cluster and be dropped; use a machine with an agent")
     if gm * gn > 256:
         raise PlanRefused(f"gm*gn = {gm * gn} sub-tiles > 256: a VDRAIN/VFILL walk longer than 256 entries "
                           f"faults F_LEN; {FIXES}")
     bad = [leaf for leaf in leaves(epilogue) if not isinstance(leaf, (Acc, Const))]
     if bad:
         raise PlanRefused(f"epilogue leaf {bad[0]!r} is neither an accumulator nor a constant: it would need "
-                          f"its own fill aligned to one instance's tile; {FIXES}")
+                          f"its own fill aligned to one instance's tile; {TWO_STAGES}")
     unknown = [op.name for op in _ops(epilogue) if op.name not in ELEMENTWISE]
     if unknown:
         raise PlanRefused(f"epilogue operation '{unknown[0]}' has no vector-core lowering; known: "
@@ -171,7 +189,7 @@ def plan_fused(m: int, n: int, k: int, gm: int, gn: int, nk: int, epilogue: Expr
     clusters = machine.clusters
     if len(keys) > len(cores):
         raise PlanRefused(f"{len(keys)} instances but {len(cores)} vector cores on {machine.name}: one open "
-                          f"stream per receiver, so the pairing must be injective; {FIXES}")
+                          f"stream per receiver, so the pairing must be injective; {FEWER_INSTANCES}")
     if not clusters:
         raise PlanRefused(f"machine {machine.name} has no cluster")
     to_core = deal(keys, cores)

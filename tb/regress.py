@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -24,9 +25,45 @@ def env_flag(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "yes", "true", "on")
 
 
-def _seed_from_env() -> int:
-    raw = os.environ.get("COCOTB_RANDOM_SEED", "")
-    return int(raw) if raw.strip() else random.SystemRandom().randrange(1, 2**31)
+SEED_LIMIT = 2**32  # the per-test seeds are 32-bit (tb.lib.verdict.derive_seed)
+
+
+class BadInput(ValueError):
+    """An option refused before anything is built or simulated (one line: the value, the limit, the fix)."""
+
+
+def seed_from_env() -> int:
+    raw = os.environ.get("COCOTB_RANDOM_SEED", "").strip()
+    if not raw:
+        return random.SystemRandom().randrange(1, 2**31)
+    try:
+        seed = int(raw, 10)
+    except ValueError:
+        raise BadInput(f"COCOTB_RANDOM_SEED={raw!r} is not a decimal integer; give the seed a run printed "
+                       f"(e.g. COCOTB_RANDOM_SEED=1234), or leave it out for a random one") from None
+    if not 0 <= seed < SEED_LIMIT:
+        raise BadInput(f"COCOTB_RANDOM_SEED={seed} is outside 0..{SEED_LIMIT - 1}; give a 32-bit seed")
+    return seed
+
+
+def check_filter(pattern: str) -> None:
+    """COCOTB_TEST_FILTER must compile as a Python regular expression (cocotb matches test names with it)."""
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise BadInput(f"COCOTB_TEST_FILTER={pattern!r} is not a regular expression ({exc}); escape it (e.g. "
+                       f"\\[ for a bracket) or list the names with `make tests BENCH=<bench>`") from None
+
+
+def select_benches(spec: str, given: bool) -> list:
+    """The benches BENCH names (comma-separated); all when BENCH is not given; an empty BENCH= is refused."""
+    names = [n.strip() for n in spec.split(",")]
+    if given and not any(names):
+        raise BadInput("BENCH is set but empty; name one or more benches (`make list` shows them), or leave "
+                       "BENCH out to run them all")
+    if given and not all(names):
+        raise BadInput(f"BENCH={spec!r} has an empty name between its commas; write BENCH=a,b")
+    return [get_bench(n) for n in names if n] or list(BENCHES)
 
 
 def replay_command(seed: int, benches: str = "", test_filter: str = "") -> str:
@@ -150,11 +187,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     try:
-        benches = [get_bench(n) for n in args.bench.split(",") if n] or list(BENCHES)
+        given = bool(os.environ.get("AGSIM_BENCH_GIVEN")) or args.bench != ""
+        benches = select_benches(args.bench, given)
+        seed = seed_from_env()
+        check_filter(args.filter)
+        if args.sim != "icarus":
+            raise BadInput(f"SIM={args.sim!r} is not supported: the benches run on Icarus Verilog (SIM=icarus); "
+                           f"Verilator is used by `make lint`")
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    seed = _seed_from_env()
     print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
     results: list[BenchResult] = []
     error_lines: dict[str, int] = {}

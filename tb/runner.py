@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from tb.benches import ROOT, Bench
+from tb.params import check_names, check_shape, elaboration_check
 
 BUILD_ROOT = ROOT / "sim_build"
 STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
@@ -135,6 +136,8 @@ def run_bench(
         from tb.machine_top import write_machine_sources
 
         sources = sources + write_machine_sources(get_machine(bench.machine), build_dir / "gen")
+    check_names(bench.name, bench.toplevel, bench.parameters, [Path(x) for x in sources])
+    check_shape(bench.name, bench.parameters, bench.shape)
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench)})
@@ -152,6 +155,12 @@ def run_bench(
                 always=rebuild,
                 log_file=build_dir / "build.log" if log_to_file else None,
             )
+        if rebuild or not stamp.exists():
+            bad = elaboration_check(bench.name, build_dir / "sim.vvp", bench.parameters)
+            if bad:
+                result.error = bad
+                result.wall_s = time.monotonic() - t0
+                return result
         stamp.write_text(config)
     except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
         log = build_dir / "build.log"

@@ -12,13 +12,13 @@ import os
 import pytest
 
 from tb.benches import BENCHES, Bench
-from tb.regress import describe_failures
+from tb.regress import describe_failures, seed_from_env
 from tb.runner import BUILD_ROOT, run_bench
 
 
 @pytest.mark.parametrize("bench", BENCHES, ids=[b.name for b in BENCHES])
 def test_bench(bench: Bench) -> None:
-    seed = int(os.environ["COCOTB_RANDOM_SEED"]) if os.environ.get("COCOTB_RANDOM_SEED") else None
+    seed = seed_from_env() if os.environ.get("COCOTB_RANDOM_SEED", "").strip() else None  # refused by name
     result = run_bench(bench, seed=seed, build_root=BUILD_ROOT / "pytest", log_to_file=True)
     log = BUILD_ROOT / "pytest" / bench.name / "sim.log"
     assert not result.error, "\n".join(describe_failures(result))

@@ -118,6 +118,12 @@ module pe_core #(
     input  wire [3:0]   pop_avail,
     output reg          mon_err
 );
+    // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
+    // and the framework see the same message; tb/runner.py runs this check before any test).
+    initial begin
+        if (D < 32 || D > 128 || D % 32 != 0 || MAXROWS < 1 || MAXROWS > 64 || MAXKEYS < 1 || MAXKEYS > 128 || PREFETCH < 1 || PREFETCH > 4 || CMDQ_DEPTH < 2 || (CMDQ_DEPTH & (CMDQ_DEPTH - 1)) != 0 || MM_MACS < 1 || VEC_LANES < 1)
+            $fatal(1, "pe_core %m: D=%0d MAXROWS=%0d MAXKEYS=%0d PREFETCH=%0d CMDQ_DEPTH=%0d MM_MACS=%0d VEC_LANES=%0d: need D a multiple of 32 in 32..128, MAXROWS 1..64, MAXKEYS 1..128, PREFETCH 1..4, CMDQ_DEPTH a power of two >= 2, MM_MACS and VEC_LANES >= 1", D, MAXROWS, MAXKEYS, PREFETCH, CMDQ_DEPTH, MM_MACS, VEC_LANES);
+    end
 `include "fp32_lib.vh"
 
     // ---------------------------------------------------------------- constants

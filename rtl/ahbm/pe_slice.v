@@ -34,6 +34,12 @@ module pe_slice #(
     input  wire [17:0]  wr2_addr,
     input  wire [511:0] wr2_data
 );
+    // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
+    // and the framework see the same message; tb/runner.py runs this check before any test).
+    initial begin
+        if (WORDS < 1 || WORDS > (1 << 18))
+            $fatal(1, "pe_slice %m: WORDS=%0d: need 1 <= WORDS <= 2**18 (64-byte words of a 16 MiB slice)", WORDS);
+    end
     localparam integer AW = (WORDS <= 2) ? 1 : $clog2(WORDS);
     localparam [18:0] WORDS19 = WORDS[18:0];
 

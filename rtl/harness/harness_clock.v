@@ -2,6 +2,7 @@
 //
 // resetn is low for 8 cycles at time zero and again whenever Python raises
 // rst_req (it drops rst_req after seeing resetn fall). Period is PERIOD_NS.
+// With the plusarg agsim_elab_check the simulation stops at 1 ns (an elaboration check).
 `default_nettype none
 `timescale 1ns/1ps
 module harness_clock #(
@@ -12,6 +13,10 @@ module harness_clock #(
 );
     reg       rst_req = 1'b0;
     reg [3:0] rst_cnt = 4'd8;
+
+    // `+agsim_elab_check`: run the parameter guards of time 0 (their $fatal) and stop, no test
+    // (tb/runner.py does this after each build, before cocotb starts).
+    initial if ($test$plusargs("agsim_elab_check")) #1 $finish;
 
     /* verilator lint_off BLKSEQ */  // a free-running bench clock, not logic
     always #(PERIOD_NS/2) clk = ~clk;

@@ -120,9 +120,8 @@ module mag #(
             || BASE[4:0] != 5'd0 || SLOTS < 2 || (SLOTS & (SLOTS - 1)) != 0
             || RDQ_DEPTH < 1 || WRQ_DEPTH < 1 || ACKQ_DEPTH < 1) begin : g_bad_param
             initial begin
-                $display("ERROR mag %m: X=%0d Y=%0d DRAM_WORDS=%0d BASE=0x%h SLOTS=%0d RDQ_DEPTH=%0d WRQ_DEPTH=%0d ACKQ_DEPTH=%0d: need X, Y in 0..15 (4-bit coordinates), 1 <= DRAM_WORDS < 2**31, BASE 32-byte aligned (it is DRAM word 0), SLOTS a power of two >= 2, every depth >= 1",
+                $fatal(1, "mag %m: X=%0d Y=%0d DRAM_WORDS=%0d BASE=0x%h SLOTS=%0d RDQ_DEPTH=%0d WRQ_DEPTH=%0d ACKQ_DEPTH=%0d: need X, Y in 0..15 (4-bit coordinates), 1 <= DRAM_WORDS < 2**31, BASE 32-byte aligned (it is DRAM word 0), SLOTS a power of two >= 2, every depth >= 1",
                          X, Y, DRAM_WORDS, BASE, SLOTS, RDQ_DEPTH, WRQ_DEPTH, ACKQ_DEPTH);
-                $finish;
             end
         end
     endgenerate

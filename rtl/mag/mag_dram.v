@@ -44,6 +44,12 @@ module mag_dram #(
     input  wire [255:0] wr_data,
     output reg          mon_err
 );
+    // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
+    // and the framework see the same message; tb/runner.py runs this check before any test).
+    initial begin
+        if (WORDS < 1 || RD_LATENCY < 1 || RD_INTERVAL < 1)
+            $fatal(1, "mag_dram %m: WORDS=%0d RD_LATENCY=%0d RD_INTERVAL=%0d: each must be >= 1", WORDS, RD_LATENCY, RD_INTERVAL);
+    end
     localparam integer AW = (WORDS <= 2) ? 1 : $clog2(WORDS);
     localparam integer LAT = (RD_LATENCY < 1) ? 1 : RD_LATENCY;
     localparam integer GAP = (RD_INTERVAL < 1) ? 1 : RD_INTERVAL;

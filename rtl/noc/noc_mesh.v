@@ -35,6 +35,12 @@ module noc_mesh #(
     input  wire              ep_out_busy  [0:NP-1],
     output wire              mon_err
 );
+    // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
+    // and the framework see the same message; tb/runner.py runs this check before any test).
+    initial begin
+        if (NX < 1 || NX > 14 || NY < 1 || NY > 14 || FIFO_DEPTH < 1 || NP != NX*NY + 2*NX + 2*NY || (EDGE_MASK >> (2*NX + 2*NY)) != 64'd0)
+            $fatal(1, "noc_mesh %m: NX=%0d NY=%0d FIFO_DEPTH=%0d NP=%0d EDGE_MASK=0x%h: need 1 <= NX, NY <= 14, FIFO_DEPTH >= 1, NP left at its default, EDGE_MASK within the 2*NX+2*NY ring positions", NX, NY, FIFO_DEPTH, NP, EDGE_MASK);
+    end
     localparam integer W  = `NOC_FLIT_W;
     localparam integer NR = NX*NY;
     localparam integer R  = NR;

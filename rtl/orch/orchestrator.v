@@ -104,13 +104,11 @@ module orchestrator #(
 
     initial begin
         if (STAGE_SLOTS < 1 || STAGE_SLOTS > 65535 || 64'h2000 + 64'd40 * STAGE_SLOTS > (64'd1 << ADDR_W)) begin
-            $display("ERROR %m: STAGE_SLOTS=%0d does not fit: 1..65535 slots, and 0x2000 + 40*slots must fit the %0d-bit host address",
-                     STAGE_SLOTS, ADDR_W);
-            $finish;
+            $fatal(1, "orchestrator %m: STAGE_SLOTS=%0d does not fit: 1..65535 slots, and 0x2000 + 40*slots must fit the %0d-bit host address",
+                   STAGE_SLOTS, ADDR_W);
         end
         if (SIG_CYCLES < 1 || SIG_CYCLES > 255) begin
-            $display("ERROR %m: SIG_CYCLES=%0d is outside 1..255", SIG_CYCLES);
-            $finish;
+            $fatal(1, "orchestrator %m: SIG_CYCLES=%0d is outside 1..255", SIG_CYCLES);
         end
     end
 

@@ -70,6 +70,12 @@ module cu_base #(
     output wire         busy,
     output wire         mon_err
 );
+    // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
+    // and the framework see the same message; tb/runner.py runs this check before any test).
+    initial begin
+        if (X < 0 || X > 15 || Y < 0 || Y > 15 || INST_DEPTH < 2 || INST_DEPTH > 65535 || RECV_DEPTH < 1)
+            $fatal(1, "cu_base %m: X=%0d Y=%0d INST_DEPTH=%0d RECV_DEPTH=%0d: need X, Y in 0..15 (4-bit coordinates), 2 <= INST_DEPTH <= 65535 (the 16-bit inst_space), RECV_DEPTH >= 1", X, Y, INST_DEPTH, RECV_DEPTH);
+    end
     localparam [3:0] T_MEM_WR_ACK = 4'h3;
     localparam [3:0] T_CU_INST    = 4'h5;
     localparam [3:0] T_CU_SIGNAL  = 4'h6;

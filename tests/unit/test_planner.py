@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from models.machines import FUSED4, MM_MESH, Machine, UnitKind
@@ -33,16 +35,31 @@ def test_deal_is_round_robin_over_sorted_keys() -> None:
     assert deal([(1, 0), (0, 0), (0, 1)], nodes) == {(0, 0): (1, 0), (0, 1): (2, 0), (1, 0): (1, 0)}
 
 
-@pytest.mark.parametrize("args,match", [
-    ((64, 64, 64, 4, 4, 2, silu(Acc())), "instances but 1 vector cores"),          # not injective
-    ((64, 128, 64, 16, 32, 2, silu(Acc())), "> 256"),                               # F_LEN
-    ((64, 64, 64, 16, 16, 2, silu(Acc())), "exceeds L1_SAFE"),                       # 256+256 > 320
-    ((16, 16, 64, 4, 4, 2, mul(Acc(), Operand("bias"))), "neither an accumulator"),  # second operand
+# each refusal names the fix that points the right way: too many instances -> larger tiles, a tile too big ->
+# smaller ones, a second operand -> two stages
+@pytest.mark.parametrize("args,match,fix", [
+    ((64, 64, 64, 4, 4, 2, silu(Acc())), "instances but 1 vector cores", "larger gm\\*gn \\(fewer, larger"),
+    ((64, 128, 64, 16, 32, 2, silu(Acc())), "> 256", "smaller gm\\*gn \\(smaller, more"),
+    ((64, 64, 64, 16, 16, 2, silu(Acc())), "exceeds L1_SAFE", "smaller gm\\*gn \\(smaller, more"),
+    ((16, 16, 64, 4, 4, 2, mul(Acc(), Operand("bias"))), "neither an accumulator", "write two stages with a temp"),
 ])
-def test_refusals_name_limit_and_both_fixes(args, match) -> None:
+def test_refusals_name_limit_and_the_fix_that_helps(args, match, fix) -> None:
     with pytest.raises(PlanRefused, match=match) as info:
         plan_fused(*args, MM_MESH)
-    assert "retile" in str(info.value) and "two stages with a temp" in str(info.value)
+    assert re.search(fix, str(info.value)), str(info.value)
+    assert "two stages with a temp" in str(info.value)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: Acc(-3), "Acc(-3): the sweep slot must be an integer in 0..38"),
+    (lambda: Acc(2.5), "Acc(2.5): the sweep slot must be an integer"),
+    (lambda: Op("add", (Acc(),)), "Op('add') takes 2 operand(s), got 1"),
+    (lambda: Op("mul", (Acc(), 3)), "Op('mul'): operand 3 is not an expression"),
+])
+def test_invalid_operands_are_refused_when_built(make, words) -> None:
+    with pytest.raises(PlanRefused) as info:
+        make()
+    assert str(info.value).startswith(words)
 
 
 def test_footprint_in_the_bad_band_is_named() -> None:
