@@ -78,6 +78,12 @@ class Verdict:
             self.failures.append(what)
         return ok
 
+    def setup(self, ok: bool, what: str) -> None:
+        """A fact about the bench's own stimulus or model (not the device): counted as no check, but a
+        false one fails the test at once as a set-up error, so a bench never runs on thin stimulus."""
+        if not ok:
+            raise AssertionError(f"set-up: {what}")
+
     def add_checks(self, n: int, errors: list[str]) -> None:
         """Fold in a block of checks made elsewhere (e.g. a scoreboard)."""
         self.checks += n

@@ -172,3 +172,13 @@ def test_process_env_overrides_exported_values_and_restores(monkeypatch: pytest.
     assert "COCOTB_RANDOM_SEED" not in os.environ
     with _process_env(None, 1, False):
         assert "COCOTB_TEST_FILTER" not in os.environ
+
+
+def test_a_setup_fact_counts_no_check_and_fails_at_once() -> None:
+    """Facts about the bench's own stimulus or model are set-up assertions, not checks of the device."""
+    v = Verdict("b", "t", 1, 1, logging.getLogger("t"))
+    v.setup(True, "stimulus rich enough")
+    assert v.checks == 0 and not v.failures
+    with pytest.raises(AssertionError, match="^set-up: multicast traffic too thin"):
+        v.setup(False, "multicast traffic too thin")
+    assert v.checks == 0
