@@ -6,6 +6,7 @@
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
+#   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #
 # Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1
 # Both main targets bootstrap a .venv and the simulator first (tools/bootstrap.sh).
@@ -20,7 +21,7 @@ endif
 export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
 JOBS ?= auto
 
-.PHONY: all regress test lint bench waves list bootstrap clean help
+.PHONY: all regress test tests lint bench waves list bootstrap clean help
 
 all: regress
 
@@ -49,7 +50,10 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,13p' Makefile
+	@sed -n '1,12p' Makefile
 
 list:
 	@python3 -m tb.benches
+
+tests: bootstrap
+	@$(PY) -m tb.regress --list-tests

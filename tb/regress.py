@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from tb.benches import BENCHES, ROOT, get_bench
-from tb.runner import BenchResult, run_bench
+from tb.runner import BenchResult, list_tests, run_bench
 
 
 def env_flag(name: str) -> bool:
@@ -158,6 +158,19 @@ def scan_report_lines(logs: list[Path]) -> list[str]:
     return found
 
 
+def print_tests(benches: list) -> None:
+    """Each bench's test names as COCOTB_TEST_FILTER matches them (the module prefix left out)."""
+    for bench in benches:
+        names = [n.removeprefix(bench.test_module + ".") for n in list_tests(bench)]
+        print(f"{bench.name}: {len(names)} test(s)")
+        for n in names:
+            print(f"  {n}")
+    if benches and list_tests(benches[-1]):
+        last = benches[-1]
+        one = list_tests(last)[0].removeprefix(last.test_module + ".")
+        print(f"run one: make SIM=icarus BENCH={last.name} COCOTB_TEST_FILTER='{re.escape(one)}$'")
+
+
 def merge_results(results: list[BenchResult], out: Path) -> None:
     """One results.xml with a testsuite per bench, for CI viewers."""
     root = ET.Element("testsuites", name="agsim")
@@ -182,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
     ap.add_argument("--waves", action="store_true", default=env_flag("WAVES"))
     ap.add_argument("--results", default=str(ROOT / "results.xml"))
+    ap.add_argument("--list-tests", action="store_true",
+                    help="print the test names of the selected benches (for COCOTB_TEST_FILTER) and exit")
     ap.add_argument("--verbose", action="store_true", default=env_flag("VERBOSE"),
                     help="stream simulator output to the console (default: each test folder's sim.log)")
     args = ap.parse_args(argv)
@@ -197,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.list_tests:
+        print_tests(benches)
+        return 0
     print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
     results: list[BenchResult] = []
     error_lines: dict[str, int] = {}

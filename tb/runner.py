@@ -79,7 +79,7 @@ def list_tests(bench: Bench) -> list[str]:
     """Full cocotb names of every test in the bench's module (parametrisations expanded)."""
     import importlib
 
-    from cocotb._decorators import TestGenerator  # cocotb has no public listing API
+    from cocotb.regression import TestGenerator  # public in cocotb 2.1 (cocotb.regression.__all__)
 
     module = importlib.import_module(bench.test_module)
     names: list[str] = []

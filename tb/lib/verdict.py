@@ -38,15 +38,21 @@ def running_test_name(fallback: str) -> str:
 
     A hand-written name can disagree with cocotb's (it names a parametrised test
     by index when a value is not a short identifier), and the runner matches
-    verdicts to results by name, so the verdict takes cocotb's own. cocotb 2.1
-    has no public accessor; with none available the caller's name is used.
+    verdicts to results by name, so the verdict takes cocotb's own, through
+    public API only: ``cocotb.task.current_task()`` is the test's main task,
+    which cocotb 2.1 names ``"Test <name>"``. Called outside a test, or if the
+    name has another form, the caller's name is used.
     """
     try:
-        from cocotb import regression
+        from cocotb.task import current_task
 
-        return str(regression._manager_inst._test.name)
-    except (ImportError, AttributeError):
+        name = current_task().get_name()
+    except (ImportError, RuntimeError):
         return fallback
+    return name[len(TASK_PREFIX):] if name.startswith(TASK_PREFIX) else fallback
+
+
+TASK_PREFIX = "Test "  # cocotb 2.1 names a test's main task "Test <test name>"
 
 
 def derive_seed(run_seed: int, test_name: str) -> int:
