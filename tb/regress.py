@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from tb.benches import BENCHES, ROOT, get_bench
+from tb.progress import Progress
 from tb.runner import BenchResult, list_tests, run_bench
 
 
@@ -218,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
     results: list[BenchResult] = []
     error_lines: dict[str, int] = {}
+    progress = Progress("regress", [b.name for b in benches], record=not args.filter)
     for bench in benches:
         print(f"--- {bench.name}: {bench.description}", flush=True)
         try:
@@ -228,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         status = "ok" if r.failed == 0 else "FAILED"
         print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+        print(f"    {progress.done(bench.name, r.wall_s)}", flush=True)
         for line in scan_report_lines(r.sim_logs):
             print(f"    {line}", flush=True)
         found = scan_error_lines(r.sim_logs)
@@ -238,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             if len(found) > 20:
                 print(f"    ... {len(found) - 20} more ERROR lines in {', '.join(map(str, r.sim_logs))}")
         results.append(r)
+    progress.save()
     merge_results(results, Path(args.results))
     print(format_summary(results, seed, error_lines, args.bench, args.filter))
     ran = sum(len(r.tests) for r in results)

@@ -21,9 +21,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 
 from tb.perf import ahbm_sweep, vc_random
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
+from tb.progress import Progress
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,6 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sweep", action="store_true", help="the cocotb/pure comparison only")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else seed_from_env()
+    steps = ["cocotb vs pure Verilog"]
+    if not args.no_sweep:
+        steps += ["AHBM decode sweep"] + ([] if args.quick else ["AHBM decode sweep, DMA_LAT 400"])
+    steps += ["vector core differential run"]
+    progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
+    t = time.monotonic()
+
+    def step_done(name: str) -> None:
+        nonlocal t
+        print(progress.done(name, time.monotonic() - t), flush=True)
+        t = time.monotonic()
+
     try:
         result = compare(seed, sim=args.sim, verbose=args.verbose)
     except ValueError as exc:
@@ -47,11 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     print(format_report(result))
     append_history(result)
     print(f"(appended to {HISTORY})")
+    step_done(steps[0])
     rc = 0 if result.passed else 1
     if not args.no_sweep:
         print("", flush=True)
         if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, jobs=args.jobs, verbose=args.verbose) != 0:
             rc = 1
+        step_done("AHBM decode sweep")
         if not args.quick:
             # the same decode where the DMA latency is comparable to a tile's transfer: there the
             # prefetch depth shows (at DMA_LAT 100 every depth measures the same)
@@ -59,9 +75,12 @@ def main(argv: list[str] | None = None) -> int:
             if ahbm_sweep.sweep_main(seed=seed, jobs=args.jobs, verbose=args.verbose,
                                      tiles=ahbm_sweep.LATENCY_TILES, dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0:
                 rc = 1
+            step_done("AHBM decode sweep, DMA_LAT 400")
     print("", flush=True)
     if vc_random.run(1000 if args.quick else vc_random.DEFAULT_PROGRAMS, seed=seed, verbose=args.verbose) != 0:
         rc = 1
+    step_done("vector core differential run")
+    progress.save()
     return rc
 
 

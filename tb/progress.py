@@ -1,0 +1,77 @@
+"""Progress of a long run, one line per finished step: done/total, elapsed, an estimate of what is left.
+
+Why: `make SIM=icarus` and `make bench` take minutes; a user wants to know
+how far they are and roughly how long the rest takes. The estimate comes from
+the previous run's duration of each remaining step when every one is known
+(kept in sim_build/durations.json, per job), otherwise from this run's mean
+step so far, and says which.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Sequence
+
+DURATIONS = Path(__file__).resolve().parent.parent / "sim_build" / "durations.json"
+
+
+def fmt_s(seconds: float) -> str:
+    """12 s, 3m05s, 1h02m."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+class Progress:
+    """The steps of one job (e.g. the benches of the main job) in order; `done()` returns the line."""
+
+    def __init__(self, job: str, steps: Sequence[str], history: Path = DURATIONS, record: bool = True) -> None:
+        self.job, self.steps, self.history, self.record = job, list(steps), history, record
+        self.t0 = time.monotonic()
+        self.finished: dict[str, float] = {}
+        try:
+            self.previous: dict[str, float] = json.loads(history.read_text()).get(job, {})
+        except (OSError, ValueError):
+            self.previous = {}
+
+    def estimate(self) -> tuple[float, str] | None:
+        """(seconds left, where the figure comes from), or None before anything can be said."""
+        left = [s for s in self.steps if s not in self.finished]
+        if not left:
+            return 0.0, ""
+        if all(s in self.previous for s in left):
+            return sum(self.previous[s] for s in left), "from the previous run"
+        if self.finished:
+            mean = sum(self.finished.values()) / len(self.finished)
+            return mean * len(left), "from this run's mean step"
+        return None
+
+    def done(self, step: str, seconds: float) -> str:
+        """Record `step` as finished after `seconds`; the progress line."""
+        self.finished[step] = seconds
+        k, n = len(self.finished), len(self.steps)
+        line = f"[{k}/{n}] {step} {fmt_s(seconds)}, elapsed {fmt_s(time.monotonic() - self.t0)}"
+        est = self.estimate()
+        if est is not None and k < n:
+            line += f", about {fmt_s(est[0])} left ({est[1]})"
+        return line
+
+    def save(self) -> None:
+        """Keep this run's durations for the next run's estimate (only a complete, unfiltered run records)."""
+        if not self.record:
+            return
+        try:
+            data = json.loads(self.history.read_text()) if self.history.exists() else {}
+        except ValueError:
+            data = {}
+        data[self.job] = {**data.get(self.job, {}), **self.finished}
+        self.history.parent.mkdir(parents=True, exist_ok=True)
+        self.history.write_text(json.dumps(data, indent=1, sort_keys=True))
+
+
+__all__ = ["DURATIONS", "Progress", "fmt_s"]
