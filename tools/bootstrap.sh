@@ -54,9 +54,10 @@ if [ ! -x .venv/bin/python ]; then
         "$PY" -m venv .venv
     fi
 fi
+# requirements.txt is the lock (requirements.in's pins and every transitive package, with hashes)
 stamp=.venv/.requirements.stamp
 if [ ! -f "$stamp" ] || ! cmp -s requirements.txt "$stamp"; then
-    say "installing pinned Python packages into .venv"
-    .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt >&2
+    say "installing the locked Python packages into .venv (--require-hashes)"
+    .venv/bin/python -m pip install -q --disable-pip-version-check --require-hashes -r requirements.txt >&2
     cp requirements.txt "$stamp"
 fi
