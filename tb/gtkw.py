@@ -4,6 +4,8 @@ tb.runner calls :func:`write_save_file` before each test when waves are on, so
 every sim_build/<bench>/<test>/waves.fst has a waves.gtkw beside it; `make
 waves BENCH=name` (tb.waves) opens the pair.
 
+pyvcd's :class:`vcd.gtkw.GTKWSave` writes the file (directives, display flags,
+groups, aliases, the translate filter); this module only decides what to show.
 Layout of the save file:
 
 * the clock, reset and the bench's status (mon_err, and for the endpoint-bank
@@ -11,8 +13,10 @@ Layout of the save file:
 * mesh and router benches: one collapsible group per router, and inside it one
   group per link ("in N  from router (1,1)", "in L  from endpoint (2,1)",
   "out L  to endpoint (2,1)", ...). A link's traces are valid, busy, each flit
-  header field as its own bit range of the data vector, then the full data;
-* the fifo bench (no mesh shape): the FIFO's ports.
+  header field as its own bit range of the data vector (the type field named
+  through a translate filter file of FlitType names), then the full data;
+* the AHBM CUBE: one group per PE with its engine, DMA and IPCQ state;
+* the fifo bench (no mesh shape): the FIFO's ports and fill count.
 
 Every link is shown through the one noc_link_mon that watches it (data ports
 of the RTL are unpacked arrays, which Icarus does not dump; the monitor's
@@ -22,70 +26,58 @@ router's `g_arb[o].g_omon.u_mon`. Field positions come from models.flit.FIELDS
 and the geometry from models.mesh.MeshGeometry, so nothing here repeats the
 flit layout or the port numbering.
 
-GTKWave save-file syntax used (checked by loading in GTKWave 3.3.118 with
-Icarus FST dumps):
-
-* `top.path.sig[287:0]` a dumped vector (the name carries its declared range);
-* `(i)top.path.sig[287:0]` bit 287-i of it (i counts from the declared MSB);
-* `#{name} b0 b1 ...` a vector made of bits b0 (MSB) .. bn, so a field is
-  `#{...data[287:284]} (0)...data[287:0] (1)... (2)... (3)...`. The plain
-  `top.path.sig[287:284]` is NOT resolved on an FST (GTKWave then looks for
-  bit-blasted `sig[287]` facilities, which an FST does not have) and is
-  silently dropped;
-* `+{alias} spec` shows a trace under the name alias;
-* `@hex` display flags of the traces that follow (TR_* below);
-* `-name` with group-begin / group-end flags opens / closes a group;
-* `^1 file` a translate filter file for traces whose flags have TR_FTRANSLATED.
+Trace names GTKWave resolves on an Icarus FST (checked with GTKWave 3.3.118):
+`top.path.sig[287:0]` for a dumped vector (the name carries its declared
+range), `(i)top.path.sig[287:0]` for its bit 287-i, and `#{name} b0 b1 ...`
+for a vector made of bits b0 (MSB) .. bn. A field is therefore passed to
+GTKWSave.trace as `#{...data[287:284]} (0)...data[287:0] (1)... (2)... (3)...`;
+the plain `sig[287:284]` is NOT resolved on an FST (GTKWave looks for
+bit-blasted `sig[287]` facilities, which an FST does not have) and is silently
+dropped. GTKWSave.trace_combined is not used: it wraps the same line in a
+group_begin / group_end pair, a form not checked against these dumps.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Collection, Iterator
+from typing import TYPE_CHECKING, Collection, Iterable
+
+from vcd.gtkw import GTKWSave
 
 from models.flit import FIELDS, FLIT_WIDTH, FlitType
 from models.mesh import Coord, MeshGeometry, Port
 
-# ------------------------------------------------------------ trace flags
-# GTKWave's TR_* display flags (the hex number after '@' in a save file).
-TR_HEX = 0x2
-TR_DEC = 0x4
-TR_BIN = 0x8
-TR_RJUSTIFY = 0x20
-TR_BLANK = 0x200
-TR_COLLAPSED = 0x1000
-TR_FTRANSLATED = 0x2000
-TR_CLOSED = 0x400000
-TR_GRP_BEGIN = 0x800000
-TR_GRP_END = 0x1000000
+if TYPE_CHECKING:
+    from tb.benches import Bench
 
-FMT_BIT = TR_RJUSTIFY | TR_BIN
-FMT_HEX = TR_RJUSTIFY | TR_HEX
-FMT_DEC = TR_RJUSTIFY | TR_DEC
+# Radix of a trace, as GTKWSave's `datafmt` (every trace is right-justified, GTKWSave's default).
+BIT, HEX, DEC = "bin", "hex", "dec"
+
+# (name, width, radix) of a group of plain traces below one hierarchy prefix.
+Rows = Iterable[tuple[str, int, str]]
 
 # Header fields shown as their own traces, MSB first, with their radix.
 # "rsvd" is left out (always zero in a legal flit); "payload" is in the full data.
-HEADER_TRACES: tuple[tuple[str, int], ...] = (
-    ("dst_x", FMT_DEC),
-    ("dst_y", FMT_DEC),
-    ("src_x", FMT_DEC),
-    ("src_y", FMT_DEC),
-    ("type", FMT_HEX),
-    ("txn", FMT_HEX),
-    ("last", FMT_BIT),
+HEADER_TRACES: tuple[tuple[str, str], ...] = (
+    ("dst_x", DEC), ("dst_y", DEC), ("src_x", DEC), ("src_y", DEC),
+    ("type", HEX), ("txn", HEX), ("last", BIT),
 )
+TYPE_FIELD = "type"  # the header field shown through the FlitType translate filter
 
 PORT_NAMES = {p: p.name for p in Port}  # N E S W L, index = RTL port number
 
-# Status signals of the endpoint-bank harnesses, below <top>.u_bank: (name, width, format).
-BANK_STATUS: tuple[tuple[str, int, int], ...] = (
-    ("cycle", 32, FMT_DEC),
-    ("inj_count", 32, FMT_DEC),
-    ("cap_count", 32, FMT_DEC),
-    ("done", 1, FMT_BIT),
-    ("stalled", 1, FMT_BIT),
+# Status signals of the endpoint-bank harnesses, below <top>.u_bank.
+BANK_STATUS: tuple[tuple[str, int, str], ...] = (
+    ("cycle", 32, DEC), ("inj_count", 32, DEC), ("cap_count", 32, DEC),
+    ("done", 1, BIT), ("stalled", 1, BIT),
+)
+
+# Ports of the fifo bench, below <top>.
+FIFO_PORTS: tuple[tuple[str, int, str], ...] = (
+    ("push", 1, BIT), ("full", 1, BIT), ("din", FLIT_WIDTH, HEX),
+    ("pop", 1, BIT), ("empty", 1, BIT), ("dout", FLIT_WIDTH, HEX),
 )
 
 # Harness tops whose hierarchy this module knows (see _router_path).
@@ -95,27 +87,17 @@ ROUTER_TOPS = ("router_harness",)
 FIFO_TOPS = ("fifo_harness",)
 CUBE_TOPS = ("ahbm_cube",)
 
-# Per-PE traces of the AHBM CUBE, below <top>.g_pe[p].u_pe.u_core: (name, width, format).
-PE_TRACES: tuple[tuple[str, int, int], ...] = (
-    ("e_st", 4, FMT_DEC),            # engine state (pe_core.v E_*)
-    ("pf_st", 3, FMT_DEC),           # DMA front-end state (PF_*)
-    ("cmd_done", 32, FMT_DEC),
-    ("cmdq_free", 8, FMT_DEC),
-    ("fault_code", 8, FMT_HEX),
-    ("dma_req_valid", 1, FMT_BIT),
-    ("dma_req_buf", 4, FMT_DEC),
-    ("dma_out_valid", 1, FMT_BIT),
-    ("dma_out_buf", 4, FMT_DEC),
-    ("push_valid", 4, FMT_BIT),
-    ("push_ready", 4, FMT_BIT),
-    ("pop_valid", 4, FMT_BIT),
-    ("pop_ready", 4, FMT_BIT),
-    ("pop_avail", 4, FMT_BIT),
-    ("tx_act", 1, FMT_BIT),
-    ("rx_act", 1, FMT_BIT),
-    ("cnt_comp", 32, FMT_DEC),
-    ("cnt_push", 32, FMT_DEC),
-    ("cnt_pop", 32, FMT_DEC),
+# Per-PE traces of the AHBM CUBE, below <top>.g_pe[p].u_pe.u_core.
+PE_TRACES: tuple[tuple[str, int, str], ...] = (
+    ("e_st", 4, DEC),            # engine state (pe_core.v E_*)
+    ("pf_st", 3, DEC),           # DMA front-end state (PF_*)
+    ("cmd_done", 32, DEC), ("cmdq_free", 8, DEC), ("fault_code", 8, HEX),
+    ("dma_req_valid", 1, BIT), ("dma_req_buf", 4, DEC),
+    ("dma_out_valid", 1, BIT), ("dma_out_buf", 4, DEC),
+    ("push_valid", 4, BIT), ("push_ready", 4, BIT),
+    ("pop_valid", 4, BIT), ("pop_ready", 4, BIT), ("pop_avail", 4, BIT),
+    ("tx_act", 1, BIT), ("rx_act", 1, BIT),
+    ("cnt_comp", 32, DEC), ("cnt_push", 32, DEC), ("cnt_pop", 32, DEC),
 )
 
 
@@ -125,7 +107,7 @@ def _vec(path: str, width: int) -> str:
 
 
 def bit_trace(path: str, width: int, bit: int) -> str:
-    """Save-file spec of bit `bit` of the dumped `[width-1:0]` vector `path`.
+    """Trace name of bit `bit` of the dumped `[width-1:0]` vector `path`.
 
     GTKWave 3.3 does not resolve `sig[3]` or `sig[7:4]` on an FST vector (it
     looks for bit-blasted facilities, which an FST from Icarus does not have);
@@ -137,7 +119,7 @@ def bit_trace(path: str, width: int, bit: int) -> str:
 
 
 def field_trace(data_base: str, name: str, width: int = FLIT_WIDTH) -> str:
-    """Save-file spec showing flit field `name` of the `[width-1:0]` vector `data_base`.
+    """Trace name showing flit field `name` of the `[width-1:0]` vector `data_base`.
 
     A one-bit field is a single `(i)vec` bit; a wider one is GTKWave's bit
     vector `#{name} bit bit ...` (MSB first), named `data_base[msb:lsb]` so
@@ -160,7 +142,7 @@ class Link:
     port: Port           # the router's port the link uses
     peer: str            # "router (x,y)" or "endpoint (x,y)"
     monitor: str | None  # hierarchical path of the noc_link_mon, None if unmonitored
-    valid: str           # trace specs of valid and busy (monitor ports, or router ports)
+    valid: str           # trace names of valid and busy (monitor ports, or router ports)
     busy: str
 
     @property
@@ -227,7 +209,7 @@ def router_links(geom: MeshGeometry, top: str, xy: Coord, port_edge: int = 0b111
     return ins + outs
 
 
-def bench_links(bench) -> list[Link]:
+def bench_links(bench: Bench) -> list[Link]:
     """Every link of a mesh or router bench, router by router (empty for others)."""
     if bench.shape is None or (bench.toplevel not in MESH_TOPS + ROUTER_TOPS and not bench.machine):
         return []
@@ -241,41 +223,6 @@ def bench_links(bench) -> list[Link]:
 
 
 # ------------------------------------------------------------ writer
-class _Lines:
-    """Save-file body: emits a flag line only when the flags change."""
-
-    def __init__(self, type_filter: Path | None) -> None:
-        self.lines: list[str] = []
-        self._flags: int | None = None
-        self._type_filter = type_filter
-
-    def flags(self, value: int) -> None:
-        if value != self._flags:
-            self.lines.append(f"@{value:x}")
-            self._flags = value
-
-    def trace(self, name: str, fmt: int, alias: str | None = None) -> None:
-        self.flags(fmt)
-        self.lines.append(f"+{{{alias}}} {name}" if alias else name)
-
-    def type_trace(self, name: str, fmt: int, alias: str) -> None:
-        """A trace shown through the FlitType translate filter, when there is one."""
-        if self._type_filter is None:
-            self.trace(name, fmt, alias)
-            return
-        self.lines.append(f"^1 {self._type_filter}")
-        self.trace(name, fmt | TR_FTRANSLATED, alias)
-
-    @contextmanager
-    def group(self, name: str, is_open: bool) -> Iterator[None]:
-        """Traces added inside the `with` block form the group `name`."""
-        self.flags(TR_GRP_BEGIN | TR_BLANK | (0 if is_open else TR_CLOSED))
-        self.lines.append(f"-{name}")
-        yield
-        self.flags(TR_GRP_END | TR_BLANK | (0 if is_open else TR_CLOSED | TR_COLLAPSED))
-        self.lines.append(f"-{name}")
-
-
 @dataclass(frozen=True)
 class View:
     """Initial state of the GTKWave window (times in the dump's unit, ps here).
@@ -299,18 +246,63 @@ DEFAULT_VIEW = View(start=0, zoom=-17.0, size=(1400, 900))
 
 
 def type_filter_text() -> str:
-    """GTKWave translate-filter file: type code (as GTKWave shows it) -> FlitType name."""
+    """GTKWave translate-filter file: type code (as GTKWave shows it, upper-case hex) -> FlitType name.
+
+    Written here rather than with vcd.gtkw.make_translation_filter, which
+    prints hex digits in lower case (ERROR would be `f`, not GTKWave's `F`).
+    """
     return "".join(f"{int(t):X} {t.name}\n" for t in FlitType)
 
 
-def _fifo_count_width(bench) -> int:
+def _fifo_count_width(bench: Bench) -> int:
     depth = int(bench.parameters.get("DEPTH", 4))
     aw = 1 if depth <= 2 else (depth - 1).bit_length()
     return aw + 1
 
 
+def _header(save: GTKWSave, bench: Bench, fst_path: Path, gtkw_path: Path | None, view: View) -> None:
+    """Dump file, window and SST settings, before any trace."""
+    save.comment(f"GTKWave save file for bench '{bench.name}' (top {bench.toplevel}), "
+                 "written by tb/gtkw.py with pyvcd's vcd.gtkw.GTKWSave",
+                 "open with: gtkwave <dumpfile> <this file>   (or: make waves BENCH=<bench>)")
+    # Path.resolve (not GTKWSave's os.path.abspath): the same real path tb.waves and the runner use.
+    save.dumpfile(str(Path(fst_path).resolve()), abspath=False)
+    if gtkw_path is not None:
+        save.savefile(str(Path(gtkw_path).resolve()), abspath=False)
+    save.timestart(view.start)
+    if view.size is not None:
+        save.size(*view.size)
+        save.pos(-1, -1)
+    if view.zoom is not None:
+        save.zoom_markers(view.zoom, view.marker)
+    save.treeopen(f"{bench.toplevel}.")
+    # GTKWSave has no method for these two directives; they go to the same stream, in order.
+    print(f"[sst_width] {220 if view.tree else 1}", file=save.file)
+    save.signals_width(300)
+    save.sst_expanded(view.tree)
+    print("[sst_vpaned_height] 300", file=save.file)
+
+
+def _traces(save: GTKWSave, prefix: str, rows: Rows) -> None:
+    """One trace per (name, width, radix) row, the signal `prefix.name`, shown as `name`."""
+    for name, width, fmt in rows:
+        save.trace(_vec(f"{prefix}.{name}", width), alias=name, datafmt=fmt)
+
+
+def _link(save: GTKWSave, link: Link, type_filter: str | None) -> None:
+    """valid, busy, the header fields (type through `type_filter`), then the full data."""
+    save.trace(link.valid, alias="valid", datafmt=BIT)
+    save.trace(link.busy, alias="busy", datafmt=BIT)
+    if link.data_base is None or link.data is None:
+        return  # no monitor: the data is an undumped array element
+    for name, fmt in HEADER_TRACES:
+        save.trace(field_trace(link.data_base, name), alias=name, datafmt=fmt,
+                   translate_filter_file=type_filter if name == TYPE_FIELD else None)
+    save.trace(link.data, alias="data", datafmt=HEX)
+
+
 def save_file_text(
-    bench,
+    bench: Bench,
     fst_path: Path,
     gtkw_path: Path | None = None,
     *,
@@ -321,38 +313,16 @@ def save_file_text(
 ) -> str:
     """The text of a save file for `bench` (see write_save_file for the arguments)."""
     top = bench.toplevel
-    out = _Lines(Path(type_filter).resolve() if type_filter is not None else None)
-    out.lines += [
-        "[*]",
-        f"[*] GTKWave save file for bench '{bench.name}' (top {top}), written by tb/gtkw.py",
-        "[*] open with: gtkwave <dumpfile> <this file>   (or: make waves BENCH=<bench>)",
-        "[*]",
-        f'[dumpfile] "{Path(fst_path).resolve()}"',
-    ]
-    if gtkw_path is not None:
-        out.lines.append(f'[savefile] "{Path(gtkw_path).resolve()}"')
-    view = view or DEFAULT_VIEW
-    out.lines.append(f"[timestart] {view.start}")
-    if view.size is not None:
-        out.lines += [f"[size] {view.size[0]} {view.size[1]}", "[pos] -1 -1"]
-    if view.zoom is not None:
-        # zoom, primary marker, then GTKWave's 26 named markers (unset)
-        out.lines.append(f"*{view.zoom:.6f} {view.marker}" + " -1" * 26)
-    out.lines += [
-        f"[treeopen] {top}.",
-        f"[sst_width] {220 if view.tree else 1}",
-        "[signals_width] 300",
-        f"[sst_expanded] {int(view.tree)}",
-        "[sst_vpaned_height] 300",
-    ]
+    buf = io.StringIO()
+    save = GTKWSave(buf)
+    _header(save, bench, fst_path, gtkw_path, view or DEFAULT_VIEW)
+    filter_name = str(Path(type_filter).resolve()) if type_filter is not None else None
 
-    # Clock, reset, status.
-    out.trace(f"{top}.u_clk.clk", FMT_BIT, "clk")
-    out.trace(f"{top}.u_clk.resetn", FMT_BIT, "resetn")
-    out.trace(f"{top}.mon_err", FMT_BIT, "mon_err")
+    save.trace(f"{top}.u_clk.clk", alias="clk", datafmt=BIT)
+    save.trace(f"{top}.u_clk.resetn", alias="resetn", datafmt=BIT)
+    save.trace(f"{top}.mon_err", alias="mon_err", datafmt=BIT)
     if top in MESH_TOPS + ROUTER_TOPS:
-        for name, width, fmt in BANK_STATUS:
-            out.trace(_vec(f"{top}.u_bank.{name}", width), fmt, name)
+        _traces(save, f"{top}.u_bank", BANK_STATUS)
 
     links = bench_links(bench)
     routers = list(dict.fromkeys(lk.router for lk in links))
@@ -360,40 +330,25 @@ def save_file_text(
         open_routers = len(routers) == 1
     for xy in routers:
         r_open = open_routers if isinstance(open_routers, bool) else xy in open_routers
-        with out.group(f"router ({xy[0]},{xy[1]})", r_open):
+        with save.group(f"router ({xy[0]},{xy[1]})", closed=not r_open):
             for lk in (lk for lk in links if lk.router == xy):
-                with out.group(lk.label, open_links):
-                    out.trace(lk.valid, FMT_BIT, "valid")
-                    out.trace(lk.busy, FMT_BIT, "busy")
-                    if lk.monitor is None:
-                        continue  # no monitor: the data is an undumped array element
-                    for fname, fmt in HEADER_TRACES:
-                        trace = field_trace(lk.data_base, fname)
-                        if fname == "type":
-                            out.type_trace(trace, fmt, fname)
-                        else:
-                            out.trace(trace, fmt, fname)
-                    out.trace(lk.data, FMT_HEX, "data")
+                with save.group(lk.label, closed=not open_links):
+                    _link(save, lk, filter_name)
 
     if top in CUBE_TOPS:
         n_pe = int(bench.parameters.get("R", 2)) * int(bench.parameters.get("C", 4))
         for pe in range(n_pe):
-            with out.group(f"PE {pe}", pe == 0):
-                for name, width, fmt in PE_TRACES:
-                    out.trace(_vec(f"{top}.g_pe[{pe}].u_pe.u_core.{name}", width), fmt, name)
+            with save.group(f"PE {pe}", closed=pe != 0):
+                _traces(save, f"{top}.g_pe[{pe}].u_pe.u_core", PE_TRACES)
 
     if not links and top in FIFO_TOPS:
-        for name, width, fmt in (
-            ("push", 1, FMT_BIT), ("full", 1, FMT_BIT), ("din", FLIT_WIDTH, FMT_HEX),
-            ("pop", 1, FMT_BIT), ("empty", 1, FMT_BIT), ("dout", FLIT_WIDTH, FMT_HEX),
-        ):
-            out.trace(_vec(f"{top}.{name}", width), fmt, name)
-        out.trace(_vec(f"{top}.u_dut.count", _fifo_count_width(bench)), FMT_DEC, "count")
-    return "\n".join(out.lines) + "\n"
+        _traces(save, top, FIFO_PORTS)
+        _traces(save, f"{top}.u_dut", (("count", _fifo_count_width(bench), DEC),))
+    return buf.getvalue()
 
 
 def write_save_file(
-    bench,
+    bench: Bench,
     fst_path: Path,
     gtkw_path: Path,
     *,

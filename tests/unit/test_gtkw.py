@@ -206,3 +206,63 @@ def test_cube_bench_shows_every_pe() -> None:
             assert f"ahbm_cube.g_pe[{p}].u_pe.u_core.e_st[3:0]\n" in text
             assert f"ahbm_cube.g_pe[{p}].u_pe.u_core.pop_avail[3:0]\n" in text
         assert f"ahbm_cube.g_pe[{n_pe}]." not in text
+
+
+def test_written_by_gtkwsave_with_a_group_per_router_of_a_4x4_mesh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyvcd's GTKWSave writes every trace and group (nothing is formatted beside it), and the
+    4x4 mesh bench gets one closed group per router, each holding that router's link groups."""
+    import vcd.gtkw
+
+    import tb.gtkw
+    from tb.benches import get_bench
+
+    made: list[Recording] = []
+
+    class Recording(vcd.gtkw.GTKWSave):
+        def __init__(self, savefile) -> None:
+            super().__init__(savefile)
+            self.traced: list[str] = []
+            self.groups: list[str] = []
+            made.append(self)
+
+        def trace(self, name: str, *args, **kwargs) -> None:
+            self.traced.append(name)
+            super().trace(name, *args, **kwargs)
+
+        def begin_group(self, name: str, *args, **kwargs) -> None:
+            self.groups.append(name)
+            super().begin_group(name, *args, **kwargs)
+
+    monkeypatch.setattr(tb.gtkw, "GTKWSave", Recording)
+    bench = get_bench("mesh_4x4")
+    text = save_file_text(bench, Path("/tmp/w.fst"))
+    (save,) = made
+    head = text.splitlines()[:3]
+    assert head[0] == ("[*] GTKWave save file for bench 'mesh_4x4' (top mesh_harness), "
+                       "written by tb/gtkw.py with pyvcd's vcd.gtkw.GTKWSave")
+    assert head[1].startswith("[*] open with: gtkwave")
+    assert head[2] == f'[dumpfile] "{Path("/tmp/w.fst").resolve()}"'
+
+    items = _flags_and_traces(text)
+    traces = [line.split("} ", 1)[1] if line.startswith("+{") else line
+              for flags, line in items if not flags & (TR_GRP_BEGIN | TR_GRP_END)]
+    assert traces == save.traced  # every trace line came from GTKWSave.trace
+    assert [line[1:] for flags, line in items if flags & TR_GRP_BEGIN] == save.groups
+
+    routers = [(x, y) for y in range(1, 5) for x in range(1, 5)]
+    assert [g for g in save.groups if g.startswith("router ")] == [f"router ({x},{y})" for x, y in routers]
+    depth, per_router = 0, {}
+    for flags, line in items:
+        if flags & TR_GRP_BEGIN:
+            depth += 1
+            if depth == 1:
+                assert flags & TR_CLOSED  # 16 routers: all start closed
+                current = line
+                per_router[current] = 0
+            else:
+                per_router[current] += 1
+        elif flags & TR_GRP_END:
+            depth -= 1
+    shape = bench.shape
+    assert all(n >= 3 for n in per_router.values())  # in L, out L and at least one neighbour
+    assert sum(per_router.values()) == len(expected_monitors(shape.nx, shape.ny, shape.edge_mask))
