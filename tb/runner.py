@@ -155,8 +155,9 @@ def run_bench(
                 always=rebuild,
                 log_file=build_dir / "build.log" if log_to_file else None,
             )
-        if rebuild or not stamp.exists():
-            bad = elaboration_check(bench.name, build_dir / "sim.vvp", bench.parameters)
+        vvp = build_dir / "sim.vvp"
+        if rebuild or not stamp.exists() or (vvp.exists() and vvp.stat().st_mtime > stamp.stat().st_mtime):
+            bad = elaboration_check(bench.name, vvp, bench.parameters)  # after every (re)build
             if bad:
                 result.error = bad
                 result.wall_s = time.monotonic() - t0

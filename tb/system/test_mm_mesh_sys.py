@@ -387,9 +387,10 @@ async def test_fault_dack_zero(dut) -> None:
             plan_fused(12, 12, 64, 3, 3, 2, Acc(), no_agent)
         except PlanRefused as exc:
             refusal = str(exc)
-        v.check(refusal is not None, "plan_fused accepted a machine without an agent")
-        for part in ("agent", "retile", "two stages with a temp"):
-            v.check(refusal is not None and part in refusal, f"the refusal does not name '{part}': {refusal}")
+        # the planner's refusal is a fact of the framework, not of the device (tests/unit/test_programs.py)
+        v.setup(refusal is not None, "plan_fused accepted a machine without an agent")
+        for part in ("no agent coordinate", "use a machine with an agent"):
+            v.setup(refusal is not None and part in refusal, f"the refusal does not name '{part}': {refusal}")
         art.add("error_plan", refusal or "")
 
         ops = make_operands(tb.np_rng, 3, 3, 2)
