@@ -2,15 +2,18 @@
 
 What is linted comes from the bench table (each bench's top, sources and
 parameters, so every parametrisation that runs is also linted) plus each RTL
-unit alone. Bench tops need --timing (they hold the clock generator); their
+unit alone, side by side (one verilator process per core, `--jobs`). Bench tops need --timing (they hold the clock generator); their
 few waivers are written, with reasons, next to the code they cover.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,19 +113,32 @@ def command(job: LintJob) -> list[str]:
     return cmd
 
 
-def main() -> int:
+def run_job(job: LintJob) -> tuple[LintJob, bool, str]:
+    """One lint job: (job, clean, verilator's messages)."""
+    proc = subprocess.run(command(job), capture_output=True, text=True)
+    return job, proc.returncode == 0 and "%Warning" not in proc.stderr, proc.stderr.rstrip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tb.lint", description=__doc__)
+    ap.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                    help="lint jobs run side by side (default: the machine's cores, %(default)s)")
+    args = ap.parse_args(argv)
     if shutil.which("verilator") is None:
         print("error: verilator is not installed (Debian package 'verilator')", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print(f"error: --jobs {args.jobs}: give at least 1", file=sys.stderr)
+        return 2
+    jobs = lint_jobs()
     failed = 0
-    for job in lint_jobs():
-        proc = subprocess.run(command(job), capture_output=True, text=True)
-        ok = proc.returncode == 0 and "%Warning" not in proc.stderr
-        print(f"{'ok  ' if ok else 'FAIL'} {job.name}")
-        if not ok:
-            failed += 1
-            print(proc.stderr.rstrip())
-    print(f"lint: {len(lint_jobs()) - failed} passed, {failed} failed")
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:  # each job is its own verilator process
+        for job, ok, messages in pool.map(run_job, jobs):   # results in job order
+            print(f"{'ok  ' if ok else 'FAIL'} {job.name}", flush=True)
+            if not ok:
+                failed += 1
+                print(messages)
+    print(f"lint: {len(jobs) - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
