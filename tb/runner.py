@@ -75,6 +75,15 @@ class BenchResult:
         return sum(t.cycles for t in self.tests)
 
 
+def effective_filter(bench: Bench, test_filter: str | None) -> str | None:
+    """The regex cocotb gets: the bench's own `tests` and the user's filter, both (cocotb searches the full
+    name; the lookaheads make both patterns match it)."""
+    parts = [p for p in (bench.tests, test_filter) if p]
+    if len(parts) < 2:
+        return parts[0] if parts else None
+    return "^" + "".join(f"(?=.*(?:{p}))" for p in parts)
+
+
 def list_tests(bench: Bench) -> list[str]:
     """Full cocotb names of every test in the bench's module (parametrisations expanded)."""
     import importlib
@@ -86,7 +95,7 @@ def list_tests(bench: Bench) -> list[str]:
     for obj in vars(module).values():
         if isinstance(obj, TestGenerator):
             names.extend(t.fullname for t in obj.generate_tests())
-    return names
+    return [n for n in names if not bench.tests or re.search(bench.tests, n)]
 
 
 def _safe(name: str, module: str) -> str:
@@ -114,6 +123,7 @@ def run_bench(
 
     if test_module:
         bench = dataclasses.replace(bench, test_module=test_module)
+    test_filter = effective_filter(bench, test_filter)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
     if sim != "icarus":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,18 @@ def test_a_setup_fact_counts_no_check_and_fails_at_once() -> None:
     with pytest.raises(AssertionError, match="^set-up: multicast traffic too thin"):
         v.setup(False, "multicast traffic too thin")
     assert v.checks == 0
+
+
+def test_a_variant_runs_only_its_tests_and_a_user_filter_narrows_them() -> None:
+    """ahbm_tightq keeps the cases whose pushes block on 8-word queues; COCOTB_TEST_FILTER narrows further."""
+    from tb.runner import effective_filter, list_tests
+
+    tight, full = get_bench("ahbm_tightq"), get_bench("ahbm")
+    names = list_tests(tight)
+    assert len(names) == 15 and len(list_tests(full)) == 23
+    assert not any(n.endswith(("decode_no_sp", "decode_n/n=1", "prefill_no_sp", "prefill_ring/n=2",
+                               "prefill_ring_long/n=2", "hang_ends_as_named_failure")) for n in names)
+    f = effective_filter(tight, "ring")
+    assert [n.rsplit(".", 1)[-1] for n in list_tests(full) if re.search(f, n)] == [
+        "prefill_ring/n=4", "prefill_ring/n=8", "prefill_ring_long/n=8"]
+    assert effective_filter(full, "ring") == "ring" and effective_filter(full, None) is None
