@@ -34,7 +34,9 @@ module noc_link_mon #(
                 mon_err <= 1'b1;
             end
             held <= valid && busy;
-            if (valid && busy) held_data <= data;
+            // copied when a hold starts, and after a reported change (one message per change): a legal
+            // hold copies the 288 bits once, not every cycle
+            if (valid && busy && (!held || data != held_data)) held_data <= data;
         end
     end
 endmodule

@@ -201,6 +201,30 @@ module noc_router #(
     endgenerate
 
     // ------------------------------------------------------------ monitors
+    // The route rules are continuous per-port checks of each FIFO head (re-evaluated only when a head
+    // changes); the clocked block below runs its per-port loop only when a new violation appears or a
+    // reported head leaves, so a legal cycle costs one vector test.
+    wire [4:0] turn_bad, uturn_bad, absent_bad, edge_bad;
+    genvar q;
+    generate
+        for (q = 0; q < 5; q = q + 1) begin : g_rule
+            // The outward hop into an edge endpoint is an ejection, like Local, so only a turn towards a
+            // neighbouring ROUTER counts.
+            assign turn_bad[q]   = !PORT_EDGE[q] && q != `NOC_PORT_L && (q == `NOC_PORT_N || q == `NOC_PORT_S) &&
+                                   (head_port[q] == 3'd`NOC_PORT_E || head_port[q] == 3'd`NOC_PORT_W) &&
+                                   !PORT_EDGE[head_port[q]];
+            assign uturn_bad[q]  = !PORT_EDGE[q] && q != `NOC_PORT_L && head_port[q] == q;
+            assign absent_bad[q] = !PORT_PRESENT[head_port[q]];
+            assign edge_bad[q]   = head_port[q] != 3'd`NOC_PORT_L &&
+                                   bad_destination(head[q][`NOC_DST_X], head[q][`NOC_DST_Y]) &&
+                                   ((head_port[q] == 3'd`NOC_PORT_W && X == 1) ||
+                                    (head_port[q] == 3'd`NOC_PORT_E && X == NX) ||
+                                    (head_port[q] == 3'd`NOC_PORT_N && Y == 1) ||
+                                    (head_port[q] == 3'd`NOC_PORT_S && Y == NY));
+        end
+    endgenerate
+    wire [4:0] bad = head_vld & (turn_bad | uturn_bad | absent_bad | edge_bad);
+
     integer mk;
     reg route_err;
     reg [4:0] reported;   // one message per offending head, not one per cycle
@@ -209,41 +233,24 @@ module noc_router #(
         if (!resetn) begin
             reported  <= 5'b0;
             route_err <= 1'b0;
-        end else if (|(head_vld & ~reported) || |pop) begin
+        end else if (|(bad & ~reported) || |(pop & reported)) begin
             for (mk = 0; mk < 5; mk = mk + 1) begin
                 if (pop[mk]) reported[mk] <= 1'b0;
-                if (head_vld[mk] && !reported[mk]) begin
-                    // The outward hop into an edge endpoint is an ejection, like
-                    // Local, so only a turn towards a neighbouring ROUTER counts.
-                    if (!PORT_EDGE[mk] && mk != `NOC_PORT_L &&
-                        ((mk == `NOC_PORT_N || mk == `NOC_PORT_S) &&
-                         (head_port[mk] == 3'd`NOC_PORT_E || head_port[mk] == 3'd`NOC_PORT_W) &&
-                         !PORT_EDGE[head_port[mk]])) begin
+                if (bad[mk] && !reported[mk]) begin
+                    route_err    <= 1'b1;
+                    reported[mk] <= 1'b1;
+                    if (turn_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible Y-to-X turn: flit from neighbour router on port %0d asks for port %0d: %h",
                                  $time, X, Y, mk, head_port[mk], head[mk]);
-                        route_err   <= 1'b1;
-                        reported[mk] <= 1'b1;
-                    end else if (!PORT_EDGE[mk] && mk != `NOC_PORT_L && head_port[mk] == mk[2:0]) begin
+                    else if (uturn_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible U-turn: flit from neighbour router on port %0d asks to go back: %h",
                                  $time, X, Y, mk, head[mk]);
-                        route_err   <= 1'b1;
-                        reported[mk] <= 1'b1;
-                    end else if (!PORT_PRESENT[head_port[mk]]) begin
+                    else if (absent_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) flit on port %0d routed to port %0d where nothing is attached (dst=(%0d,%0d)): %h",
                                  $time, X, Y, mk, head_port[mk], head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
-                        route_err   <= 1'b1;
-                        reported[mk] <= 1'b1;
-                    end else if (head_port[mk] != 3'd`NOC_PORT_L &&
-                                 bad_destination(head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y]) &&
-                                 ((head_port[mk] == 3'd`NOC_PORT_W && X == 1) ||
-                                  (head_port[mk] == 3'd`NOC_PORT_E && X == NX) ||
-                                  (head_port[mk] == 3'd`NOC_PORT_N && Y == 1) ||
-                                  (head_port[mk] == 3'd`NOC_PORT_S && Y == NY))) begin
+                    else
                         $display("ERROR %m t=%0t: router(%0d,%0d) undeliverable destination (%0d,%0d) (a corner or past the edge ring): %h",
                                  $time, X, Y, head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
-                        route_err   <= 1'b1;
-                        reported[mk] <= 1'b1;
-                    end
                 end
             end
         end
