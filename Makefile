@@ -33,7 +33,7 @@ regress: bootstrap
 
 test:
 	@tools/bootstrap.sh --with-verilator
-	@$(PY) -m pytest -n $(JOBS) tests
+	@$(PY) -m pytest -n $(JOBS) --dist worksteal tests
 
 lint:
 	@tools/bootstrap.sh --with-verilator
