@@ -18,6 +18,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from models.bundle import Bundle
+from models.client_bound import bound_check
+from models.client_judge import lanes_vs_models, lanes_vs_rtl
 from models.executor import ExecResult
 from models.loader import COUNT_MOD
 
@@ -54,6 +57,18 @@ class BundleReport:
     bound_worst: float | None = None  # max |y - ref| / bound over the lanes (models/client_bound.py)
     bound_note: str | None = None  # why no float64 bound applies (an unknown kernel)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of_run(cls, b: Bundle, res: ExecResult, machine: str, failures: list[str], wall_s: float, checks: int,
+               extra: dict[str, Any] | None = None) -> "BundleReport":
+        """The report of a finished run (RTL or models): rows, lanes against both references, the bound."""
+        assert res.image is not None
+        vs_rtl, bounds_and_note = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
+        bounds, no_bound = bounds_and_note
+        return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res), res.cycles, wall_s, checks,
+                   sum(r.nbytes // 2 for r in b.outputs.values()),
+                   None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
+                   max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -33,9 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from models.bundle import Bundle
-from models.client_bound import bound_check
-from models.client_judge import check_count, judge, lanes_vs_models, lanes_vs_rtl, reference
-from models.client_report import BundleReport, format_rounds, format_summary, format_verdict, round_rows
+from models.client_judge import check_count, judge, reference
+from models.client_report import BundleReport, format_rounds, format_summary, format_verdict
 from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
@@ -104,14 +103,9 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
         failures = judge(b, res)
         failures += [f"FAULT signal from {node}: code {code}" for node, code in run.faults]
         failures += [f"model error: {e}" for e in run.errors]
-        lanes = sum(r.nbytes // 2 for r in b.outputs.values())
-        vs_rtl, vs_models = lanes_vs_rtl(b, run.image), lanes_vs_models(b, run.image)
-        bounds, no_bound = bound_check(b, run.image)
-        rep = BundleReport(b.name, "models", not failures, failures, round_rows(res), res.cycles,
-                           time.monotonic() - t0, check_count(b, res) + 2, lanes,
-                           None if vs_rtl is None else sum(vs_rtl.values()), sum(vs_models.values()),
-                           max((r.worst for r in bounds), default=None), no_bound,
-                           {"hazards_h1": len(run.hazards), "reference": reference(b)})
+        checks = check_count(b, res) + 2  # judge()'s, then no FAULT signal and no model error
+        rep = BundleReport.of_run(b, res, "models", failures, time.monotonic() - t0, checks,
+                                  {"hazards_h1": len(run.hazards), "reference": reference(b)})
         for name, reg in b.outputs.items():
             lo = reg.addr - b.image_base
             art.add(f"obs_{name}", run.image[lo:lo + reg.nbytes].view(np.uint16))

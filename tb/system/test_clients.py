@@ -40,8 +40,8 @@ from cocotb.triggers import RisingEdge
 
 from models.bundle import Bundle, bundle_names
 from models.client_bound import bound_check
-from models.client_judge import check_count, judge, lanes_vs_models, lanes_vs_rtl, reference
-from models.client_report import BundleReport, round_rows
+from models.client_judge import check_count, judge, lanes_vs_models, reference
+from models.client_report import BundleReport
 from models.executor import expected_signals
 from models.flit import FlitType, make_flit
 from models.machine_model import ModelRefused, ModelRun, run_bundle
@@ -87,7 +87,7 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     v = tb.verdict
     lanes = sum(r.nbytes // 2 for r in b.outputs.values())
     v.add_checks(check_count(b, run.result), judge(b, run.result))
-    bounds, no_bound = bound_check(b, run.image)
+    no_bound = bound_check(b, run.image)[1]
     if no_bound:
         tb.log.warning("NOTE %s: %s", b.name, no_bound)
     v.add_checks(len(run.result.rounds), run.stage_errors[:10])
@@ -117,13 +117,9 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     want = expected_signals(b)
     for node, k in run.result.signals().items():
         art.count(f"signals_{node[0]}_{node[1]}", want.get(node, 0), k)
-    vs_rtl = lanes_vs_rtl(b, run.image)
-    report = BundleReport(b.name, "rtl", not v.failures, list(v.failures[:20]), round_rows(run.result),
-                          run.result.cycles, time.monotonic() - t0, v.checks, lanes,
-                          None if vs_rtl is None else sum(vs_rtl.values()), sum(diff.values()),
-                          max((r.worst for r in bounds), default=None), no_bound,
-                          {"hazards_h1": rtl_hz, "polls": run.polls, "dram_read": run.dram_read,
-                           "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
+    report = BundleReport.of_run(b, run.result, "rtl", v.failures, time.monotonic() - t0, v.checks,
+                                 {"hazards_h1": rtl_hz, "polls": run.polls, "dram_read": run.dram_read,
+                                  "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
     art.add("report_json", json.dumps(report.to_json()))
 
 
