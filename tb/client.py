@@ -39,6 +39,8 @@ from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
+from tb.runner import bench_build_dir
+from tb.simulators import SIMULATORS, SimulatorMissing
 
 CLIENT_BUILD = Path(__file__).resolve().parent.parent / "sim_build" / "client"
 RTL_MACHINE = "fused4"  # the machine of the `clients` bench
@@ -115,14 +117,15 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
     return reports
 
 
-def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool) -> list[BundleReport]:
+def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
+            sim: str = "icarus") -> list[BundleReport]:
     """Every bundle on the RTL machine through the `clients` bench; reports read from its artifacts."""
     from tb.benches import get_bench
     from tb.runner import run_bench
     from tb.system.test_clients import CLIENT_BUNDLES_ENV
 
     env = {CLIENT_BUNDLES_ENV: os.pathsep.join(str(b.path) for b in bundles)}
-    result = run_bench(get_bench("clients"), test_filter=r"test_bundle", seed=seed, waves=waves,
+    result = run_bench(get_bench("clients"), sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
                        build_root=build, extra_env=env, log_to_file=True)
     found: dict[str, BundleReport] = {}
     for xml in result.results_files:
@@ -137,7 +140,7 @@ def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool) -
                 rep.failures = list(meta.get("failures", rep.failures))
                 rep.checks = int(meta.get("checks", rep.checks))
                 found[rep.bundle] = rep
-    log = build / "clients" / "sim.log"
+    log = bench_build_dir(build, sim, "clients") / "sim.log"
     reports = []
     for b in bundles:
         if b.name in found:
@@ -176,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--models", action="store_true", help="the golden models alone (no simulator)")
     run.add_argument("--seed", type=int, default=None, help="run seed of the RTL run (replay)")
     run.add_argument("--waves", action="store_true", help="RTL: one FST and GTKWave save file per bundle")
+    run.add_argument("--sim", choices=SIMULATORS, default="icarus", help="RTL: the simulator (default icarus)")
     run.add_argument("--build", type=Path, default=CLIENT_BUILD, help=f"build folder (default {CLIENT_BUILD})")
     args = ap.parse_args(argv)
     try:
@@ -188,8 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         reports = run_models(bundles, build)
         artifacts = build / FILE_NAME
     else:
-        reports = run_rtl(bundles, args.build, args.seed, args.waves)
-        artifacts = args.build / "clients" / FILE_NAME
+        try:
+            reports = run_rtl(bundles, args.build, args.seed, args.waves, args.sim)
+        except SimulatorMissing as exc:
+            print(f"refused: {exc}", file=sys.stderr)
+            return 2
+        artifacts = bench_build_dir(args.build, args.sim, "clients") / FILE_NAME
     for rep in reports:
         print_report(rep, artifacts)
     print(f"artifacts: {artifacts}" + ("" if not args.waves else " (one per bundle folder with --waves)"))

@@ -33,6 +33,7 @@ class LintJob:
     # inherit it from whatever file precedes them in a build; linted alone as a library, the
     # latter would otherwise be reported (TIMESCALEMOD) for the order the files are listed in.
     timescale: str = ""
+    defines: tuple[str, ...] = ()
 
 
 def lint_jobs() -> list[LintJob]:
@@ -63,6 +64,9 @@ def lint_jobs() -> list[LintJob]:
                 (("PREFETCH", 4), ("D", 32), ("MAXROWS", 16))),
         LintJob("pe", "pe", ("rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v", "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
+        LintJob("harness_clock", "harness_clock", ("rtl/harness/harness_clock.v",), timing=True),
+        LintJob("harness_clock (cocotb's clock, Verilator benches)", "harness_clock", ("rtl/harness/harness_clock.v",),
+                timing=True, defines=("AGSIM_COCOTB_CLOCK",)),
         LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
                                                  "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
     ]
@@ -87,6 +91,8 @@ def lint_jobs() -> list[LintJob]:
     perf = get_bench("mesh_4x4")
     jobs.append(LintJob("benchmark mesh_pure_tb", "mesh_pure_tb", perf.sources + ("rtl/harness/mesh_pure_tb.v",),
                         tuple(perf.parameters.items()), timing=True))
+    jobs.append(LintJob("benchmark mesh_load_tb", "mesh_load_tb", NOC_RTL + ("rtl/harness/mesh_load_tb.v",),
+                        timing=True))
     return jobs
 
 
@@ -108,6 +114,7 @@ def command(job: LintJob) -> list[str]:
         cmd += ["--timescale", job.timescale]
     cmd += [f"-I{ROOT / d}" for d in dict.fromkeys(INCLUDE_DIRS + job.include_dirs)]
     cmd += [f"-G{k}={_literal(k, v)}" for k, v in job.parameters]
+    cmd += [f"-D{d}" for d in job.defines]
     cmd += ["--top-module", job.top]
     cmd += [str(ROOT / s) for s in job.sources]  # absolute paths stay absolute
     return cmd

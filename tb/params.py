@@ -65,20 +65,22 @@ def check_shape(bench: str, parameters: Mapping[str, object], shape: object | No
                              f"shape ({attr}={getattr(shape, attr):#x}); set both alike in tb/benches.py")
 
 
-def elaboration_check(bench: str, vvp_file: Path, parameters: Mapping[str, object]) -> str | None:
+def elaboration_check(bench: str, sim: str, built: Path, parameters: Mapping[str, object]) -> str | None:
     """Run the built simulator to 1 ns; the first FATAL line of a parameter guard (with the fix), or None."""
+    from tb.simulators import elaboration_command, elaboration_env
+
     try:
-        proc = subprocess.run(["vvp", "-n", str(vvp_file), "+agsim_elab_check"], capture_output=True, text=True,
-                              timeout=ELAB_TIMEOUT_S, cwd=vvp_file.parent)
+        proc = subprocess.run(elaboration_command(sim, built), capture_output=True, text=True,
+                              timeout=ELAB_TIMEOUT_S, cwd=built.parent, env=elaboration_env(sim))
     except subprocess.TimeoutExpired:
         return (f"bench {bench}: the elaboration check did not stop within {ELAB_TIMEOUT_S} s (does its top "
                 f"instantiate harness_clock?)")
     out = proc.stdout + proc.stderr
-    fatal = next((line.strip() for line in out.splitlines() if "FATAL" in line), None)
+    fatal = next((line.strip() for line in out.splitlines() if "FATAL" in line.upper()), None)
     if fatal is None and proc.returncode == 0:
         return None
     shown = ", ".join(f"{k}={v}" for k, v in parameters.items()) or "defaults"
-    why = fatal or f"vvp exited with {proc.returncode}: {out.strip().splitlines()[-1] if out.strip() else ''}"
+    why = fatal or f"{sim} exited with {proc.returncode}: {out.strip().splitlines()[-1] if out.strip() else ''}"
     return f"bench {bench} ({shown}): parameter out of range: {why}; fix the value in tb/benches.py"
 
 

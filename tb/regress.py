@@ -19,6 +19,7 @@ from pathlib import Path
 from tb.benches import BENCHES, ROOT, get_bench
 from tb.progress import Progress
 from tb.runner import BenchResult, list_tests, run_bench
+from tb.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
 
 
 def env_flag(name: str) -> bool:
@@ -67,9 +68,9 @@ def select_benches(spec: str, given: bool) -> list:
     return [get_bench(n) for n in names if n] or list(BENCHES)
 
 
-def replay_command(seed: int, benches: str = "", test_filter: str = "") -> str:
-    """The make command that reruns exactly this selection with this seed."""
-    parts = ["make SIM=icarus"]
+def replay_command(seed: int, benches: str = "", test_filter: str = "", sim: str = "icarus") -> str:
+    """The make command that reruns exactly this selection with this seed on this simulator."""
+    parts = [f"make SIM={sim}"]
     if benches:
         parts.append(f"BENCH={benches}")
     if test_filter:
@@ -79,7 +80,7 @@ def replay_command(seed: int, benches: str = "", test_filter: str = "") -> str:
 
 
 def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None,
-                   benches: str = "", test_filter: str = "") -> str:
+                   benches: str = "", test_filter: str = "", sim: str = "icarus") -> str:
     """The one-screen table: bench, passed/failed, checks, cycles, wall, cycles/s.
 
     `ERROR lines` counts lines containing ERROR in each bench's simulator logs:
@@ -105,7 +106,7 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     lines.append("=" * len(head))
     for r in results:
         lines.extend(describe_failures(r))
-    lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter)})")
+    lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter, sim)})")
     lines.append(f"{tot_p} passed, {tot_f} failed")
     return "\n".join(lines)
 
@@ -207,19 +208,20 @@ def main(argv: list[str] | None = None) -> int:
         benches = select_benches(args.bench, given)
         seed = seed_from_env()
         check_filter(args.filter)
-        if args.sim != "icarus":
-            raise BadInput(f"SIM={args.sim!r} is not supported: the benches run on Icarus Verilog (SIM=icarus); "
-                           f"Verilator is used by `make lint`")
-    except ValueError as exc:
+        check_simulator(args.sim)
+        if args.sim == "verilator":
+            verilator_root()  # installed? (the message says how)
+    except (ValueError, SimulatorMissing) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.list_tests:
         print_tests(benches)
         return 0
-    print(f"running {len(benches)} bench(es) on {args.sim}, seed {seed}", flush=True)
+    print(f"running {len(benches)} bench(es) on {compiler_version(args.sim)}, seed {seed}", flush=True)
     results: list[BenchResult] = []
     error_lines: dict[str, int] = {}
-    progress = Progress("regress", [b.name for b in benches], record=not args.filter)
+    job = "regress" if args.sim == "icarus" else f"regress-{args.sim}"
+    progress = Progress(job, [b.name for b in benches], record=not args.filter)
     for bench in benches:
         print(f"--- {bench.name}: {bench.description}", flush=True)
         try:
@@ -243,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(r)
     progress.save()
     merge_results(results, Path(args.results))
-    print(format_summary(results, seed, error_lines, args.bench, args.filter))
+    print(format_summary(results, seed, error_lines, args.bench, args.filter, args.sim))
     ran = sum(len(r.tests) for r in results)
     if ran == 0:
         print("error: no test ran", file=sys.stderr)

@@ -22,6 +22,7 @@ from typing import Iterator
 
 from tb.benches import ROOT, Bench
 from tb.params import check_names, check_shape, elaboration_check
+from tb.simulators import build_args, build_defines, built_simulator, make_runner, run_env, trace_args
 
 BUILD_ROOT = ROOT / "sim_build"
 STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
@@ -75,6 +76,12 @@ class BenchResult:
         return sum(t.cycles for t in self.tests)
 
 
+def bench_build_dir(build_root: Path, sim: str, bench: str) -> Path:
+    """A bench's build folder: <root>/<bench> on Icarus, <root>/verilator/<bench> on Verilator, so the
+    two simulators' builds never overwrite each other."""
+    return build_root / bench if sim == "icarus" else build_root / sim / bench
+
+
 def effective_filter(bench: Bench, test_filter: str | None) -> str | None:
     """The regex cocotb gets: the bench's own `tests` and the user's filter, both (cocotb searches the full
     name; the lookaheads make both patterns match it)."""
@@ -126,17 +133,13 @@ def run_bench(
     test_filter = effective_filter(bench, test_filter)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
-    if sim != "icarus":
-        raise ValueError(
-            f"simulator '{sim}' is not supported: the benches run on Icarus Verilog (SIM=icarus); "
-            f"Verilator is used only by `make lint` (cocotb needs Verilator 5.036+, Debian ships 5.006)")
-    build_dir = build_root / bench.name
+    build_dir = bench_build_dir(build_root, sim, bench.name)
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
-    runner = _bounded_runner(bench.max_wall_s)
+    runner = make_runner(sim, bench.max_wall_s)
     # cocotb hands each test a seed derived from the run seed and the test's
     # name; benches print the run seed itself, which is what replays a run.
-    env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath()}
+    env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath(), **run_env(sim)}
     if extra_env:
         env.update(extra_env)
 
@@ -150,13 +153,15 @@ def run_bench(
     check_shape(bench.name, bench.parameters, bench.shape)
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
-                         "includes": _include_stamp(bench)})
+                         "includes": _include_stamp(bench), "defines": build_defines(sim)})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     try:
         with _process_env(test_filter, seed, waves):
             runner.build(
                 sources=sources,
+                build_args=build_args(sim, waves),
+                defines=build_defines(sim),
                 includes=bench.include_paths,
                 hdl_toplevel=bench.toplevel,
                 parameters=dict(bench.parameters),
@@ -165,9 +170,9 @@ def run_bench(
                 always=rebuild,
                 log_file=build_dir / "build.log" if log_to_file else None,
             )
-        vvp = build_dir / "sim.vvp"
-        if rebuild or not stamp.exists() or (vvp.exists() and vvp.stat().st_mtime > stamp.stat().st_mtime):
-            bad = elaboration_check(bench.name, vvp, bench.parameters)  # after every (re)build
+        built = built_simulator(sim, build_dir, bench.toplevel)
+        if rebuild or not stamp.exists() or (built.exists() and built.stat().st_mtime > stamp.stat().st_mtime):
+            bad = elaboration_check(bench.name, sim, built, bench.parameters)  # after every (re)build
             if bad:
                 result.error = bad
                 result.wall_s = time.monotonic() - t0
@@ -197,10 +202,12 @@ def run_bench(
         if results_xml.exists():
             results_xml.unlink()
         plusargs: list[str] = []
+        trace: list[str] = []
         if waves:
             from tb.gtkw import write_save_file
 
-            plusargs.append(f"+dumpfile_path={test_dir / 'waves.fst'}")
+            plusargs.append(f"+dumpfile_path={test_dir / 'waves.fst'}")  # Icarus (cocotb's dump module)
+            trace = trace_args(sim, test_dir / "waves.fst")  # Verilator
             write_save_file(bench, test_dir / "waves.fst", test_dir / "waves.gtkw")
         test_filter_re = (re.escape(filt) + "$") if (waves and filt) else filt
         try:
@@ -214,6 +221,7 @@ def run_bench(
                     seed=seed,
                     extra_env=env,
                     plusargs=plusargs,
+                    test_args=trace,
                     waves=waves,
                     results_xml=str(results_xml),
                     log_file=test_dir / "sim.log" if log_to_file else None,
@@ -263,21 +271,6 @@ def _process_env(test_filter: str | None, seed: int, waves: bool) -> Iterator[No
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-
-
-def _bounded_runner(wall_s: int):
-    """An Icarus runner whose simulator is killed past the bench's wall-clock bound.
-
-    The in-test watchdogs end a hang as a named failure; this outer bound also
-    catches a simulator stuck where Python never runs (a zero-delay loop).
-    """
-    from cocotb_tools.runner import Icarus
-
-    class BoundedIcarus(Icarus):
-        def _get_sim_cmd_prefix(self) -> list[str]:
-            return ["timeout", "--kill-after=10", str(wall_s), *super()._get_sim_cmd_prefix()]
-
-    return BoundedIcarus()
 
 
 def _include_stamp(bench: Bench) -> dict[str, float]:

@@ -57,15 +57,14 @@ def _test_names(folder: Path) -> list[str]:
 
 
 def find_dumps(bench: str, build_root: Path = BUILD_ROOT) -> list[Dump]:
-    """Every FST of `bench` under build_root/<bench>/, newest first."""
-    base = build_root / bench
-    if not base.is_dir():
-        return []
-    fsts = list(base.glob("*.fst")) + list(base.glob("*/*.fst"))
+    """Every FST of `bench` under build_root/<bench>/ (Icarus) and build_root/verilator/<bench>/, newest first."""
     dumps = []
-    for fst in fsts:
-        names = _test_names(fst.parent) if fst.parent != base else []
-        dumps.append(Dump(fst=fst, test=names[0] if len(names) == 1 else fst.parent.name))
+    for base in (build_root / bench, build_root / "verilator" / bench):
+        if not base.is_dir():
+            continue
+        for fst in list(base.glob("*.fst")) + list(base.glob("*/*.fst")):
+            names = _test_names(fst.parent) if fst.parent != base else []
+            dumps.append(Dump(fst=fst, test=names[0] if len(names) == 1 else fst.parent.name))
     return sorted(dumps, key=lambda d: d.mtime, reverse=True)
 
 
@@ -127,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     dumps = find_dumps(bench.name, args.build_root)
-    run_hint = f"make SIM=icarus BENCH={bench.name} WAVES=1"
+    run_hint = f"make SIM={os.environ.get('SIM') or 'icarus'} BENCH={bench.name} WAVES=1"
     if args.test:
         run_hint += f" COCOTB_TEST_FILTER='{args.test}'"
     if not dumps:

@@ -1,8 +1,15 @@
 """Every bench of tb/benches.py, run through cocotb_tools.runner under pytest.
 
-One pytest item per bench, each in its own build folder (sim_build/pytest/<bench>),
-so pytest-xdist can run them side by side. A bench passes only if every one of
-its tests passed with a verdict and at least one test ran.
+One pytest item per bench, each in its own build folder (sim_build/pytest/<bench>,
+sim_build/pytest/verilator/<bench> on Verilator), so pytest-xdist can run them side
+by side. A bench passes only if every one of its tests passed with a verdict and at
+least one test ran.
+
+Which simulator runs a bench (tb/simulators.py `bench_legs`): with SIM=icarus (make's default) every
+bench runs on Icarus except the ones in VERILATOR_LEG, whose composite fp32
+arithmetic Icarus interprets slowly; they run on Verilator (the same tests and
+checks, 3-4x faster with the build). `make SIM=icarus` still runs them on Icarus.
+With SIM=verilator every bench runs on Verilator.
 """
 
 from __future__ import annotations
@@ -13,14 +20,17 @@ import pytest
 
 from tb.benches import BENCHES, Bench
 from tb.regress import describe_failures, seed_from_env
-from tb.runner import BUILD_ROOT, run_bench
+from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
+from tb.simulators import bench_legs
+
+LEGS = bench_legs(os.environ.get("SIM", "icarus") or "icarus")
 
 
-@pytest.mark.parametrize("bench", BENCHES, ids=[b.name for b in BENCHES])
-def test_bench(bench: Bench) -> None:
+@pytest.mark.parametrize(("bench", "sim"), LEGS, ids=[f"{b.name}-{s}" for b, s in LEGS])
+def test_bench(bench: Bench, sim: str) -> None:
     seed = seed_from_env() if os.environ.get("COCOTB_RANDOM_SEED", "").strip() else None  # refused by name
-    result = run_bench(bench, seed=seed, build_root=BUILD_ROOT / "pytest", log_to_file=True)
-    log = BUILD_ROOT / "pytest" / bench.name / "sim.log"
+    result = run_bench(bench, sim=sim, seed=seed, build_root=BUILD_ROOT / "pytest", log_to_file=True)
+    log = bench_build_dir(BUILD_ROOT / "pytest", sim, bench.name) / "sim.log"
     assert not result.error, "\n".join(describe_failures(result))
     assert result.tests, f"{bench.name}: no test ran (log: {log})"
     assert result.failed == 0, f"{bench.name}: {result.failed} failed:\n" + "\n".join(describe_failures(result))

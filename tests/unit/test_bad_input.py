@@ -15,7 +15,7 @@ CASES = [
     ({"BENCH": "", "AGSIM_BENCH_GIVEN": "1"}, "BENCH is set but empty; name one or more benches"),
     ({"BENCH": "fifo,"}, "BENCH='fifo,' has an empty name between its commas"),
     ({"BENCH": "fifoo"}, "unknown bench 'fifoo'; known benches: fifo, router"),
-    ({"SIM": "verilator"}, "SIM='verilator' is not supported"),
+    ({"SIM": "modelsim"}, "SIM='modelsim' is not a simulator of this project: use one of icarus, verilator"),
 ]
 
 

@@ -75,9 +75,9 @@ def test_the_runner_shows_the_fatal_line_before_any_test(tmp_path: Path) -> None
     args = ["iverilog", "-g2012", "-o", str(tmp_path / "sim.vvp"), "-s", b.toplevel, f"-I{ROOT / 'rtl/noc'}",
             f"-I{ROOT / 'rtl/harness'}", f"-P{b.toplevel}.FIFO_DEPTH=0"] + [str(p) for p in b.source_paths]
     subprocess.run(args, check=True, capture_output=True, text=True)
-    why = elaboration_check("router", tmp_path / "sim.vvp", {"FIFO_DEPTH": 0})
+    why = elaboration_check("router", "icarus", tmp_path / "sim.vvp", {"FIFO_DEPTH": 0})
     assert why is not None and why.startswith("bench router (FIFO_DEPTH=0): parameter out of range: FATAL:")
     assert "DEPTH=0: need WIDTH >= 1 and DEPTH >= 1" in why and why.endswith("fix the value in tb/benches.py")
     ok = tmp_path / "ok.vvp"
     subprocess.run(args[:2] + ["-o", str(ok)] + args[4:8] + args[9:], check=True, capture_output=True, text=True)
-    assert elaboration_check("router", ok, {}) is None
+    assert elaboration_check("router", "icarus", ok, {}) is None

