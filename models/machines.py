@@ -53,13 +53,15 @@ class Machine:
     stage_slots: int = 256  # orchestrator STAGE_SLOTS
     mem_base: int = 0  # byte address of DRAM word 0 (the memory agent's BASE)
     dram_words: int = 65536  # 32-byte words of the DRAM behind the memory agent
+    fifo_depth: int = 32  # every router's input FIFO depth (noc_router FIFO_DEPTH; 32 is the reference's)
 
     def __post_init__(self) -> None:
         geometry = self.geometry  # validates nx, ny and every coordinate
         for name, value, lo, hi, fix in (
                 ("inst_depth", self.inst_depth, 2, 65535, "the base's 16-bit inst_space"),
                 ("stage_slots", self.stage_slots, 1, 1433, "0x2000 + 40*slots must fit the 16-bit host address"),
-                ("dram_words", self.dram_words, 1, (1 << 31) - 1, "the DRAM's 31-bit word index")):
+                ("dram_words", self.dram_words, 1, (1 << 31) - 1, "the DRAM's 31-bit word index"),
+                ("fifo_depth", self.fifo_depth, 1, 1 << 16, "a router input FIFO of at least one flit")):
             if not lo <= value <= hi:
                 raise ValueError(f"machine {self.name}: {name}={value} is outside {lo}..{hi} ({fix})")
         if self.mem_base % 32 or not 0 <= self.mem_base < (1 << 40) - 32 * self.dram_words:

@@ -141,6 +141,8 @@ def _full_ring(nx: int, ny: int) -> int:
 
 def _mesh_bench(name: str, nx: int, ny: int, edge_mask: int, description: str, *,
                 fifo_depth: int = 4, test_module: str = "tb.mesh.test_mesh") -> Bench:
+    # 4 (not the routers' default 32, the reference depth) where not said: shallow FIFOs fill, so the
+    # stall patterns exercise backpressure through several routers; mesh_4x4 runs the reference depth
     """A mesh_harness bench; its parameters and its shape come from one set of numbers."""
     return Bench(
         name=name,
@@ -187,7 +189,8 @@ BENCHES: tuple[Bench, ...] = (
         description="router impossible-turn monitor self-test",
     ),
     _mesh_bench("mesh_2x2", 2, 2, 0, "2x2 mesh, Local endpoints only"),
-    _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only"),
+    _mesh_bench("mesh_4x4", 4, 4, 0, "4x4 mesh, Local endpoints only, the reference 32-deep input FIFOs",
+                fifo_depth=32),
     _mesh_bench("mesh_3x2_edge", 3, 2, _full_ring(3, 2), "3x2 mesh (non-square) with all ten edge-ring endpoints"),
     # north (1,0), (3,0); south (2,3); west (0,1); east (4,2): other ring ports tied off
     _mesh_bench("mesh_3x2_sparse", 3, 2, 0b10_01_010_101, "3x2 mesh, some edge endpoints, 2-deep FIFOs",

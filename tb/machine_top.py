@@ -128,7 +128,7 @@ def render_machine(machine: Machine, rd_latency: int = 6) -> str:
     body.append(f"    wire         ep_out_busy  [0:{np_ - 1}];")
     errs = ["mesh_err"]
     body.append("    wire mesh_err;")
-    body.append(f"    noc_mesh #(.NX({machine.nx}), .NY({machine.ny}), .FIFO_DEPTH(4), "
+    body.append(f"    noc_mesh #(.NX({machine.nx}), .NY({machine.ny}), .FIFO_DEPTH({machine.fifo_depth}), "
                 f".EDGE_MASK(64'd{g.edge_mask})) u_mesh (")
     body.append("        .clk(clk), .resetn(resetn),")
     body.append("        .ep_in_data(ep_in_data), .ep_in_valid(ep_in_valid), .ep_in_busy(ep_in_busy),")

@@ -57,6 +57,12 @@ module ahbm_cube #(
         .pop_valid(pop_valid), .pop_ready(pop_ready), .pop_data(pop_data), .pop_last(pop_last),
         .pop_avail(pop_avail), .mon_err(ipcq_err));
 
+    // Run-time configuration of every PE, written by the bench before a reset (tb/lib/ahbm_cube.py):
+    // PREFETCH and DMA_LAT size the tile slots and the DMA delay queue; these pick what a run uses,
+    // 1..PREFETCH and 1..DMA_LAT, so one build serves a whole PREFETCH x latency sweep.
+    reg [2:0]  cfg_prefetch = 3'(PREFETCH);
+    reg [31:0] cfg_dma_lat  = DMA_LAT;
+
     genvar p;
     generate
         for (p = 0; p < NP; p = p + 1) begin : g_pe
@@ -71,7 +77,7 @@ module ahbm_cube #(
                  .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES), .WORDS(WORDS),
                  .DMA_BW(DMA_BW), .DMA_LAT(DMA_LAT), .DMA_QDEPTH(DMA_QDEPTH), .EDGE(EDGE), .SCALE(SCALE),
                  .LOAD_FILE({"pe", DIG, "_load.hex"}), .DUMP_FILE({"pe", DIG, "_dump.hex"})) u_pe (
-                .clk(clk), .resetn(resetn),
+                .clk(clk), .resetn(resetn), .prefetch(cfg_prefetch), .dma_lat(cfg_dma_lat),
                 .cmd_valid(cmd_valid[p]), .cmd_ready(cmd_ready[p]), .cmd_data(cmd_data[p]), .fault_clr(fault_clr[p]),
                 .push_valid(push_valid[p*4 +: 4]), .push_ready(push_ready[p*4 +: 4]), .push_data(pdata),
                 .push_last(push_last[p*4 +: 4]),

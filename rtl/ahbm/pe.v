@@ -24,6 +24,8 @@ module pe #(
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [2:0]   prefetch,       // 1..PREFETCH (pe_core), static
+    input  wire [31:0]  dma_lat,        // 1..DMA_LAT (pe_dma), static
     input  wire         cmd_valid,
     output wire         cmd_ready,
     input  wire [127:0] cmd_data,
@@ -79,7 +81,7 @@ module pe #(
     pe_core #(.PE_ID(PE_ID), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
               .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES),
               .SLICE_BYTES(WORDS * 64), .EDGE(EDGE), .SCALE(SCALE)) u_core (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .prefetch(prefetch),
         .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_data(cmd_data),
         .cmdq_free(cmdq_free), .cmd_done(cmd_done), .last_tag(last_tag), .idle(idle),
         .fault_code(fault_code), .fault_tag(fault_tag), .fault_clr(fault_clr), .pop_info(pop_info), .evt(evt),
@@ -102,7 +104,7 @@ module pe #(
         .mon_err(core_err));
 
     pe_dma #(.WORDS(WORDS), .BW(DMA_BW), .LAT(DMA_LAT), .QDEPTH(DMA_QDEPTH)) u_dma (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .lat(dma_lat),
         .req_valid(dma_req_valid), .req_ready(dma_req_ready), .req_addr(dma_req_addr), .req_len(dma_req_len),
         .req_buf(dma_req_buf), .req_tag(dma_req_tag), .sl_addr(sl_addr), .sl_data(sl_data),
         .out_valid(dma_out_valid), .out_data(dma_out_data), .out_buf(dma_out_buf), .out_tag(dma_out_tag),

@@ -30,7 +30,7 @@ module pe_core #(
     parameter integer D           = 128,       // head dim, a multiple of 32, <= 128
     parameter integer MAXROWS     = 64,        // rows per command, <= 64
     parameter integer MAXKEYS     = 128,       // keys per tile, <= 128
-    parameter integer PREFETCH    = 2,         // tile commands fetched ahead of compute, 1..4
+    parameter integer PREFETCH    = 2,         // the most tile commands `prefetch` may fetch ahead, 1..4
     parameter integer CMDQ_DEPTH  = 16,        // a power of two
     parameter integer MM_MACS     = 512,       // MACs per cycle of the MM unit
     parameter integer VEC_LANES   = 16,        // elements per cycle of the VEC unit
@@ -40,6 +40,7 @@ module pe_core #(
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [2:0]   prefetch,       // tile commands fetched ahead of compute, 1..PREFETCH; static
     // command enqueue
     input  wire         cmd_valid,
     output wire         cmd_ready,
@@ -423,7 +424,11 @@ module pe_core #(
     localparam [2:0] PF_SCAN = 3'd0, PF_K = 3'd1, PF_MASK = 3'd2, PF_V = 3'd3, PF_Q = 3'd4, PF_FENCE = 3'd5;
     reg [2:0]  pf_st;
     reg [31:0] slots_alloc, slots_freed;
-    wire [2:0] pf_slot = 3'(slots_alloc % NSLOT);
+    // tile slots in use: prefetch + 1 of the NSLOT built (a prefetch outside 1..PREFETCH is reported by
+    // the monitor below and runs as PREFETCH, so no slot index ever leaves the buffers)
+    wire       pf_ok = prefetch >= 3'd1 && {29'd0, prefetch} <= PREFETCH;
+    wire [2:0] nslot = pf_ok ? prefetch + 3'd1 : 3'(NSLOT);
+    wire [2:0] pf_slot = 3'(slots_alloc % {29'd0, nslot});
     wire [2:0] pf_cur_slot = ent_slot[pf_seq[CQA-1:0]];
     wire       pf_issue = (pf_st == PF_K) || (pf_st == PF_MASK) || (pf_st == PF_V) || (pf_st == PF_Q);
     assign dma_req_valid = pf_issue && dma_req_ready;
@@ -661,7 +666,7 @@ module pe_core #(
                         pf_seq <= rd_seq;                      // the engine ran past (non-tile commands, faults)
                     end else if (pf_seq != wr_seq && fault_code == F_NONE && cmd_fault(pf_cmd) == F_NONE) begin
                         if (f_opc(pf_cmd) == OP_ATTN) begin
-                            if (slots_alloc - slots_freed < NSLOT) begin
+                            if (slots_alloc - slots_freed < {29'd0, nslot}) begin
                                 ent_slot[pf_seq[CQA-1:0]] <= pf_slot;
                                 k_rdy[pf_slot] <= 1'b0; v_rdy[pf_slot] <= 1'b0; m_rdy[pf_slot] <= 1'b0;
                                 slots_alloc <= slots_alloc + 32'd1;
@@ -871,12 +876,16 @@ module pe_core #(
         if (!resetn) begin
             mon_err <= 1'b0;
         end else begin
+            if (!pf_ok && !mon_err)
+                $display("ERROR %m t=%0t: prefetch=%0d is outside 1..%0d (PREFETCH, the tile slots built)",
+                         $time, prefetch, PREFETCH);
+            if (!pf_ok) mon_err <= 1'b1;
             if (cmd_valid && !cmd_ready) begin
                 $display("ERROR %m t=%0t: command written while the queue is full (%0d entries): 0x%h dropped",
                          $time, CMDQ_DEPTH, cmd_data);
                 mon_err <= 1'b1;
             end
-            if (dma_out_valid && dma_out_buf != BUF_Q && (dma_out_buf >= 4'd15 || 32'(dma_out_buf) % 5 >= NSLOT)) begin
+            if (dma_out_valid && dma_out_buf != BUF_Q && (dma_out_buf >= 4'd15 || 32'(dma_out_buf) % 5 >= {29'd0, nslot})) begin
                 $display("ERROR %m t=%0t: DMA word for buffer %0d, which no tile slot uses", $time, dma_out_buf);
                 mon_err <= 1'b1;
             end

@@ -36,11 +36,12 @@
 module pe_dma #(
     parameter integer WORDS  = 1024,   // slice size in 64-byte words
     parameter integer BW     = 64,     // bytes per cycle, 1..64
-    parameter integer LAT    = 100,    // cycles from a word leaving the slice to its output, >= 1
+    parameter integer LAT    = 100,    // the largest latency `lat` may ask for (sizes the delay queue), >= 1
     parameter integer QDEPTH = 4       // request queue entries, a power of two >= 2
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [31:0]  lat,           // cycles from a word leaving the slice to its output, 1..LAT; static
     input  wire         req_valid,
     output wire         req_ready,
     input  wire [23:0]  req_addr,
@@ -148,7 +149,7 @@ module pe_dma #(
             end
             if (emit) begin
                 d_data[d_wr[DA-1:0]] <= sl_data;
-                d_meta[d_wr[DA-1:0]] <= {now + LAT32, e_left == 18'd1, e_idx, e_tag, e_buf};
+                d_meta[d_wr[DA-1:0]] <= {now + lat, e_left == 18'd1, e_idx, e_tag, e_buf};
                 d_wr <= d_wr + 1'b1;
                 e_waddr <= e_waddr + 18'd1;
                 e_idx <= e_idx + 18'd1;
@@ -180,6 +181,12 @@ module pe_dma #(
         if (!resetn) begin
             cnt_reqs <= 32'd0;
             mon_err <= 1'b0;
+        end else if (lat == 32'd0 || lat > LAT32) begin
+            // a latency the delay queue cannot hold: words would overtake or wrap; nothing is moved right
+            if (!mon_err)
+                $display("ERROR %m t=%0t: DMA latency lat=%0d is outside 1..%0d (LAT, the delay queue's size)",
+                         $time, lat, LAT32);
+            mon_err <= 1'b1;
         end else if (req_valid) begin
             if (req_take) cnt_reqs <= cnt_reqs + 32'd1;
             if (!req_ready) begin

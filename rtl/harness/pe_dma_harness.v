@@ -106,7 +106,7 @@ module pe_dma_harness #(
         .rd2_addr(18'd0), .rd2_data(sl_rd2_unused), .wr2_en(1'b0), .wr2_addr(18'd0), .wr2_data(512'd0));
 
     pe_dma #(.WORDS(WORDS), .BW(BW), .LAT(LAT), .QDEPTH(QDEPTH)) u_dut (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .lat(LAT),
         .req_valid(req_valid), .req_ready(req_ready), .req_addr(req_addr), .req_len(req_len),
         .req_buf(req_buf), .req_tag(req_tag),
         .sl_addr(sl_addr), .sl_data(sl_data),

@@ -18,7 +18,7 @@
 module noc_mesh #(
     parameter integer NX = 2,
     parameter integer NY = 2,
-    parameter integer FIFO_DEPTH = 4,
+    parameter integer FIFO_DEPTH = 32,  // the reference configuration's input FIFO depth
     parameter [63:0]  EDGE_MASK = 64'h0,
     parameter integer NP = NX*NY + 2*NX + 2*NY   // do not override
 ) (

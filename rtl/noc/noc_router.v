@@ -32,7 +32,7 @@ module noc_router #(
     parameter integer Y = 1,
     parameter integer NX = 1,
     parameter integer NY = 1,
-    parameter integer FIFO_DEPTH = 4,
+    parameter integer FIFO_DEPTH = 32,  // the reference configuration's input FIFO depth
     // bit p = something is attached to port p (N,E,S,W,L)
     parameter [4:0]   PORT_PRESENT = 5'b11111,
     // bit p = port p faces an edge endpoint (1) rather than a neighbouring router (0)

@@ -11,6 +11,8 @@ its queue and fault state), never as a silent hang.
 
 from __future__ import annotations
 
+import os
+
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -33,6 +35,35 @@ PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MAC
           "DMA_BW", "DMA_LAT", "DMA_QDEPTH", "IPCQ_DEPTH")
 
 
+# Run-time PREFETCH and DMA latency of every PE (ahbm_cube's cfg_prefetch / cfg_dma_lat), for a run of
+# a build whose parameters are the largest values wanted (tb/perf/ahbm_sweep.py): unset, the build's own.
+PREFETCH_ENV = "AGSIM_CUBE_PREFETCH"
+DMA_LAT_ENV = "AGSIM_CUBE_DMA_LAT"
+
+
+class CubeConfigError(ValueError):
+    """A run-time configuration the build cannot hold (one line: the value, the limit, the fix)."""
+
+
+def runtime_config(built: dict[str, int], environ: dict[str, str]) -> dict[str, int]:
+    """{PREFETCH, DMA_LAT} a run uses: the environment's values within the build's, else the build's."""
+    out = {}
+    for key, env, lo in (("PREFETCH", PREFETCH_ENV, 1), ("DMA_LAT", DMA_LAT_ENV, 1)):
+        raw = str(environ.get(env, "")).strip()
+        if not raw:
+            out[key] = built[key]
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise CubeConfigError(f"{env}={raw!r} is not an integer") from None
+        if not lo <= value <= built[key]:
+            raise CubeConfigError(f"{env}={value} is outside {lo}..{built[key]} (the build's {key}); build the "
+                                  f"CUBE with {key}={value} or more to run it")
+        out[key] = value
+    return out
+
+
 class CubeTimeout(Exception):
     """A wait on the CUBE passed its cycle bound (the message names what hung)."""
 
@@ -50,11 +81,19 @@ class PeFault:
 class Cube:
     """The CUBE top: R x C PEs, their slices, command ports, status and counters."""
 
-    def __init__(self, dut: Any) -> None:
+    def __init__(self, dut: Any, **runtime: int) -> None:
+        """`runtime` (PREFETCH=, DMA_LAT=) picks a run's values within the build's, as the environment
+        variables PREFETCH_ENV / DMA_LAT_ENV do (the arguments win)."""
         self.dut = dut
         self.clock = HarnessClock(dut.u_clk)
         self.clk = dut.u_clk.clk
         self.p = {k: int(getattr(dut, k).value) for k in PARAMS}
+        self.built = {k: self.p[k] for k in ("PREFETCH", "DMA_LAT")}  # what the tile slots and delay queue hold
+        env = {**os.environ, **{e: str(runtime[k]) for k, e in (("PREFETCH", PREFETCH_ENV), ("DMA_LAT", DMA_LAT_ENV))
+                                if runtime.get(k) is not None}}
+        self.p.update(runtime_config(self.built, env))  # what this run uses
+        dut.cfg_prefetch.value = self.p["PREFETCH"]
+        dut.cfg_dma_lat.value = self.p["DMA_LAT"]
         self.n_pe = self.p["R"] * self.p["C"]
         self.slices = [DramBackdoor(self.core_top(p).u_slice, self.clk, load_file=f"pe{p:02d}_load.hex",
                                     dump_file=f"pe{p:02d}_dump.hex", word_bytes=64) for p in range(self.n_pe)]

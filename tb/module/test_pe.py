@@ -139,9 +139,9 @@ class PeSession:
         self.v.cycles = self.cube.now() - self.t0
 
 
-async def _start(dut) -> tuple[Cube, PeSession, Verdict]:
+async def _start(dut, prefetch: int | None = None) -> tuple[Cube, PeSession, Verdict]:
     verdict = begin_test(os.environ.get("AGSIM_BENCH", "pe"), "pe", dut._log)
-    cube = Cube(dut)
+    cube = Cube(dut, PREFETCH=prefetch)
     await cube.reset()
     return cube, PeSession(cube, verdict, verdict.seed), verdict
 
@@ -439,10 +439,12 @@ async def f4_tail_push_to_direction(dut) -> None:
 
 
 @cocotb.test()
-async def f5_v_overlap_and_prefetch(dut) -> None:
+@cocotb.parametrize(prefetch=[None, 1])
+async def f5_v_overlap_and_prefetch(dut, prefetch: int | None) -> None:
     """8 tiles of 64 keys: the front-end issues K then V PREFETCH tiles ahead of compute and never holds
-    more than PREFETCH+1 tiles; compute is hidden under DMA; O bit exact."""
-    cube, s, v = await _start(dut)
+    more than PREFETCH+1 tiles; compute is hidden under DMA; O bit exact. Run at the build's PREFETCH
+    and at PREFETCH 1 chosen at run time (cfg_prefetch) on the same build."""
+    cube, s, v = await _start(dut, prefetch)
     pf, d, rows, keys, n = cube.p["PREFETCH"], s.d, 8, 64, 8
     q_addr, q = s.q(rows)
     uniq = [s.tile(keys) for _ in range(4)]       # 8 tiles of 8 KiB do not fit the 64 KiB slice: reused
@@ -675,6 +677,24 @@ async def monitor_enqueue_while_full(dut) -> None:
     v.check(int(core.last_tag.value) == depth - 1, f"last completed tag {int(core.last_tag.value):#x}, expected "
             f"the last queued tile's {depth - 1:#x}")
     v.check(cube.fault(0).code == 0, f"PE 0 faulted: {cube.fault(0).name}")
+    v.cycles = cube.now() - s.t0
+    await cube.reset()
+    v.check(not cube.mon_err(), "reset did not clear the sticky mon_err")
+    v.finish()
+
+
+@cocotb.test()
+@cocotb.parametrize(reg=["cfg_prefetch", "cfg_dma_lat"])
+async def monitor_runtime_config_out_of_range(dut, reg: str) -> None:
+    """A run-time PREFETCH or DMA latency the build cannot hold (written past the harness's refusal, as
+    a direct Verilog user could): the core's or the DMA's monitor must raise mon_err. Passes only if it rose."""
+    cube, s, v = await _start(dut)
+    v.check(not cube.mon_err(), "mon_err set before the bad configuration")
+    bad = cube.built["PREFETCH"] + 1 if reg == "cfg_prefetch" else cube.built["DMA_LAT"] + 1
+    getattr(dut, reg).value = bad
+    await First(RisingEdge(dut.mon_err), Timer(8 * PERIOD_NS, "ns"))
+    v.check(cube.mon_err(), f"{reg}={bad} (the build holds up to {bad - 1}) did not raise mon_err within 8 cycles")
+    getattr(dut, reg).value = cube.p["PREFETCH" if reg == "cfg_prefetch" else "DMA_LAT"]
     v.cycles = cube.now() - s.t0
     await cube.reset()
     v.check(not cube.mon_err(), "reset did not clear the sticky mon_err")

@@ -1,15 +1,20 @@
-"""`python -m tb.perf` (make bench): the cocotb bench against a pure-Verilog bench,
-then the AHBM decode sweep.
+"""`python -m tb.perf` (make bench): the benchmarks, each figure beside its target.
 
 1. Runs 20,000 flits of uniform random traffic on the mesh_4x4 bench under
    cocotb and then, on the same stimulus, under rtl/harness/mesh_pure_tb.v;
    prints both wall times, simulated cycles per second and the ratio
-   cocotb/pure against the target (tb/perf/compare.py).
-2. The AHBM decode sweep (tb/perf/ahbm_sweep.py): PREFETCH 1..4 x tile
-   32/64/128 on the d=128 CUBE, decode with SP over 8 PEs and a 4096-token
-   context, every run scored; prints cycles per tile against the DMA
-   roofline, DMA bandwidth, compute hidden under DMA (--quick: tile 64 only).
-3. The vector core's long differential run (tb/perf/vc_random.py): 5,000
+   cocotb/pure against the target (tb/perf/compare.py; Icarus).
+2. The NoC latency-throughput sweep (tb/perf/noc_sweep.py): uniform,
+   transpose and hotspot traffic made in Verilog at offered loads 0.05..1.0 on
+   the 4x4 mesh (Verilator), zero-load latency per hop, saturation throughput,
+   per-source fairness, sim_build/perf/noc_sweep.png.
+3. The AHBM decode sweep (tb/perf/ahbm_sweep.py, Verilator, one build):
+   PREFETCH 1..4 x tile 32/64/128 on the d=128 CUBE at DMA_LAT 100, then
+   PREFETCH 1..4 at tile 32 and DMA_LAT 400 (--quick: the first table at tile
+   64 only), every run scored; cycles per tile against the DMA roofline.
+4. Simulation speed on both simulators (tb/perf/targets.py): the saturated
+   4x4 mesh and the fused4 machine running flash_attention_l64d64.
+5. The vector core's long differential run (tb/perf/vc_random.py): 5,000
    constrained-random programs, RTL = model after every RUN (--quick: 1,000).
 
 Exits non-zero only if a run failed its checks (a missed speed target is
@@ -23,7 +28,7 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_sweep, vc_random
+from tb.perf import ahbm_sweep, noc_sweep, targets, vc_random
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 from tb.progress import Progress
 
@@ -32,19 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tb.perf", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=None, help="run seed (default: COCOTB_RANDOM_SEED or 1)")
-    ap.add_argument("--sim", default=os.environ.get("SIM", "icarus") or "icarus")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="show the simulators' output instead of keeping it in the build folder's logs")
     ap.add_argument("--quick", action="store_true", help="AHBM sweep at tile 64 only (PREFETCH 1..4)")
-    ap.add_argument("--jobs", "-j", type=int, default=ahbm_sweep.DEFAULT_JOBS,
-                    help="AHBM sweep: PREFETCH builds run side by side (default %(default)s)")
     ap.add_argument("--no-sweep", action="store_true", help="the cocotb/pure comparison only")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else seed_from_env()
     steps = ["cocotb vs pure Verilog"]
     if not args.no_sweep:
-        steps += ["AHBM decode sweep"] + ([] if args.quick else ["AHBM decode sweep, DMA_LAT 400"])
-    steps += ["vector core differential run"]
+        steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
+        steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
+        steps += ["simulation speed", "vector core differential run"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
     t = time.monotonic()
 
@@ -53,29 +56,36 @@ def main(argv: list[str] | None = None) -> int:
         print(progress.done(name, time.monotonic() - t), flush=True)
         t = time.monotonic()
 
-    try:
-        result = compare(seed, sim=args.sim, verbose=args.verbose)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    result = compare(seed, verbose=args.verbose)
     print(format_report(result))
     append_history(result)
     print(f"(appended to {HISTORY})")
     step_done(steps[0])
     rc = 0 if result.passed else 1
-    if not args.no_sweep:
+    if args.no_sweep:
+        progress.save()
+        return rc
+    print("", flush=True)
+    rc |= noc_sweep.sweep_main(seed=seed)
+    step_done("NoC latency-throughput sweep")
+    print("", flush=True)
+    sweep_t0 = time.monotonic()
+    rc |= 1 if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, verbose=args.verbose) != 0 else 0
+    step_done("AHBM decode sweep")
+    if not args.quick:
+        # the same decode where the DMA latency is comparable to a tile's transfer: there the
+        # prefetch depth shows (at DMA_LAT 100 every depth measures the same)
         print("", flush=True)
-        if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, jobs=args.jobs, verbose=args.verbose) != 0:
-            rc = 1
-        step_done("AHBM decode sweep")
-        if not args.quick:
-            # the same decode where the DMA latency is comparable to a tile's transfer: there the
-            # prefetch depth shows (at DMA_LAT 100 every depth measures the same)
-            print("", flush=True)
-            if ahbm_sweep.sweep_main(seed=seed, jobs=args.jobs, verbose=args.verbose,
-                                     tiles=ahbm_sweep.LATENCY_TILES, dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0:
-                rc = 1
-            step_done("AHBM decode sweep, DMA_LAT 400")
+        rc |= 1 if ahbm_sweep.sweep_main(seed=seed, verbose=args.verbose, tiles=ahbm_sweep.LATENCY_TILES,
+                                         dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0 else 0
+        step_done("AHBM decode sweep, DMA_LAT 400")
+        both = time.monotonic() - sweep_t0
+        verdict = "met" if both <= ahbm_sweep.SWEEP_TARGET_S else "NOT met"
+        print(f"decode sweep, both tables on Verilator: {both:.0f} s (target <= {ahbm_sweep.SWEEP_TARGET_S} s: "
+              f"{verdict})", flush=True)
+    print("", flush=True)
+    rc |= targets.targets_main(seed=seed, verbose=args.verbose)
+    step_done("simulation speed")
     print("", flush=True)
     if vc_random.run(1000 if args.quick else vc_random.DEFAULT_PROGRAMS, seed=seed, verbose=args.verbose) != 0:
         rc = 1

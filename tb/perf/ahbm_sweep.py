@@ -6,10 +6,12 @@ i.e. `make bench`, after the cocotb-vs-pure-Verilog comparison).
 Every point is one decode with sequence parallelism on the 2x4 CUBE of the
 ahbm_llama bench (d = 128, G = 8 query rows, N = 8 PEs, depth-3 reduction
 tree), a context of COUNTER = 4096 tokens (512 per PE: 16, 8 or 4 full tiles;
-see below for why not ragged), DMA_BW = 64 B/cycle, DMA_LAT = 100. PREFETCH
-(1..4) is a CUBE parameter, so each value is its own build
-(sim_build/perf/ahbm_sweep_p<P>/); the tile size (32, 64, 128) is a kernel
-argument, so the tiles of one PREFETCH reuse that build. The cocotb side is
+see below for why not ragged), DMA_BW = 64 B/cycle, DMA_LAT = 100. One build
+serves every point (sim_build/perf/verilator/ahbm_sweep/, or sim_build/perf/
+ahbm_sweep/ with --sim icarus): the CUBE is built with PREFETCH 4 and DMA_LAT
+400, the largest values swept, and each run picks its PREFETCH and DMA latency
+at run time (ahbm_cube's cfg_prefetch / cfg_dma_lat, tb/lib/ahbm_cube.py); the
+tile size (32, 64, 128) is a kernel argument. The cocotb side is
 tb/perf/test_ahbm_sweep.py: the existing driver, kernel and scoreboard (O bit
 exact and within tolerance, counts), then the PEs' raw counters as one JSON
 line. A run that fails its scoreboard fails the sweep (exit status 1).
@@ -43,11 +45,11 @@ counts as a tile, and the mean cycles per tile read 11 % (tile 64) to ~20 %
 tiles for correctness.
 
 The table goes to stdout with one line stating what was measured, and one JSON
-line per point is appended to sim_build/perf/ahbm_history.jsonl. With
---jobs 2 (the default) the PREFETCH builds run in two processes side by side.
---quick runs tile 64 only (PREFETCH 1..4); --prefetch / --tiles pick points;
---dma-lat L builds the CUBE with another DMA latency (sim_build/perf/
-ahbm_sweep_p<P>_lat<L>/), e.g. to find where PREFETCH starts to matter.
+line per point is appended to sim_build/perf/ahbm_history.jsonl. The points
+run one after another on the one build. --quick runs tile 64 only (PREFETCH
+1..4); --prefetch / --tiles pick points; --dma-lat L runs another DMA latency
+(up to the build's 400; a larger one is refused before simulating), e.g. to
+find where PREFETCH starts to matter.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ from typing import Any, Iterable, Sequence
 
 from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
-from tb.runner import BUILD_ROOT, run_bench
+from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV
+from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
 BASE_BENCH = "ahbm_llama"
 TEST_MODULE = "tb.perf.test_ahbm_sweep"
@@ -84,7 +87,7 @@ DMA_LAT = 100
 LONG_DMA_LAT = 400          # second sweep of `make bench`: latency comparable to a 32-key tile's transfer
 LATENCY_TILES = (32,)
 NEAR_ROOFLINE = 1.10        # "approaches the roofline": mean cycles per tile within 10 % of it, either side
-DEFAULT_JOBS = 2
+SWEEP_TARGET_S = 180  # benchmark target: both decode tables under 3 minutes on Verilator
 
 
 # ---------------------------------------------------------------- metrics (pure)
@@ -212,7 +215,7 @@ def history_record(p: Point, git: str, when: str | None = None) -> dict[str, Any
         m = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in p.metrics.items() if k != "per_pe"}
     return {
         "time": when or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "git": git, "bench": bench_name(p.prefetch, p.dma_lat), "prefetch": p.prefetch, "tile": p.tile,
+        "git": git, "bench": "ahbm_sweep", "prefetch": p.prefetch, "tile": p.tile,
         "counter": COUNTER, "n": N_PES, "groups": GROUPS, "request_id": REQUEST_ID, "dma_bw": DMA_BW,
         "dma_lat": p.dma_lat, "seed": p.seed, "passed": p.passed, "message": p.message,
         "wall_s": round(p.wall_s, 2), "launch_cycles": p.launch_cycles, "metrics": m,
@@ -227,17 +230,25 @@ def append_history(points: Iterable[Point], path: Path = HISTORY, git: str = "")
 
 
 # ---------------------------------------------------------------- runs
-def bench_name(prefetch: int, dma_lat: int = DMA_LAT) -> str:
-    return f"ahbm_sweep_p{prefetch}" + ("" if dma_lat == DMA_LAT else f"_lat{dma_lat}")
+BUILD_PREFETCH = max(PREFETCHES)   # the sweep's one build holds the largest of each
+BUILD_DMA_LAT = LONG_DMA_LAT
 
 
-def sweep_bench(prefetch: int, dma_lat: int = DMA_LAT) -> Bench:
-    """The ahbm_llama bench with another PREFETCH (one build each), the sweep's test module."""
+def sweep_bench() -> Bench:
+    """The ahbm_llama bench built for the whole sweep (the largest PREFETCH and DMA latency), its test module."""
     base = get_bench(BASE_BENCH)
     return dataclasses.replace(
-        base, name=bench_name(prefetch, dma_lat), test_module=TEST_MODULE,
-        parameters={**base.parameters, "PREFETCH": prefetch, "DMA_BW": DMA_BW, "DMA_LAT": dma_lat},
-        description=f"AHBM decode sweep on the {BASE_BENCH} CUBE, PREFETCH={prefetch}, DMA_LAT={dma_lat}")
+        base, name="ahbm_sweep", test_module=TEST_MODULE,
+        parameters={**base.parameters, "PREFETCH": BUILD_PREFETCH, "DMA_BW": DMA_BW, "DMA_LAT": BUILD_DMA_LAT},
+        description=f"AHBM decode sweep on the {BASE_BENCH} CUBE, built for PREFETCH <= {BUILD_PREFETCH}, "
+                    f"DMA_LAT <= {BUILD_DMA_LAT}")
+
+
+def check_point_config(prefetch: int, dma_lat: int) -> None:
+    """Refuse a point the one build cannot run, before any simulation."""
+    if not 1 <= prefetch <= BUILD_PREFETCH or not 1 <= dma_lat <= BUILD_DMA_LAT:
+        raise ValueError(f"PREFETCH={prefetch} DMA_LAT={dma_lat}: the sweep's build holds PREFETCH 1..{BUILD_PREFETCH} "
+                         f"and DMA_LAT 1..{BUILD_DMA_LAT} (BUILD_PREFETCH / BUILD_DMA_LAT in tb/perf/ahbm_sweep.py)")
 
 
 def read_point(prefetch: int, tile: int, rec: dict[str, Any], dma_lat: int = DMA_LAT) -> Point:
@@ -259,20 +270,23 @@ def read_point(prefetch: int, tile: int, rec: dict[str, Any], dma_lat: int = DMA
 
 
 def run_prefetch(prefetch: int, tiles: Sequence[int], seed: int, verbose: bool = False,
-                 dma_lat: int = DMA_LAT) -> list[Point]:
-    """Build the CUBE at this PREFETCH once and run every tile on it (one simulator run each)."""
-    bench = sweep_bench(prefetch, dma_lat)
-    build_dir = PERF_ROOT / bench.name
+                 dma_lat: int = DMA_LAT, sim: str = "icarus") -> list[Point]:
+    """Every tile at this PREFETCH and DMA latency on the sweep's build (one simulator run each)."""
+    check_point_config(prefetch, dma_lat)
+    bench = sweep_bench()
+    build_dir = bench_build_dir(PERF_ROOT, sim, bench.name)
     points = []
     for tile in tiles:
-        out = build_dir / f"sweep_t{tile}.json"
+        name = f"p{prefetch}_t{tile}_lat{dma_lat}"
+        out = build_dir / f"sweep_{name}.json"
         out.unlink(missing_ok=True)
         t0 = time.monotonic()
-        result = run_bench(bench, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
-                           extra_env={"AHBM_SWEEP_TILE": str(tile), "AHBM_SWEEP_OUT": str(out)})
+        result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
+                           extra_env={"AHBM_SWEEP_TILE": str(tile), "AHBM_SWEEP_OUT": str(out),
+                                      PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)})
         wall = time.monotonic() - t0
         log = build_dir / "sim.log"
-        kept = build_dir / f"sim_t{tile}.log"
+        kept = build_dir / f"sim_{name}.log"
         if log.exists():
             shutil.copyfile(log, kept)
         if result.error:
@@ -299,26 +313,18 @@ def run_prefetch(prefetch: int, tiles: Sequence[int], seed: int, verbose: bool =
     return points
 
 
-def run_sweep(prefetches: Sequence[int], tiles: Sequence[int], seed: int, jobs: int = DEFAULT_JOBS,
-              verbose: bool = False, dma_lat: int = DMA_LAT) -> list[Point]:
-    """Every point; the PREFETCH builds are independent and run in `jobs` processes."""
+def run_sweep(prefetches: Sequence[int], tiles: Sequence[int], seed: int, verbose: bool = False,
+              dma_lat: int = DMA_LAT, sim: str = "verilator") -> list[Point]:
+    """Every point, one after another on the one build (the first run builds it)."""
+    for pf in prefetches:
+        check_point_config(pf, dma_lat)
     points: list[Point] = []
-    if jobs <= 1 or len(prefetches) <= 1:
-        for pf in prefetches:
-            points += run_prefetch(pf, tiles, seed, verbose, dma_lat)
-        return points
-    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(prefetches))) as ex:
-        futs = {ex.submit(run_prefetch, pf, tuple(tiles), seed, verbose, dma_lat): pf for pf in prefetches}
-        for fut in cf.as_completed(futs):
-            pf = futs[fut]
-            try:
-                points += fut.result()
-            except Exception as exc:   # a worker that died: its points fail, named
-                points += [Point(pf, t, dma_lat=dma_lat, message=f"worker failed: {exc!r}") for t in tiles]
+    for pf in prefetches:
+        points += run_prefetch(pf, tiles, seed, verbose, dma_lat, sim)
     return sorted(points, key=lambda p: (p.prefetch, p.tile))
 
 
-def report(points: Sequence[Point], wall_s: float, jobs: int, dma_lat: int = DMA_LAT) -> str:
+def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> str:
     lines = ["", f"AHBM decode sweep: N={N_PES} PEs, d=128, G={GROUPS}, context {COUNTER} tokens, decode with SP, "
                  f"DMA_BW {DMA_BW} B/cycle, DMA_LAT {dma_lat}; means over the {N_PES} PEs",
              format_table(points),
@@ -326,7 +332,7 @@ def report(points: Sequence[Point], wall_s: float, jobs: int, dma_lat: int = DMA
              "((cyc_dma_last - cyc_dma_first)*DMA_BW), the DMA's own window;\nDMA B/cyc = dma_bytes / "
              "dma_busy_cyc; hidden = cyc_hidden / (cyc_mm + cyc_vec), DMA transferring; wait = cyc_wait",
              summary_line(points),
-             f"wall {wall_s:.0f} s for {len(points)} runs ({jobs} process{'es' if jobs > 1 else ''})"]
+             f"wall {wall_s:.0f} s for {len(points)} runs on one build"]
     failed = [p for p in points if not p.passed]
     if failed:
         lines.append(f"FAILED {len(failed)} of {len(points)} runs: "
@@ -334,21 +340,27 @@ def report(points: Sequence[Point], wall_s: float, jobs: int, dma_lat: int = DMA
     return "\n".join(lines)
 
 
-def sweep_main(*, quick: bool = False, seed: int = 1, jobs: int = DEFAULT_JOBS, verbose: bool = False,
+def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
                prefetches: Sequence[int] = PREFETCHES, tiles: Sequence[int] | None = None,
-               dma_lat: int = DMA_LAT) -> int:
+               dma_lat: int = DMA_LAT, sim: str = "verilator") -> int:
     """Run, print, append the history; 0 if every run passed its scoreboard, else 1."""
     from tb.perf.compare import _git_rev
 
     tiles = tuple(tiles) if tiles else (QUICK_TILES if quick else TILES)
     print(f"ahbm sweep: PREFETCH {list(prefetches)} x tile {list(tiles)}, context {COUNTER}, DMA_LAT {dma_lat}, "
-          f"seed {seed}, {jobs} job(s); builds and logs in {PERF_ROOT}/ahbm_sweep_p<P>"
-          f"{'' if dma_lat == DMA_LAT else f'_lat{dma_lat}'}/",
+          f"seed {seed}, {sim}; build and logs in {bench_build_dir(PERF_ROOT, sim, 'ahbm_sweep')}/",
           flush=True)
     t0 = time.monotonic()
-    points = run_sweep(tuple(prefetches), tiles, seed, jobs, verbose, dma_lat)
+    try:
+        points = run_sweep(tuple(prefetches), tiles, seed, verbose, dma_lat, sim)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     wall = time.monotonic() - t0
-    print(report(points, wall, jobs, dma_lat))
+    print(report(points, wall, dma_lat))
+    print(f"decode sweep wall {wall:.0f} s on {sim}" + (f" (target on Verilator: under {SWEEP_TARGET_S} s for "
+                                                         f"both tables: {wall:.0f} s for this one)"
+                                                         if sim == "verilator" else ""))
     append_history(points, git=_git_rev())
     print(f"(appended {len(points)} lines to {HISTORY})")
     return 0 if points and all(p.passed for p in points) else 1
@@ -362,19 +374,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tb.perf.ahbm_sweep", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"tile {QUICK_TILES[0]} only (PREFETCH 1..4)")
-    ap.add_argument("--jobs", "-j", type=int, default=DEFAULT_JOBS, help="PREFETCH builds run side by side")
     ap.add_argument("--seed", type=int, default=None, help="run seed (default: COCOTB_RANDOM_SEED or 1)")
     ap.add_argument("--prefetch", type=_ints, default=PREFETCHES, help="comma-separated PREFETCH values")
     ap.add_argument("--tiles", type=_ints, default=None, help="comma-separated tile sizes (overrides --quick)")
     ap.add_argument("--dma-lat", type=int, default=DMA_LAT,
-                    help="DMA latency in cycles (default %(default)s; another value builds ahbm_sweep_p<P>_lat<L>)")
+                    help=f"DMA latency in cycles (default %(default)s; at most {LONG_DMA_LAT}, the build's)")
     ap.add_argument("--verbose", "-v", action="store_true", help="simulator output on the terminal")
+    ap.add_argument("--sim", choices=("icarus", "verilator"), default="verilator")
     args = ap.parse_args(argv)
     from tb.perf.compare import seed_from_env
 
     seed = args.seed if args.seed is not None else seed_from_env()
-    return sweep_main(quick=args.quick, seed=seed, jobs=args.jobs, verbose=args.verbose,
-                      prefetches=args.prefetch, tiles=args.tiles, dma_lat=args.dma_lat)
+    return sweep_main(quick=args.quick, seed=seed, verbose=args.verbose,
+                      prefetches=args.prefetch, tiles=args.tiles, dma_lat=args.dma_lat, sim=args.sim)
 
 
 if __name__ == "__main__":

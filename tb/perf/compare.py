@@ -90,7 +90,7 @@ class Comparison:
 
 # ---------------------------------------------------------------- cocotb run
 @contextlib.contextmanager
-def _timed_runner_calls(times: dict[str, float]) -> Iterator[None]:
+def timed_runner_calls(times: dict[str, float]) -> Iterator[None]:
     """Time every cocotb_tools Runner.build() / Runner.test() call for the duration.
 
     Patched on the base class, so it holds however tb.runner makes its runner
@@ -140,7 +140,7 @@ def run_cocotb(bench: Bench, seed: int, sim: str, verbose: bool) -> RunTiming:
     sim_vvp = workdir / "sim.vvp"
     before = sim_vvp.stat().st_mtime_ns if sim_vvp.exists() else None
     times: dict[str, float] = {}
-    with _timed_runner_calls(times):
+    with timed_runner_calls(times):
         result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT,
                            log_to_file=not verbose, test_module=TEST_MODULE)
     if "test" not in times and not result.error:

@@ -137,3 +137,18 @@ def test_ring_walk_matches_reference_counts(seq, n, qb, tile):
         assert sum(st.kind == "future" for st in steps) == c["ring_steps_skipped"]
         img = la.ring_image(a, q, k, v)
         assert img.size == la.ring_slice_bytes(a) <= a.o_base + a.rows() * d * 2 + 64 * len(a.subs())
+
+
+def test_the_runtime_prefetch_and_latency_stay_within_the_build() -> None:
+    from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, CubeConfigError, runtime_config
+
+    built = {"PREFETCH": 4, "DMA_LAT": 400}
+    assert runtime_config(built, {}) == built
+    assert runtime_config(built, {PREFETCH_ENV: "1", DMA_LAT_ENV: "100"}) == {"PREFETCH": 1, "DMA_LAT": 100}
+    with pytest.raises(CubeConfigError, match=r"AGSIM_CUBE_PREFETCH=5 is outside 1..4 \(the build's PREFETCH\); "
+                                              r"build the CUBE with PREFETCH=5 or more"):
+        runtime_config(built, {PREFETCH_ENV: "5"})
+    with pytest.raises(CubeConfigError, match="AGSIM_CUBE_DMA_LAT=0 is outside 1..400"):
+        runtime_config(built, {DMA_LAT_ENV: "0"})
+    with pytest.raises(CubeConfigError, match="is not an integer"):
+        runtime_config(built, {DMA_LAT_ENV: "fast"})

@@ -118,18 +118,26 @@ def test_summary_line_states_the_measurement() -> None:
 
 def test_history_record() -> None:
     rec = sw.history_record(_pt(2, 64, 512.0), "abc123", when="2024-01-01T00:00:00+00:00")
-    assert rec["bench"] == "ahbm_sweep_p2" and rec["tile"] == 64 and rec["git"] == "abc123"
+    assert rec["bench"] == "ahbm_sweep" and rec["prefetch"] == 2 and rec["tile"] == 64 and rec["git"] == "abc123"
     assert rec["metrics"]["ratio"] == 1.0 and "per_pe" not in rec["metrics"]
     json.dumps(rec)
 
 
 def test_sweep_bench_derivation() -> None:
-    b = sw.sweep_bench(3)
+    b = sw.sweep_bench()
     base = sw.get_bench(sw.BASE_BENCH)
-    assert b.name == "ahbm_sweep_p3" and b.test_module == sw.TEST_MODULE
-    assert b.parameters["PREFETCH"] == 3 and b.parameters["DMA_BW"] == 64 and b.parameters["DMA_LAT"] == 100
+    assert b.name == "ahbm_sweep" and b.test_module == sw.TEST_MODULE
+    # one build for the sweep: the largest PREFETCH and DMA latency, each run picks its own at run time
+    assert b.parameters["PREFETCH"] == max(sw.PREFETCHES) == 4 and b.parameters["DMA_BW"] == 64
+    assert b.parameters["DMA_LAT"] == sw.LONG_DMA_LAT == 400
     assert b.parameters["D"] == 128 and b.toplevel == base.toplevel and b.sources == base.sources
     assert base.parameters["PREFETCH"] == 2                 # the table's bench is untouched
-    slow = sw.sweep_bench(1, dma_lat=400)
-    assert slow.name == "ahbm_sweep_p1_lat400" and slow.parameters["DMA_LAT"] == 400
+
+
+def test_a_point_the_build_cannot_run_is_refused() -> None:
+    sw.check_point_config(4, 400)
+    with pytest.raises(ValueError, match=r"PREFETCH=5 DMA_LAT=100: the sweep's build holds PREFETCH 1..4 and DMA_LAT 1..400"):
+        sw.check_point_config(5, 100)
+    with pytest.raises(ValueError, match="DMA_LAT=800"):
+        sw.check_point_config(2, 800)
     assert sw.COUNTER >= 4096 and sw.COUNTER % (sw.N_PES * max(sw.TILES)) == 0
