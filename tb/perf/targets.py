@@ -1,11 +1,9 @@
 """Simulation speed on both simulators, beside the project's speed targets (make bench).
 
-Measured, each on Icarus and on Verilator, with the time inside cocotb's
-Runner.test() only (the build is timed apart):
-  * the 4x4 mesh saturated: tb.perf.test_perf on the mesh_4x4 bench (20,000
-    flits of uniform traffic from every endpoint at once, no stalls);
-  * the fused4 machine running the compiled flash_attention_l64d64 bundle (the
-    `clients` bench, that one test).
+Measured on Icarus and on Verilator, with the time inside cocotb's
+Runner.test() only (the build is timed apart): the fused4 machine running the
+compiled flash_attention_l64d64 bundle (the `clients` bench, that one test).
+The saturated 4x4 mesh's figures are tb/perf/compare.py's.
 Each figure is printed with its target and whether it is met; a run that fails
 its checks fails the stage (a missed target is reported, not failed).
 """
@@ -15,13 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tb.benches import get_bench
-from tb.perf.compare import PERF_ROOT, TEST_MODULE, timed_runner_calls
+from tb.perf.compare import PERF_ROOT, timed_runner_calls
 from tb.runner import run_bench
 from tb.simulators import SIMULATORS
 
 # cycles per second the benchmarks aim at (per simulator)
 TARGETS: dict[str, dict[str, float]] = {
-    "mesh_4x4 saturated": {"icarus": 1_500, "verilator": 100_000},
     "fused4 flash_attention_l64d64": {"icarus": 1_500, "verilator": 100_000},
 }
 FLASH = "flash_attention_l64d64"
@@ -50,10 +47,7 @@ class Rate:
 
 def measure(figure: str, sim: str, seed: int, verbose: bool = False) -> Rate:
     """Run the figure's bench on `sim` and time its simulator."""
-    if figure == "mesh_4x4 saturated":
-        bench, kwargs = get_bench("mesh_4x4"), {"test_module": TEST_MODULE}
-    else:
-        bench, kwargs = get_bench("clients"), {"test_filter": rf"test_bundle.*{FLASH}"}
+    bench, kwargs = get_bench("clients"), {"test_filter": rf"test_bundle.*{FLASH}"}
     times: dict[str, float] = {}
     with timed_runner_calls(times):
         result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT / "speed", log_to_file=not verbose,

@@ -1,20 +1,22 @@
 """The cocotb half of the speed benchmark (run by tb.perf.compare, not by regress).
 
 One long free-running uniform-random run on the mesh_4x4 bench: every Local
-endpoint sends FLITS_PER_SOURCE flits to uniformly chosen other endpoints, no
+endpoint sends TOTAL_FLITS / 16 flits to uniformly chosen other endpoints, no
 idle cycles, no backpressure, full scoreboard. The inj.hex / inj_meta.hex it
 leaves in its working folder are the stimulus of the pure-Verilog run.
 """
 
 from __future__ import annotations
 
+import os
 import time
 
 import cocotb
 
 from tb.lib.noc_tb import NocTB
 
-FLITS_PER_SOURCE = 1250  # x 16 Local endpoints of mesh_4x4 = 20,000 flits
+# flits in all (tb/perf/compare.py PERF_FLITS), spread evenly over the 16 Local endpoints of mesh_4x4
+TOTAL_FLITS = int(os.environ.get("AGSIM_PERF_FLITS", "20000"))
 
 
 def per_source_uniform(endpoints: list[int], rng, per_source: int) -> list[tuple[int, int]]:
@@ -28,10 +30,11 @@ def per_source_uniform(endpoints: list[int], rng, per_source: int) -> list[tuple
 
 
 @cocotb.test()
-async def test_uniform_20k(dut) -> None:
-    """20,000 flits of uniform random traffic, free-running, scored end to end."""
-    tb = NocTB(dut, "test_uniform_20k")
-    pairs = per_source_uniform(tb.geometry.endpoints(), tb.rng, FLITS_PER_SOURCE)
+async def test_uniform(dut) -> None:
+    """TOTAL_FLITS flits of uniform random traffic, free-running, scored end to end."""
+    tb = NocTB(dut, "test_uniform")
+    endpoints = tb.geometry.endpoints()
+    pairs = per_source_uniform(endpoints, tb.rng, TOTAL_FLITS // len(endpoints))
     t0 = time.perf_counter()
     result = await tb.run_traffic(pairs)
     t1 = time.perf_counter()

@@ -59,6 +59,6 @@ def test_generated_machine_compiles(name: str, tmp_path) -> None:
     m = MACHINES[name]
     files = write_machine_sources(m, tmp_path)
     srcs = list(NOC_RTL) + list(HARNESS_RTL) + unit_sources(m, ROOT) + [str(f) for f in files]
-    r = subprocess.run(["iverilog", "-g2012", "-I", "rtl/noc", "-o", str(tmp_path / "m.vvp"),
+    r = subprocess.run(["iverilog", "-g2012", "-I", "rtl/noc", "-I", "rtl/harness", "-o", str(tmp_path / "m.vvp"),
                         "-s", f"{name}_harness", *srcs], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr

@@ -47,8 +47,8 @@ def test_transpose_counts_only_the_nodes_that_send() -> None:
 
 def test_the_load_bench_passes_and_measures_two_cycles_per_hop_on_icarus(tmp_path: Path) -> None:
     """One low-load uniform point in the real bench (Icarus, a short window)."""
-    target = ns.build(ns.REFERENCE_DEPTH, "icarus", tmp_path)
-    proc = subprocess.run(["vvp", "-n", str(target), "+load=3277", "+warmup=100", "+measure=600"],
+    run = ns.build(ns.REFERENCE_DEPTH, "icarus", tmp_path)
+    proc = subprocess.run(run + ["+load=3277", "+warmup=100", "+measure=600"],
                           capture_output=True, text=True, timeout=300)
     p = ns.parse_point(proc.stdout, "uniform", 0.05, ns.REFERENCE_DEPTH)
     assert p.lat_n > 300 and p.refused == 0
@@ -57,15 +57,15 @@ def test_the_load_bench_passes_and_measures_two_cycles_per_hop_on_icarus(tmp_pat
 
 
 def test_a_bad_plusarg_is_refused_by_the_bench(tmp_path: Path) -> None:
-    target = ns.build(ns.OLD_DEPTH, "icarus", tmp_path)
-    proc = subprocess.run(["vvp", "-n", str(target), "+load=70000"], capture_output=True, text=True, timeout=60)
+    run = ns.build(ns.OLD_DEPTH, "icarus", tmp_path)
+    proc = subprocess.run(run + ["+load=70000"], capture_output=True, text=True, timeout=60)
     with pytest.raises(ns.SweepError, match=r"printed no result \(LOAD FAIL bad plusargs: load=70000 \(0..65536\)"):
         ns.parse_point(proc.stdout, "uniform", 1.07, ns.OLD_DEPTH)
 
 
 def test_the_bench_checker_fails_on_a_corrupted_arrival(tmp_path: Path) -> None:
-    target = ns.build(ns.OLD_DEPTH, "icarus", tmp_path)
-    proc = subprocess.run(["vvp", "-n", str(target), "+load=6554", "+warmup=50", "+measure=200", "+corrupt_at=20"],
+    run = ns.build(ns.OLD_DEPTH, "icarus", tmp_path)
+    proc = subprocess.run(run + ["+load=6554", "+warmup=50", "+measure=200", "+corrupt_at=20"],
                           capture_output=True, text=True, timeout=120)
     with pytest.raises(ns.SweepError, match="LOAD FAIL 1 errors, the first: a flit's payload changed on the way"):
         ns.parse_point(proc.stdout, "uniform", 0.1, ns.OLD_DEPTH)
