@@ -10,7 +10,8 @@
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #
-# Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1
+# Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1 JOBS=n (benches or
+# pytest workers side by side; default: the machine's cores)
 # Both main targets bootstrap a .venv and the simulator first (tools/bootstrap.sh).
 
 SIM ?= icarus
@@ -20,7 +21,7 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE JOBS
 JOBS ?= auto
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
@@ -54,7 +55,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,14p' Makefile
+	@sed -n '1,15p' Makefile
 
 list:
 	@python3 -m tb.benches

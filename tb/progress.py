@@ -30,8 +30,10 @@ def fmt_s(seconds: float) -> str:
 class Progress:
     """The steps of one job (e.g. the benches of the main job) in order; `done()` returns the line."""
 
-    def __init__(self, job: str, steps: Sequence[str], history: Path = DURATIONS, record: bool = True) -> None:
+    def __init__(self, job: str, steps: Sequence[str], history: Path = DURATIONS, record: bool = True,
+                 workers: int = 1) -> None:
         self.job, self.steps, self.history, self.record = job, list(steps), history, record
+        self.workers = max(1, workers)  # steps run this many at a time: the work left is shared
         self.t0 = time.monotonic()
         self.finished: dict[str, float] = {}
         try:
@@ -45,10 +47,10 @@ class Progress:
         if not left:
             return 0.0, ""
         if all(s in self.previous for s in left):
-            return sum(self.previous[s] for s in left), "from the previous run"
+            return sum(self.previous[s] for s in left) / self.workers, "from the previous run"
         if self.finished:
             mean = sum(self.finished.values()) / len(self.finished)
-            return mean * len(left), "from this run's mean step"
+            return mean * len(left) / self.workers, "from this run's mean step"
         return None
 
     def done(self, step: str, seconds: float) -> str:

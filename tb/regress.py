@@ -9,17 +9,26 @@ non-zero if any test failed, any bench failed to build or run, or no test ran.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures as cf
+import functools
 import os
 import random
 import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 from tb.benches import BENCHES, ROOT, get_bench
 from tb.progress import Progress
 from tb.runner import BenchResult, list_tests, run_bench
 from tb.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
+
+
+def default_jobs() -> int:
+    """JOBS (make's variable) when it is a number, else the machine's cores."""
+    raw = os.environ.get("JOBS", "").strip()
+    return int(raw) if raw.isdigit() and int(raw) > 0 else (os.cpu_count() or 1)
 
 
 def env_flag(name: str) -> bool:
@@ -190,6 +199,31 @@ def merge_results(results: list[BenchResult], out: Path) -> None:
     ET.ElementTree(root).write(out, encoding="utf-8", xml_declaration=True)
 
 
+def _run_one(bench: Any, **kwargs: Any) -> BenchResult:
+    """One bench (in a worker process when benches run side by side)."""
+    return run_bench(bench, **kwargs)
+
+
+def _report(r: BenchResult, bench: Any, progress: Progress, error_lines: dict[str, int], verbose: bool,
+            header: bool) -> BenchResult:
+    """Print one finished bench: its line, progress, REPORT lines, and its ERROR lines if it failed."""
+    if header:
+        print(f"--- {bench.name}: {bench.description}", flush=True)
+    status = "ok" if r.failed == 0 else "FAILED"
+    print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+    print(f"    {progress.done(bench.name, r.wall_s)}", flush=True)
+    for line in scan_report_lines(r.sim_logs):
+        print(f"    {line}", flush=True)
+    found = scan_error_lines(r.sim_logs)
+    error_lines[bench.name] = len(found)
+    if r.failed and not verbose:
+        for line in found[:20]:
+            print(f"    {line}")
+        if len(found) > 20:
+            print(f"    ... {len(found) - 20} more ERROR lines in {', '.join(map(str, r.sim_logs))}")
+    return r
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sim", default=os.environ.get("SIM", "icarus"))
@@ -199,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", default=str(ROOT / "results.xml"))
     ap.add_argument("--list-tests", action="store_true",
                     help="print the test names of the selected benches (for COCOTB_TEST_FILTER) and exit")
+    ap.add_argument("--build-root", type=Path, default=None, help=argparse.SUPPRESS)  # tests: a folder of their own
+    ap.add_argument("--jobs", type=int, default=default_jobs(),
+                    help="benches run side by side (default: JOBS, else the machine's cores; VERBOSE=1 runs one)")
     ap.add_argument("--verbose", action="store_true", default=env_flag("VERBOSE"),
                     help="stream simulator output to the console (default: each test folder's sim.log)")
     args = ap.parse_args(argv)
@@ -217,32 +254,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.list_tests:
         print_tests(benches)
         return 0
-    print(f"running {len(benches)} bench(es) on {compiler_version(args.sim)}, seed {seed}", flush=True)
-    results: list[BenchResult] = []
+    jobs = 1 if args.verbose else max(1, min(args.jobs, len(benches)))  # streamed output stays one bench at a time
+    print(f"running {len(benches)} bench(es) on {compiler_version(args.sim)}, seed {seed}, {jobs} at a time",
+          flush=True)
     error_lines: dict[str, int] = {}
     job = "regress" if args.sim == "icarus" else f"regress-{args.sim}"
-    progress = Progress(job, [b.name for b in benches], record=not args.filter)
-    for bench in benches:
-        print(f"--- {bench.name}: {bench.description}", flush=True)
-        try:
-            r = run_bench(bench, sim=args.sim, test_filter=args.filter or None, seed=seed,
-                          waves=args.waves, log_to_file=not args.verbose)
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        status = "ok" if r.failed == 0 else "FAILED"
-        print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
-        print(f"    {progress.done(bench.name, r.wall_s)}", flush=True)
-        for line in scan_report_lines(r.sim_logs):
-            print(f"    {line}", flush=True)
-        found = scan_error_lines(r.sim_logs)
-        error_lines[bench.name] = len(found)
-        if r.failed and not args.verbose:
-            for line in found[:20]:
-                print(f"    {line}")
-            if len(found) > 20:
-                print(f"    ... {len(found) - 20} more ERROR lines in {', '.join(map(str, r.sim_logs))}")
-        results.append(r)
+    progress = Progress(job, [b.name for b in benches], record=not args.filter, workers=jobs)
+    run = functools.partial(_run_one, sim=args.sim, test_filter=args.filter or None, seed=seed, waves=args.waves,
+                            log_to_file=not args.verbose,
+                            **({"build_root": args.build_root} if args.build_root else {}))
+    by_name: dict[str, BenchResult] = {}
+    try:
+        if jobs == 1:
+            for bench in benches:
+                print(f"--- {bench.name}: {bench.description}", flush=True)
+                by_name[bench.name] = _report(run(bench), bench, progress, error_lines, args.verbose, header=False)
+        else:
+            # the longest benches first (the previous run's durations), so the last to finish is a short one
+            order = sorted(benches, key=lambda b: -progress.previous.get(b.name, 0.0))
+            with cf.ProcessPoolExecutor(max_workers=jobs) as pool:
+                futures = {pool.submit(run, b): b for b in order}
+                for fut in cf.as_completed(futures):
+                    bench = futures[fut]
+                    by_name[bench.name] = _report(fut.result(), bench, progress, error_lines, args.verbose,
+                                                  header=True)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    results = [by_name[b.name] for b in benches]  # the summary keeps the table's order
     progress.save()
     merge_results(results, Path(args.results))
     print(format_summary(results, seed, error_lines, args.bench, args.filter, args.sim))

@@ -1,5 +1,6 @@
 // AHBM PE core (docs/ahbm.md §2-§5): the composite command queue, the DMA
-// front-end that prefetches K / mask / V tiles PREFETCH commands ahead, the
+// front-end that prefetches K / mask / V tiles `prefetch` commands ahead (a static input,
+// 1..PREFETCH: PREFETCH sizes the tile slots, the run picks its depth), the
 // composite engine running ATTN_TILE as one unit, the kernel-side commands
 // (LOAD_Q, IPCQ_POP, MERGE, NORM_STORE, IPCQ_PUSH), the carried state sets
 // S0..S7 and the status / counter outputs.

@@ -20,7 +20,8 @@
 // request (no per-word rounding), the remainder after the last word is dropped
 // (never lent to the next request). Each word appears on the output stream
 // (out_valid for one cycle with out_data/buf/tag/idx, out_last on the request's
-// last word = its completion) exactly LAT cycles after it left the slice.
+// last word = its completion) exactly `lat` cycles after it left the slice
+// (`lat` a static input, 1..LAT: LAT sizes the delay queue, the run picks its latency).
 // Completion is therefore in request order. The output cannot be refused.
 //
 // Counters (cleared by reset): cnt_reqs requests taken, cnt_done requests
@@ -30,7 +31,8 @@
 // Monitors (reset-guarded, sticky mon_err cleared by reset, an ERROR line;
 // the offending request is dropped): a request while the queue is full
 // (req_valid && !req_ready); a misaligned request (address or length not a
-// multiple of 64, or length 0); a request past the end of the slice.
+// multiple of 64, or length 0); a request past the end of the slice. Also a
+// `lat` outside 1..LAT (reported once; the delay queue cannot hold it).
 `default_nettype none
 `timescale 1ns/1ps
 module pe_dma #(
