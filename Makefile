@@ -21,8 +21,11 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE JOBS
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
+# benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
+# `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto
+export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
