@@ -29,7 +29,7 @@
 `timescale 1ns/1ps
 `include "noc_pkg.vh"
 // Bench code: the generator and the books are kept with blocking assignments in one clocked
-// process, in order (BLKSEQ); the run sequence in the initial block (INITIALDLY).
+// process, in order (BLKSEQ, waived for the module).
 /* verilator lint_off BLKSEQ */
 module mesh_load_tb #(
     parameter integer NX = 4,
