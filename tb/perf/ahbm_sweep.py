@@ -30,7 +30,11 @@ computed from the timing formulas of rtl/ahbm/pe_core.v):
   hidden      cyc_hidden / (cyc_mm + cyc_vec): compute cycles during which the
               DMA was moving words out of the slice
   wait        cyc_wait: cycles the engine waited for DMA data (K, V, Q)
-  launch      cycles from the driver's first slice load to the last PE idle
+  launch      cycles from the driver's first slice load to the last PE idle;
+              launch/roof divides it by the whole launch's roofline
+              (launch_roofline: one PE's K+V over DMA_BW, then the
+              reduction's ceil(log2 N) packets at one 64-bit link word
+              per cycle, level after level)
 
 The roofline is the cycles per tile if the DMA never idled,
 2 * tile * d * 2 / DMA_BW (K and V of one full tile); `meas/roof` is the mean
@@ -68,6 +72,7 @@ from typing import Any, Iterable, Sequence
 
 from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
+from models.ahbm_ipcq import mlo_words
 from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
@@ -91,6 +96,22 @@ SWEEP_TARGET_S = 180  # benchmark target: both decode tables under 3 minutes on 
 
 
 # ---------------------------------------------------------------- metrics (pure)
+HEAD_D = 128                # the sweep CUBE's head dimension (the ahbm_llama bench's D)
+LINK_BITS = 64              # IPCQ link width: one 64-bit word per cycle
+
+
+def launch_roofline(counter: int = COUNTER, n: int = N_PES, d: int = HEAD_D, groups: int = GROUPS,
+                    dma_bw: int = DMA_BW, link_bits: int = LINK_BITS) -> int:
+    """Cycles of a whole decode launch if nothing idled: one PE's K and V (bf16) at dma_bw bytes/cycle,
+    then the reduction's own transfer, ceil(log2 n) levels of one (m, l, O) packet (header + body) at one
+    link word per cycle, which the tree moves level after level."""
+    keys = -(-counter // n)
+    dma = -(-2 * keys * d * 2 // dma_bw)
+    levels = max(0, (n - 1).bit_length())
+    packet = 1 + mlo_words(d, groups, 1, link_bits)
+    return dma + levels * packet
+
+
 def roofline_cycles(tile: int, d: int, dma_bw: int) -> float:
     """Cycles per tile if the DMA never idled: K and V of one tile, bf16, at dma_bw bytes/cycle."""
     return 2 * tile * d * 2 / dma_bw
@@ -155,7 +176,8 @@ def format_table(points: Iterable[Point]) -> str:
     """One row per point, PREFETCH-major."""
     head = (f"{'P':>2s} {'tile':>4s} {'tiles/PE':>8s} {'cyc/tile':>8s} {'roofline':>8s} {'meas/roof':>9s} "
             f"{'DMA/peak':>8s} {'DMA B/cyc':>9s} {'hidden':>6s} {'wait/PE':>7s} {'launch cyc':>10s} "
-            f"{'wall s':>6s}")
+            f"{'launch/roof':>11s} {'wall s':>6s}")
+    roof = launch_roofline()
     lines = [head, "-" * len(head)]
     for p in sorted(points, key=lambda x: (x.prefetch, x.tile)):
         m = p.metrics
@@ -165,7 +187,7 @@ def format_table(points: Iterable[Point]) -> str:
         lines.append(f"{p.prefetch:2d} {p.tile:4d} {m['composites']:8.2f} {m['cyc_per_tile']:8.1f} "
                      f"{m['roofline']:8.0f} {m['ratio']:9.3f} {100 * m['dma_frac']:7.1f}% "
                      f"{m['dma_rate']:9.1f} {100 * m['hidden_frac']:5.1f}% {m['wait']:7.0f} "
-                     f"{p.launch_cycles:10d} {p.wall_s:6.1f}")
+                     f"{p.launch_cycles:10d} {p.launch_cycles / roof:11.2f} {p.wall_s:6.1f}")
     return "\n".join(lines)
 
 
@@ -328,6 +350,9 @@ def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> st
     lines = ["", f"AHBM decode sweep: N={N_PES} PEs, d=128, G={GROUPS}, context {COUNTER} tokens, decode with SP, "
                  f"DMA_BW {DMA_BW} B/cycle, DMA_LAT {dma_lat}; means over the {N_PES} PEs",
              format_table(points),
+             f"launch/roof = launch cycles / {launch_roofline()}, the whole launch's roofline: one PE's K+V bytes "
+             f"/ DMA_BW + {max(0, (N_PES - 1).bit_length())} reduction levels x a {1 + mlo_words(HEAD_D, GROUPS)}-word "
+             f"(m,l,O) packet at one {LINK_BITS}-bit word/cycle",
              "cyc/tile = (cyc_last - cyc_first) / cnt_comp; roofline = 2*tile*d*2/DMA_BW; DMA/peak = dma_bytes / "
              "((cyc_dma_last - cyc_dma_first)*DMA_BW), the DMA's own window;\nDMA B/cyc = dma_bytes / "
              "dma_busy_cyc; hidden = cyc_hidden / (cyc_mm + cyc_vec), DMA transferring; wait = cyc_wait",

@@ -141,3 +141,14 @@ def test_a_point_the_build_cannot_run_is_refused() -> None:
     with pytest.raises(ValueError, match="DMA_LAT=800"):
         sw.check_point_config(2, 800)
     assert sw.COUNTER >= 4096 and sw.COUNTER % (sw.N_PES * max(sw.TILES)) == 0
+
+
+def test_the_whole_launch_roofline_is_the_kv_stream_plus_the_tree_levels() -> None:
+    # 512 keys per PE: K and V of 512 x 128 bf16 at 64 B/cycle = 4096 cycles; 3 levels of a 521-word packet
+    assert sw.launch_roofline() == 4096 + 3 * 521 == 5659
+    assert sw.launch_roofline(n=1) == 2 * 4096 * 128 * 2 // 64  # one PE: no reduction
+    assert sw.launch_roofline(link_bits=256) == 4096 + 3 * (1 + 130)  # a wider link moves the packet faster
+    p = sw.Point(2, 64, passed=True, launch_cycles=8427, metrics={
+        "composites": 8.0, "cyc_per_tile": 500.4, "roofline": 512, "ratio": 0.977, "dma_frac": 0.976,
+        "dma_rate": 64.0, "hidden_frac": 0.891, "wait": 1033})
+    assert f"{8427 / 5659:11.2f}" in sw.format_table([p])
