@@ -199,11 +199,6 @@ def merge_results(results: list[BenchResult], out: Path) -> None:
     ET.ElementTree(root).write(out, encoding="utf-8", xml_declaration=True)
 
 
-def _run_one(bench: Any, **kwargs: Any) -> BenchResult:
-    """One bench (in a worker process when benches run side by side)."""
-    return run_bench(bench, **kwargs)
-
-
 def _report(r: BenchResult, bench: Any, progress: Progress, error_lines: dict[str, int], verbose: bool,
             header: bool) -> BenchResult:
     """Print one finished bench: its line, progress, REPORT lines, and its ERROR lines if it failed."""
@@ -260,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     error_lines: dict[str, int] = {}
     job = "regress" if args.sim == "icarus" else f"regress-{args.sim}"
     progress = Progress(job, [b.name for b in benches], record=not args.filter, workers=jobs)
-    run = functools.partial(_run_one, sim=args.sim, test_filter=args.filter or None, seed=seed, waves=args.waves,
+    run = functools.partial(run_bench, sim=args.sim, test_filter=args.filter or None, seed=seed, waves=args.waves,
                             log_to_file=not args.verbose,
                             **({"build_root": args.build_root} if args.build_root else {}))
     by_name: dict[str, BenchResult] = {}

@@ -73,7 +73,7 @@ from typing import Any, Iterable, Sequence
 from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
 from models.ahbm_ipcq import mlo_words
-from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV
+from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, runtime_config
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
 BASE_BENCH = "ahbm_llama"
@@ -267,10 +267,10 @@ def sweep_bench() -> Bench:
 
 
 def check_point_config(prefetch: int, dma_lat: int) -> None:
-    """Refuse a point the one build cannot run, before any simulation."""
-    if not 1 <= prefetch <= BUILD_PREFETCH or not 1 <= dma_lat <= BUILD_DMA_LAT:
-        raise ValueError(f"PREFETCH={prefetch} DMA_LAT={dma_lat}: the sweep's build holds PREFETCH 1..{BUILD_PREFETCH} "
-                         f"and DMA_LAT 1..{BUILD_DMA_LAT} (BUILD_PREFETCH / BUILD_DMA_LAT in tb/perf/ahbm_sweep.py)")
+    """Refuse a point the one build cannot run, before any simulation: the CUBE's own rule
+    (tb/lib/ahbm_cube.runtime_config, a CubeConfigError, i.e. a ValueError) against the sweep's build."""
+    runtime_config({"PREFETCH": BUILD_PREFETCH, "DMA_LAT": BUILD_DMA_LAT},
+                   {PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)})
 
 
 def read_point(prefetch: int, tile: int, rec: dict[str, Any], dma_lat: int = DMA_LAT) -> Point:
@@ -383,9 +383,6 @@ def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
         return 2
     wall = time.monotonic() - t0
     print(report(points, wall, dma_lat))
-    print(f"decode sweep wall {wall:.0f} s on {sim}" + (f" (target on Verilator: under {SWEEP_TARGET_S} s for "
-                                                         f"both tables: {wall:.0f} s for this one)"
-                                                         if sim == "verilator" else ""))
     append_history(points, git=_git_rev())
     print(f"(appended {len(points)} lines to {HISTORY})")
     return 0 if points and all(p.passed for p in points) else 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tb.benches import get_bench
-from tb.perf.compare import PERF_ROOT, timed_runner_calls
+from tb.perf.compare import PERF_ROOT, RunTiming, timed_runner_calls
 from tb.runner import run_bench
 from tb.simulators import SIMULATORS
 
@@ -26,19 +26,11 @@ FLASH = "flash_attention_l64d64"
 
 @dataclass
 class Rate:
-    """One measured speed."""
+    """One measured speed: the figure, the simulator, and the run's timing (tb/perf/compare.py's RunTiming)."""
 
     figure: str
     sim: str
-    passed: bool
-    cycles: int = 0
-    wall_s: float = 0.0
-    build_s: float = 0.0
-    message: str = ""
-
-    @property
-    def cycles_per_s(self) -> float:
-        return self.cycles / self.wall_s if self.wall_s > 0 else 0.0
+    run: RunTiming
 
     @property
     def target(self) -> float:
@@ -52,21 +44,22 @@ def measure(figure: str, sim: str, seed: int, verbose: bool = False) -> Rate:
     with timed_runner_calls(times):
         result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT / "speed", log_to_file=not verbose,
                            **kwargs)
-    rate = Rate(figure, sim, passed=not result.error and len(result.tests) == 1 and result.failed == 0,
-                cycles=result.cycles, wall_s=times.get("test", 0.0), build_s=times.get("build", 0.0))
-    if not rate.passed:
-        rate.message = result.error or f"{len(result.tests)} tests ran, {result.failed} failed"
-    return rate
+    run = RunTiming(run=figure, passed=not result.error and len(result.tests) == 1 and result.failed == 0,
+                    cycles=result.cycles, wall_s=times.get("test", 0.0), build_s=times.get("build", 0.0))
+    if not run.passed:
+        run.message = result.error or f"{len(result.tests)} tests ran, {result.failed} failed"
+    return Rate(figure, sim, run)
 
 
 def format_rates(rates: list[Rate]) -> str:
     lines = [f"{'figure':32s} {'sim':10s} {'result':6s} {'sim cycles':>10s} {'wall s':>7s} {'build s':>7s} "
              f"{'cycles/s':>9s} {'target':>8s}  met"]
     for r in rates:
-        met = "yes" if r.cycles_per_s >= r.target else f"NO (x{r.cycles_per_s / r.target:.2f} of it)"
-        lines.append(f"{r.figure:32s} {r.sim:10s} {'PASS' if r.passed else 'FAIL':6s} {r.cycles:10d} "
-                     f"{r.wall_s:7.2f} {r.build_s:7.1f} {r.cycles_per_s:9.0f} {r.target:8.0f}  "
-                     + (met if r.passed else f"- ({r.message})"))
+        t = r.run
+        met = "yes" if t.cycles_per_s >= r.target else f"NO (x{t.cycles_per_s / r.target:.2f} of it)"
+        lines.append(f"{r.figure:32s} {r.sim:10s} {'PASS' if t.passed else 'FAIL':6s} {t.cycles:10d} "
+                     f"{t.wall_s:7.2f} {t.build_s:7.1f} {t.cycles_per_s:9.0f} {r.target:8.0f}  "
+                     + (met if t.passed else f"- ({t.message})"))
     return "\n".join(lines)
 
 
@@ -74,7 +67,7 @@ def targets_main(seed: int = 1, verbose: bool = False) -> int:
     rates = [measure(f, sim, seed, verbose) for f in TARGETS for sim in SIMULATORS]
     print("Simulation speed (wall = the simulator run; build apart)")
     print(format_rates(rates), flush=True)
-    return 0 if all(r.passed for r in rates) else 1
+    return 0 if all(r.run.passed for r in rates) else 1
 
 
 __all__ = ["TARGETS", "Rate", "format_rates", "measure", "targets_main"]

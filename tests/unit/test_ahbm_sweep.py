@@ -136,9 +136,9 @@ def test_sweep_bench_derivation() -> None:
 
 def test_a_point_the_build_cannot_run_is_refused() -> None:
     sw.check_point_config(4, 400)
-    with pytest.raises(ValueError, match=r"PREFETCH=5 DMA_LAT=100: the sweep's build holds PREFETCH 1..4 and DMA_LAT 1..400"):
+    with pytest.raises(ValueError, match=r"AGSIM_CUBE_PREFETCH=5 is outside 1..4 \(the build's PREFETCH\)"):
         sw.check_point_config(5, 100)
-    with pytest.raises(ValueError, match="DMA_LAT=800"):
+    with pytest.raises(ValueError, match=r"AGSIM_CUBE_DMA_LAT=800 is outside 1..400"):
         sw.check_point_config(2, 800)
     assert sw.COUNTER >= 4096 and sw.COUNTER % (sw.N_PES * max(sw.TILES)) == 0
 
