@@ -247,7 +247,7 @@ OP_FIELDS: dict[str, dict[str, tuple[int, int]]] = {
     "ATTN_TILE": {"keys_m1": (32, 8), "qreg": (40, 2), "k_addr": (48, 24), "v_addr": (72, 24),
                   "mask_addr": (96, 24), "push_tag": (120, 8)},
     "IPCQ_POP": {},
-    "MERGE": {},
+    "MERGE": {"pdir": (32, 2), "src_q": (34, 1), "push_tag": (40, 8)},
     "NORM_STORE": {"o_addr": (32, 24)},
     "IPCQ_PUSH": {"push_tag": (32, 8)},
     "LOAD_Q": {"qreg": (40, 2), "q_addr": (48, 24)},

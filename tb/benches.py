@@ -280,6 +280,10 @@ BENCHES: tuple[Bench, ...] = (
                 "AHBM PE on a 1x2 CUBE: the attn_tile composite bit exact, the six ADR §8 features one test each, "
                 "kernel commands, command faults and monitors", R=1, C=2, D=32, MAXROWS=64, WORDS=1024,
                 PREFETCH=2, DMA_LAT=100, IPCQ_DEPTH=64),
+    _cube_bench("pe_merge", "tb.module.test_pe_merge",
+                "AHBM reduction on a 1x3 CUBE at a 64-bit IPCQ link: the streamed MERGE (and its push) bit exact "
+                "and edge for edge against models/ahbm_reduce.py, its faults", R=1, C=3, D=32, MAXROWS=64,
+                WORDS=1024, PREFETCH=2, DMA_LAT=100, IPCQ_DEPTH=64, IPCQ_W=64),
     _cube_bench("ahbm", "tb.system.test_ahbm",
                 "AHBM attention on a 2x4 CUBE (d=32, G=8): decode without / with SP, prefill, N in {1,2,4,8}, "
                 "rotations and ragged lengths; O bit exact and within tolerance, counts", level="system",
@@ -321,6 +325,10 @@ BENCHES = BENCHES + (
              "and KV block is longer than the queue, pushes block and pops start on a full queue",
              tests=r"decode_sp/|decode_n/n=[248]$|prefill_kv_parallel/|prefill_ring/n=[48]$|prefill_ring_long/n=8$",
              IPCQ_DEPTH=8),
+    _variant("pe_merge_w256", "pe_merge", "the reduction bench at a 256-bit IPCQ link (8 fp32 a word: the merge "
+             "keeps pace with the link)", IPCQ_W=256),
+    _variant("pe_merge_w512", "pe_merge", "the reduction bench at a 512-bit IPCQ link (16 fp32 a word: the merge, "
+             "8 elements a cycle, is the slower side)", IPCQ_W=512),
     _variant("pe_dma_bw7", "pe_dma", "the PE DMA bench at 7 B/cycle (a bandwidth that does not divide a word), "
              "latency 1", BW=7, LAT=1, QDEPTH=2, NREQ=32),
 )

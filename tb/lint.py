@@ -62,6 +62,8 @@ def lint_jobs() -> list[LintJob]:
         LintJob("pe_core", "pe_core", ("rtl/ahbm/pe_core.v",)),
         LintJob("pe_core P4 d32", "pe_core", ("rtl/ahbm/pe_core.v",),
                 (("PREFETCH", 4), ("D", 32), ("MAXROWS", 16))),
+        LintJob("pe_core IPCQ_W 256", "pe_core", ("rtl/ahbm/pe_core.v",), (("IPCQ_W", 256),)),
+        LintJob("pe_core IPCQ_W 512 d32", "pe_core", ("rtl/ahbm/pe_core.v",), (("IPCQ_W", 512), ("D", 32))),
         LintJob("pe", "pe", ("rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v", "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/units/cu_base.v")),
         LintJob("harness_clock", "harness_clock", ("rtl/harness/harness_clock.v",), timing=True),

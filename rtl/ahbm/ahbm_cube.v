@@ -22,6 +22,7 @@ module ahbm_cube #(
     parameter integer DMA_LAT    = 100,
     parameter integer DMA_QDEPTH = 4,
     parameter integer IPCQ_DEPTH = 1024,
+    parameter integer IPCQ_W     = 64,        // IPCQ link word width: 64, 128, 256 or 512 bits per cycle
     parameter [31:0]  SCALE      = 32'h3DB504F3
 ) ();
     localparam integer NP = R * C;
@@ -48,10 +49,10 @@ module ahbm_cube #(
     end
 
     wire [NP*4-1:0] push_valid, push_ready, push_last, pop_valid, pop_ready, pop_last, pop_avail;
-    wire [63:0]     push_data [0:NP*4-1];
-    wire [63:0]     pop_data  [0:NP*4-1];
+    wire [IPCQ_W-1:0] push_data [0:NP*4-1];
+    wire [IPCQ_W-1:0] pop_data  [0:NP*4-1];
 
-    ipcq_mesh #(.R(R), .C(C), .W(64), .DEPTH(IPCQ_DEPTH)) u_ipcq (
+    ipcq_mesh #(.R(R), .C(C), .W(IPCQ_W), .DEPTH(IPCQ_DEPTH)) u_ipcq (
         .clk(clk), .resetn(resetn),
         .push_valid(push_valid), .push_ready(push_ready), .push_data(push_data), .push_last(push_last),
         .pop_valid(pop_valid), .pop_ready(pop_ready), .pop_data(pop_data), .pop_last(pop_last),
@@ -68,14 +69,14 @@ module ahbm_cube #(
         for (p = 0; p < NP; p = p + 1) begin : g_pe
             localparam [3:0] EDGE = {(p % C) == 0, (p / C) == R - 1, (p % C) == C - 1, (p / C) == 0};
             localparam [15:0] DIG = {8'd48 + 8'(p / 10), 8'd48 + 8'(p % 10)};
-            wire [63:0] pdata;
+            wire [IPCQ_W-1:0] pdata;
             assign push_data[p*4]   = pdata;
             assign push_data[p*4+1] = pdata;
             assign push_data[p*4+2] = pdata;
             assign push_data[p*4+3] = pdata;
             pe #(.PE_ID(p), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
                  .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES), .WORDS(WORDS),
-                 .DMA_BW(DMA_BW), .DMA_LAT(DMA_LAT), .DMA_QDEPTH(DMA_QDEPTH), .EDGE(EDGE), .SCALE(SCALE),
+                 .DMA_BW(DMA_BW), .DMA_LAT(DMA_LAT), .DMA_QDEPTH(DMA_QDEPTH), .IPCQ_W(IPCQ_W), .EDGE(EDGE), .SCALE(SCALE),
                  .LOAD_FILE({"pe", DIG, "_load.hex"}), .DUMP_FILE({"pe", DIG, "_dump.hex"})) u_pe (
                 .clk(clk), .resetn(resetn), .prefetch(cfg_prefetch), .dma_lat(cfg_dma_lat),
                 .cmd_valid(cmd_valid[p]), .cmd_ready(cmd_ready[p]), .cmd_data(cmd_data[p]), .fault_clr(fault_clr[p]),

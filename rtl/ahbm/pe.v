@@ -17,6 +17,7 @@ module pe #(
     parameter integer DMA_BW     = 64,
     parameter integer DMA_LAT    = 100,
     parameter integer DMA_QDEPTH = 4,
+    parameter integer IPCQ_W     = 64,        // IPCQ link word width (pe_core)
     parameter [3:0]   EDGE       = 4'b0000,
     parameter [31:0]  SCALE      = 32'h3DB504F3,
     parameter LOAD_FILE = "pe_slice_load.hex",
@@ -32,14 +33,14 @@ module pe #(
     input  wire         fault_clr,
     output wire [3:0]   push_valid,
     input  wire [3:0]   push_ready,
-    output wire [63:0]  push_data,
+    output wire [IPCQ_W-1:0] push_data,
     output wire [3:0]   push_last,
     input  wire [3:0]   pop_valid,
     output wire [3:0]   pop_ready,
-    input  wire [63:0]  pop_data_n,
-    input  wire [63:0]  pop_data_e,
-    input  wire [63:0]  pop_data_s,
-    input  wire [63:0]  pop_data_w,
+    input  wire [IPCQ_W-1:0] pop_data_n,
+    input  wire [IPCQ_W-1:0] pop_data_e,
+    input  wire [IPCQ_W-1:0] pop_data_s,
+    input  wire [IPCQ_W-1:0] pop_data_w,
     input  wire [3:0]   pop_last,
     input  wire [3:0]   pop_avail,
     output wire         idle,
@@ -53,7 +54,7 @@ module pe #(
     wire [31:0]  cnt_k, cnt_v, cnt_mask, cnt_q, cnt_comp, cnt_push, cnt_pop, cnt_merge, cnt_store, cnt_fault;
     wire [31:0]  cnt_tx, cnt_rx;
     wire [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_first, cyc_last, cyc_now;
-    wire [31:0]  cyc_dma_first, cyc_dma_last, cyc_pstall;
+    wire [31:0]  cyc_dma_first, cyc_dma_last, cyc_pstall, cyc_mwait;
     wire [31:0]  dma_reqs, dma_done, dma_bytes, dma_busy_cyc;
     wire [7:0]   dma_out_tag;
     wire         dma_idle;
@@ -80,7 +81,7 @@ module pe #(
 
     pe_core #(.PE_ID(PE_ID), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
               .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES),
-              .SLICE_BYTES(WORDS * 64), .EDGE(EDGE), .SCALE(SCALE)) u_core (
+              .SLICE_BYTES(WORDS * 64), .IPCQ_W(IPCQ_W), .EDGE(EDGE), .SCALE(SCALE)) u_core (
         .clk(clk), .resetn(resetn), .prefetch(prefetch),
         .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_data(cmd_data),
         .cmdq_free(cmdq_free), .cmd_done(cmd_done), .last_tag(last_tag), .idle(idle),
@@ -88,7 +89,7 @@ module pe #(
         .cnt_k(cnt_k), .cnt_v(cnt_v), .cnt_mask(cnt_mask), .cnt_q(cnt_q), .cnt_comp(cnt_comp),
         .cnt_push(cnt_push), .cnt_pop(cnt_pop), .cnt_merge(cnt_merge), .cnt_store(cnt_store), .cnt_fault(cnt_fault),
         .cnt_tx(cnt_tx), .cnt_rx(cnt_rx),
-        .cyc_busy(cyc_busy), .cyc_mm(cyc_mm), .cyc_vec(cyc_vec), .cyc_wait(cyc_wait), .cyc_hidden(cyc_hidden), .cyc_link(cyc_link), .cyc_pstall(cyc_pstall),
+        .cyc_busy(cyc_busy), .cyc_mm(cyc_mm), .cyc_vec(cyc_vec), .cyc_wait(cyc_wait), .cyc_hidden(cyc_hidden), .cyc_link(cyc_link), .cyc_pstall(cyc_pstall), .cyc_mwait(cyc_mwait),
         .cyc_first(cyc_first), .cyc_last(cyc_last), .cyc_now(cyc_now),
         .cyc_dma_first(cyc_dma_first), .cyc_dma_last(cyc_dma_last),
         .dma_req_valid(dma_req_valid), .dma_req_ready(dma_req_ready), .dma_req_addr(dma_req_addr),

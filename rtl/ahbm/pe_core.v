@@ -36,6 +36,7 @@ module pe_core #(
     parameter integer MM_MACS     = 512,       // MACs per cycle of the MM unit
     parameter integer VEC_LANES   = 16,        // elements per cycle of the VEC unit
     parameter integer SLICE_BYTES = 1 << 20,
+    parameter integer IPCQ_W      = 64,        // IPCQ link word width, bits per cycle: 64, 128, 256 or 512
     parameter [3:0]   EDGE        = 4'b0000,   // bit d: no neighbour in direction d
     parameter [31:0]  SCALE       = 32'h3DB504F3  // fp32(1/sqrt(D)); default for D = 128
 ) (
@@ -76,6 +77,7 @@ module pe_core #(
     output reg  [31:0]  cyc_hidden,     // MM/VEC cycles while the DMA moves words out of the slice (compute hidden under DMA)
     output reg  [31:0]  cyc_link,       // MM/VEC cycles while a KV_SEND / KV_RECV is moving words
     output reg  [31:0]  cyc_pstall,     // cycles a pushed IPCQ word waited for the neighbour's full queue
+    output reg  [31:0]  cyc_mwait,      // cycles a streamed MERGE waited for the child's next word
     output reg  [31:0]  cyc_first,      // cycle count at the first ATTN_TILE start
     output reg  [31:0]  cyc_last,       // cycle count at the last ATTN_TILE completion
     output reg  [31:0]  cyc_now,        // cycles since reset
@@ -107,15 +109,15 @@ module pe_core #(
     // IPCQ push ports (one data bus, valid per direction)
     output wire [3:0]   push_valid,
     input  wire [3:0]   push_ready,
-    output wire [63:0]  push_data,
+    output wire [IPCQ_W-1:0] push_data,
     output wire [3:0]   push_last,
     // IPCQ pop ports (incoming queue of each direction)
     input  wire [3:0]   pop_valid,
     output wire [3:0]   pop_ready,
-    input  wire [63:0]  pop_data_n,
-    input  wire [63:0]  pop_data_e,
-    input  wire [63:0]  pop_data_s,
-    input  wire [63:0]  pop_data_w,
+    input  wire [IPCQ_W-1:0] pop_data_n,
+    input  wire [IPCQ_W-1:0] pop_data_e,
+    input  wire [IPCQ_W-1:0] pop_data_s,
+    input  wire [IPCQ_W-1:0] pop_data_w,
     input  wire [3:0]   pop_last,
     input  wire [3:0]   pop_avail,
     output reg          mon_err
@@ -123,8 +125,8 @@ module pe_core #(
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
     // and the framework see the same message; tb/runner.py runs this check before any test).
     initial begin
-        if (D < 32 || D > 128 || D % 32 != 0 || MAXROWS < 1 || MAXROWS > 64 || MAXKEYS < 1 || MAXKEYS > 128 || PREFETCH < 1 || PREFETCH > 4 || CMDQ_DEPTH < 2 || (CMDQ_DEPTH & (CMDQ_DEPTH - 1)) != 0 || MM_MACS < 1 || VEC_LANES < 1)
-            $fatal(1, "pe_core %m: D=%0d MAXROWS=%0d MAXKEYS=%0d PREFETCH=%0d CMDQ_DEPTH=%0d MM_MACS=%0d VEC_LANES=%0d: need D a multiple of 32 in 32..128, MAXROWS 1..64, MAXKEYS 1..128, PREFETCH 1..4, CMDQ_DEPTH a power of two >= 2, MM_MACS and VEC_LANES >= 1", D, MAXROWS, MAXKEYS, PREFETCH, CMDQ_DEPTH, MM_MACS, VEC_LANES);
+        if (D < 32 || D > 128 || D % 32 != 0 || MAXROWS < 1 || MAXROWS > 64 || MAXKEYS < 1 || MAXKEYS > 128 || PREFETCH < 1 || PREFETCH > 4 || CMDQ_DEPTH < 2 || (CMDQ_DEPTH & (CMDQ_DEPTH - 1)) != 0 || MM_MACS < 1 || VEC_LANES < 1 || (IPCQ_W != 64 && IPCQ_W != 128 && IPCQ_W != 256 && IPCQ_W != 512))
+            $fatal(1, "pe_core %m: D=%0d MAXROWS=%0d MAXKEYS=%0d PREFETCH=%0d CMDQ_DEPTH=%0d MM_MACS=%0d VEC_LANES=%0d IPCQ_W=%0d: need D a multiple of 32 in 32..128, MAXROWS 1..64, MAXKEYS 1..128, PREFETCH 1..4, CMDQ_DEPTH a power of two >= 2, MM_MACS and VEC_LANES >= 1, IPCQ_W 64, 128, 256 or 512", D, MAXROWS, MAXKEYS, PREFETCH, CMDQ_DEPTH, MM_MACS, VEC_LANES, IPCQ_W);
     end
 `include "fp32_lib.vh"
 
@@ -142,6 +144,10 @@ module pe_core #(
     localparam integer LQ = 4;                      // link (KV_SEND / KV_RECV) queue entries each
     localparam integer SLOT_K = MAXKEYS * D;        // elements per K / V slot
     localparam integer SLOT_M = MAXROWS * 128;      // elements per mask slot (row stride <= 128)
+    localparam integer EPW = IPCQ_W / 32;           // fp32 elements per IPCQ word ((m,l,O) packets)
+    localparam integer SPW = 512 / IPCQ_W;          // IPCQ words per 64-byte slice word (KV packets)
+    localparam integer KVSH = $clog2(IPCQ_W / 8);   // KV packet: LEN = bytes >> KVSH
+    localparam integer MLANES = (VEC_LANES >= 2) ? VEC_LANES / 2 : 1;  // O elements merged per cycle
 
     // ---------------------------------------------------------------- storage
     reg  [127:0] cmdq [0:CMDQ_DEPTH-1];
@@ -204,17 +210,23 @@ module pe_core #(
         rows_bytes = 24'(rows) * 24'(D) * 24'd2;
     endfunction
     function automatic [15:0] mlo_len(input [7:0] rows);      // body words of an (m,l,O) packet
-        mlo_len = 16'((32'(rows) * 32'(2 + D) + 32'd1) >> 1);
+        mlo_len = 16'((32'(rows) * 32'(2 + D) + 32'(EPW - 1)) / 32'(EPW));
     endfunction
 
-    // header word of an (m,l,O) packet (docs/ahbm.md §6)
-    function automatic [63:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
-        mlo_header = {16'd0, push_tag, 1'b0, rows_m1, 8'(PE_ID), KIND_MLO, mlo_len({1'b0, rows_m1} + 8'd1)};
+    // header word of an (m,l,O) packet (docs/ahbm.md §6): the fields in [63:0], the rest zero
+    function automatic [IPCQ_W-1:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
+        begin
+            mlo_header = {IPCQ_W{1'b0}};
+            mlo_header[63:0] = {16'd0, push_tag, 1'b0, rows_m1, 8'(PE_ID), KIND_MLO, mlo_len({1'b0, rows_m1} + 8'd1)};
+        end
     endfunction
 
-    // header word of a KV block packet: LEN = bytes / 8, tag = the command's TAG
-    function automatic [63:0] kv_header(input [127:0] c);
-        kv_header = {24'd0, f_tag(c), 8'(PE_ID), KIND_KV, c[90:75]};
+    // header word of a KV block packet: LEN = bytes / (IPCQ_W / 8), tag = the command's TAG
+    function automatic [IPCQ_W-1:0] kv_header(input [127:0] c);
+        begin
+            kv_header = {IPCQ_W{1'b0}};
+            kv_header[63:0] = {24'd0, f_tag(c), 8'(PE_ID), KIND_KV, 16'(c[95:72] >> KVSH)};
+        end
     endfunction
 
     function automatic [7:0] range_fault(input [23:0] addr, input [23:0] len);
@@ -252,7 +264,10 @@ module pe_core #(
                     end
                     OP_POP:   if (c[127:32] != 96'd0) cmd_fault = F_RSVD;
                               else if (EDGE[f_dir(c)]) cmd_fault = F_EDGE;
-                    OP_MERGE: if (c[127:32] != 96'd0) cmd_fault = F_RSVD;
+                    OP_MERGE: if (c[127:48] != 80'd0 || c[39:35] != 5'd0 || (c[34] && c[17:15] != 3'd0)
+                                  || (c[21] && !c[34]) || (!c[34] && c[33:32] != 2'd0)) cmd_fault = F_RSVD;
+                              else if (c[34] && EDGE[f_dir(c)]) cmd_fault = F_EDGE;
+                              else if (c[21] && EDGE[c[33:32]]) cmd_fault = F_EDGE;
                     OP_STORE: if (c[127:56] != 72'd0) cmd_fault = F_RSVD;
                               else cmd_fault = range_fault(c[55:32], rows_bytes(rows));
                     OP_PUSH:  if (c[127:40] != 88'd0) cmd_fault = F_RSVD;
@@ -271,8 +286,8 @@ module pe_core #(
         end
     endfunction
 
-    function automatic [2:0] rx_body3(input [31:0] w);   // lane of body word w (1-based) in its slice word
-        rx_body3 = 3'(w - 32'd1);
+    function automatic [31:0] kv_lane(input [31:0] w);   // lane of KV body word w (1-based) in its slice word
+        kv_lane = (w - 32'd1) % 32'(SPW);
     endfunction
 
     function automatic [31:0] ceil_div(input [31:0] n, input [31:0] k);
@@ -297,10 +312,23 @@ module pe_core #(
         end
     endfunction
 
+    // body word j (1-based) of the (m, l, O) packet of state set s: EPW elements, element 2i+.. low first
+    function automatic [IPCQ_W-1:0] mlo_body(input [2:0] s, input [7:0] rows, input [31:0] j);
+        integer u;
+        begin
+            mlo_body = {IPCQ_W{1'b0}};
+            for (u = 0; u < EPW; u = u + 1)
+                mlo_body[32*u +: 32] = mlo_elem(s, rows, 32'(EPW) * (j - 32'd1) + 32'(u));
+        end
+    endfunction
+
     // ---------------------------------------------------------------- arithmetic (bit exact to models/ahbm/attention.py)
     /* verilator lint_off BLKSEQ */   // behavioural compute: blocking temporaries and arrays, one process
     integer r, k, c, t, idx;
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
+    reg [511:0] rx_tmp;
+    integer n_o;          // O elements merged by the word a streamed MERGE takes this cycle
+    reg     x_now;        // that word completed the rows' m and l
 
     // S2: S = dot(Q, K^T) * scale, k-index ascending from +0
     // (widening is exact, so doing it once per tile and per Q row changes no bit; the rows x keys x d
@@ -394,6 +422,22 @@ module pe_core #(
         end
     endtask
 
+    // streamed MERGE, once every row's m and l of the child (mb, lb) are in: the new m and l of S_a and
+    // the row scales mea = exp(m_a - m), meb = exp(m_b - m) its O elements are merged with (do_merge's ops)
+    task automatic do_mexp(input [2:0] sa, input [7:0] rows);
+        begin
+            for (r = 0; r < 32'(rows); r = r + 1) begin
+                a32 = 32'(sa) * MAXROWS + r;
+                mx = f32_max(st_m[a32], mb[r]);
+                msub = (mx == NEG_INF) ? 32'd0 : mx;
+                mea[r] = f32_exp(f32_sub(st_m[a32], msub));
+                meb[r] = f32_exp(f32_sub(mb[r], msub));
+                st_l[a32] = f32_add(f32_mul(st_l[a32], mea[r]), f32_mul(lb[r], meb[r]));
+                st_m[a32] = mx;
+            end
+        end
+    endtask
+
     // NORM_STORE staging: bf16(O / l), +0 where l == 0 (attention.finalize)
     task automatic do_norm(input [2:0] s, input [7:0] rows);
         begin
@@ -459,39 +503,59 @@ module pe_core #(
     // ---------------------------------------------------------------- engine state
     localparam [3:0] E_IDLE = 4'd0, E_WAIT_Q = 4'd1, E_WAIT_K = 4'd2, E_MM1 = 4'd3, E_WAIT_M = 4'd4,
                      E_VEC = 4'd5, E_WAIT_V = 4'd6, E_MM2 = 4'd7, E_PUSH = 4'd8, E_POP = 4'd9,
-                     E_BUSY = 4'd10, E_STORE = 4'd11, E_FAULT = 4'd12;
+                     E_BUSY = 4'd10, E_STORE = 4'd11, E_FAULT = 4'd12, E_SMERGE = 4'd13;
     reg [3:0]   e_st;
     reg [127:0] e_cmd;
     reg [31:0]  e_left;      // cycles left in a timed stage / words left in a stream
     reg [31:0]  e_word;      // word index of a push / pop / store stream
     reg         e_ferr;      // pop framing error seen
+    // streamed MERGE (docs/ahbm.md §3, "the reduction"): the child's packet is merged word by word as
+    // it arrives, and with PUSH_EN the merged state is pushed to PDIR word by word behind the merge
+    reg         e_idone;     // the input packet's last word was taken
+    reg         e_xdone;     // every row's m and l have arrived: m, l merged, the row scales known
+    reg         e_pv;        // a word of the output packet is on the push port
+    reg         e_pdone;     // the output packet's last word was taken
+    reg [31:0]  e_pword;     // index of the output word on the port (or the next to load), 0 = header
+    reg [31:0]  mb [0:MAXROWS-1];      // the child's m, l of each row (until the row scales are known)
+    reg [31:0]  lb [0:MAXROWS-1];
+    reg [31:0]  mea [0:MAXROWS-1];     // exp(m_a - m) and exp(m_b - m) of each row
+    reg [31:0]  meb [0:MAXROWS-1];
 
     wire [1:0] e_dir = f_dir(e_cmd);
+    wire       e_smerge = (e_st == E_SMERGE);
+    wire       e_spush = e_smerge && e_cmd[21];          // a streamed MERGE that pushes its result
+    wire [1:0] e_pdir = e_smerge ? e_cmd[33:32] : e_dir;  // the engine's push direction
     wire [2:0] e_slot = ent_slot[rd_seq[CQA-1:0]];
     // ---- link engines' state (declared here: the port muxes below need it)
     reg         tx_act, rx_act;
     reg [127:0] tx_cmd, rx_cmd;
     reg [31:0]  tx_word, rx_word;
     reg         rx_ferr;
-    reg [447:0] rx_line;                              // lanes 0..6 of the slice word being assembled
+    reg [511:0] rx_line;                              // the lanes received of the slice word being assembled
     wire [1:0]  tx_dir = f_dir(tx_cmd);
     wire [1:0]  rx_dir = f_dir(rx_cmd);
-    wire [31:0] tx_len = 32'(tx_cmd[95:75]);          // body words = bytes / 8
-    wire [31:0] rx_len = 32'(rx_cmd[95:75]);
+    wire [31:0] tx_len = 32'(tx_cmd[95:72]) >> KVSH;  // body words = bytes / (IPCQ_W / 8)
+    wire [31:0] rx_len = 32'(rx_cmd[95:72]) >> KVSH;
     wire [31:0] tx_body = tx_word - 32'd1;
-    assign sl_rd2_addr = 18'(32'(tx_cmd[71:54]) + (tx_body >> 3));
-    wire [63:0] tx_data = (tx_word == 32'd0) ? kv_header(tx_cmd) : sl_rd2_data[64 * tx_body[2:0] +: 64];
-    reg  [63:0] e_pdata;
+    assign sl_rd2_addr = 18'(32'(tx_cmd[71:54]) + tx_body / 32'(SPW));
+    wire [IPCQ_W-1:0] tx_data = (tx_word == 32'd0) ? kv_header(tx_cmd)
+                              : sl_rd2_data[IPCQ_W * (tx_body % 32'(SPW)) +: IPCQ_W];
+    reg  [IPCQ_W-1:0] e_pdata;
 
     // one packet at a time per port: the link engine that holds a port keeps it to the packet's end
-    wire e_push_go = (e_st == E_PUSH) && !tx_act;
-    wire e_pop_go  = (e_st == E_POP) && !rx_act;
-    assign push_valid = tx_act ? (4'd1 << tx_dir) : e_push_go ? (4'd1 << e_dir) : 4'd0;
+    // (a streamed MERGE holds its pop port from its start and, with PUSH_EN, its push port too)
+    wire [31:0] e_mlen = 32'(mlo_len(f_rows(e_cmd)));
+    wire [31:0] e_pidx = e_smerge ? e_pword : e_word;     // index of the word on the engine's push port
+    wire e_push_go = ((e_st == E_PUSH) || (e_spush && e_pv)) && !tx_act;
+    wire e_pop_go  = ((e_st == E_POP) || (e_smerge && e_left == 32'd0 && !e_idone)) && !rx_act;
+    wire e_holds_push = (e_st == E_PUSH) || e_spush;        // the TX engine may not start a packet
+    wire e_holds_pop  = (e_st == E_POP) || e_smerge;        // the RX engine may not start a packet
+    assign push_valid = tx_act ? (4'd1 << tx_dir) : e_push_go ? (4'd1 << e_pdir) : 4'd0;
     assign push_data  = tx_act ? tx_data : e_pdata;
     assign push_last  = tx_act ? ((tx_word == tx_len) ? (4'd1 << tx_dir) : 4'd0)
-                      : (e_push_go && e_word == 32'(mlo_len(f_rows(e_cmd)))) ? (4'd1 << e_dir) : 4'd0;
+                      : (e_push_go && e_pidx == e_mlen) ? (4'd1 << e_pdir) : 4'd0;
     assign pop_ready  = rx_act ? ((4'd1 << rx_dir) & pop_valid) : e_pop_go ? ((4'd1 << e_dir) & pop_valid) : 4'd0;
-    reg [63:0] rx_pop;
+    reg [IPCQ_W-1:0] rx_pop;
     always @* begin
         case (rx_dir)
             2'd0: rx_pop = pop_data_n;
@@ -500,7 +564,7 @@ module pe_core #(
             default: rx_pop = pop_data_w;
         endcase
     end
-    reg [63:0] pop_word;
+    reg [IPCQ_W-1:0] pop_word;
     always @* begin
         case (e_dir)
             2'd0: pop_word = pop_data_n;
@@ -513,7 +577,12 @@ module pe_core #(
     wire e_ent = ent_ok[rd_seq[CQA-1:0]];
     wire e_waiting = (e_st == E_WAIT_Q && !(e_ent && q_rdy)) || (e_st == E_WAIT_K && !(e_ent && k_rdy[e_slot]))
                   || (e_st == E_WAIT_M && !m_rdy[e_slot]) || (e_st == E_WAIT_V && !v_rdy[e_slot]);
-    wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY);
+    wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
+                  || (e_smerge && (e_left != 32'd0 || (e_pop_go && pop_valid[e_dir])));
+    // output word j (0 = header) of a streamed MERGE can go on the port: the header once the input header
+    // checked, a body word once the input word j is merged (the layouts are the same) and the rows' m, l too
+    wire [31:0] e_pnext = e_pv ? e_pword + 32'd1 : e_pword;
+    wire e_pavail = !e_ferr && ((e_pnext == 32'd0) ? (e_word >= 32'd1) : (e_word > e_pnext && e_xdone));
 
     // a command faults: FAULT = {code, its tag}; every queue stops until fault_clr
     task automatic raise_fault(input [7:0] code, input [127:0] cm);
@@ -548,14 +617,15 @@ module pe_core #(
             k_rdy <= 5'd0; v_rdy <= 5'd0; m_rdy <= 5'd0; q_rdy <= 1'b0; q_dst <= 2'd0;
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
             cmd_done <= 32'd0; last_tag <= 8'd0; fault_code <= F_NONE; fault_tag <= 8'd0; pop_info <= 64'd0;
-            evt <= 1'b0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0; e_pdata <= 64'd0;
+            evt <= 1'b0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0; e_pdata <= {IPCQ_W{1'b0}};
+            e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
             tx_wr <= 32'd0; tx_rd <= 32'd0; rx_wr <= 32'd0; rx_rd <= 32'd0; tx_act <= 1'b0; rx_act <= 1'b0;
             tx_cmd <= 128'd0; rx_cmd <= 128'd0; tx_word <= 32'd0; rx_word <= 32'd0; rx_ferr <= 1'b0;
-            rx_line <= 448'd0; sl_wr2_en <= 1'b0; sl_wr2_addr <= 18'd0; sl_wr2_data <= 512'd0;
+            rx_line <= 512'd0; sl_wr2_en <= 1'b0; sl_wr2_addr <= 18'd0; sl_wr2_data <= 512'd0;
             cnt_tx <= 32'd0; cnt_rx <= 32'd0;
             cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
-            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0; cyc_pstall <= 32'd0;
+            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0; cyc_pstall <= 32'd0; cyc_mwait <= 32'd0;
             cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
         end else begin
             cyc_now <= cyc_now + 32'd1;
@@ -579,7 +649,7 @@ module pe_core #(
 
             // ---- TX link engine: KV_SEND streams a slice range as one packet (8 IPCQ words per slice word)
             if (!tx_act) begin
-                if (tx_wr != tx_rd && fault_code == F_NONE && e_st != E_PUSH) begin
+                if (tx_wr != tx_rd && fault_code == F_NONE && !e_holds_push) begin
                     if (cmd_fault(txq[tx_rd[1:0]]) != F_NONE) begin
                         raise_fault(cmd_fault(txq[tx_rd[1:0]]), txq[tx_rd[1:0]]);
                         tx_rd <= tx_rd + 32'd1;
@@ -600,7 +670,7 @@ module pe_core #(
 
             // ---- RX link engine: KV_RECV pops one KV packet into a slice range
             if (!rx_act) begin
-                if (rx_wr != rx_rd && fault_code == F_NONE && e_st != E_POP) begin
+                if (rx_wr != rx_rd && fault_code == F_NONE && !e_holds_pop) begin
                     if (cmd_fault(rxq[rx_rd[1:0]]) != F_NONE) begin
                         raise_fault(cmd_fault(rxq[rx_rd[1:0]]), rxq[rx_rd[1:0]]);
                         rx_rd <= rx_rd + 32'd1;
@@ -615,11 +685,13 @@ module pe_core #(
                 if (rx_word == 32'd0) begin
                     if (rx_pop[23:16] != KIND_KV || 32'(rx_pop[15:0]) != rx_len) rx_ferr <= 1'b1;
                 end else if (!rx_ferr) begin
-                    if (rx_body3(rx_word) != 3'd7) rx_line[64 * rx_body3(rx_word) +: 64] <= rx_pop;
-                    if (rx_body3(rx_word) == 3'd7) begin
+                    rx_tmp = rx_line;
+                    rx_tmp[IPCQ_W * kv_lane(rx_word) +: IPCQ_W] = rx_pop;
+                    rx_line <= rx_tmp;
+                    if (kv_lane(rx_word) == 32'(SPW - 1)) begin
                         sl_wr2_en <= 1'b1;
-                        sl_wr2_addr <= 18'(32'(rx_cmd[71:54]) + ((rx_word - 32'd1) >> 3));
-                        sl_wr2_data <= {rx_pop, rx_line};
+                        sl_wr2_addr <= 18'(32'(rx_cmd[71:54]) + (rx_word - 32'd1) / 32'(SPW));
+                        sl_wr2_data <= rx_tmp;
                     end
                 end
                 rx_word <= rx_word + 32'd1;
@@ -717,7 +789,8 @@ module pe_core #(
             // ---- engine
             if (e_st != E_IDLE && e_st != E_FAULT) cyc_busy <= cyc_busy + 32'd1;
             if (e_st == E_MM1 || e_st == E_MM2) cyc_mm <= cyc_mm + 32'd1;
-            if (e_st == E_VEC || e_st == E_BUSY) cyc_vec <= cyc_vec + 32'd1;
+            if (e_st == E_VEC || e_st == E_BUSY || (e_smerge && e_compute)) cyc_vec <= cyc_vec + 32'd1;
+            if (e_smerge && e_left == 32'd0 && !e_idone && !(e_pop_go && pop_valid[e_dir])) cyc_mwait <= cyc_mwait + 32'd1;
             if (e_waiting) cyc_wait <= cyc_wait + 32'd1;
             if (e_compute && dma_xfer) cyc_hidden <= cyc_hidden + 32'd1;
             if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
@@ -730,7 +803,8 @@ module pe_core #(
                     e_cmd <= rd_cmd;
                     e_word <= 32'd0;
                     e_ferr <= 1'b0;
-                    if (cmd_fault(rd_cmd) != F_NONE || (f_opc(rd_cmd) == OP_POP && !pop_avail[f_dir(rd_cmd)])) begin
+                    if (cmd_fault(rd_cmd) != F_NONE || (f_opc(rd_cmd) == OP_POP && !pop_avail[f_dir(rd_cmd)])
+                        || (f_opc(rd_cmd) == OP_MERGE && rd_cmd[34] && !pop_valid[f_dir(rd_cmd)])) begin
                         raise_fault((cmd_fault(rd_cmd) != F_NONE) ? cmd_fault(rd_cmd) : F_EMPTY, rd_cmd);
                         rd_seq <= rd_seq + 32'd1;             // the faulting command is dropped
                         e_st <= E_FAULT;
@@ -743,14 +817,18 @@ module pe_core #(
                             OP_LOADQ: e_st <= E_WAIT_Q;
                             OP_ATTN: e_st <= E_WAIT_K;
                             OP_POP: e_st <= E_POP;
-                            OP_PUSH: begin
-                                e_pdata <= mlo_header(rd_cmd[30:24], rd_cmd[39:32]);
-                                e_st <= E_PUSH;
-                            end
-                            OP_MERGE: begin
+                            OP_MERGE: if (rd_cmd[34]) begin          // streamed: from the queue of DIR
+                                e_left <= 32'd0; e_idone <= 1'b0; e_xdone <= 1'b0;
+                                e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
+                                e_st <= E_SMERGE;
+                            end else begin
                                 do_merge(f_sreg(rd_cmd), f_sreg2(rd_cmd), f_rows(rd_cmd));
                                 e_left <= 2 * vcyc(32'(f_rows(rd_cmd)) * D) + vcyc(32'(f_rows(rd_cmd)));
                                 e_st <= E_BUSY;
+                            end
+                            OP_PUSH: begin
+                                e_pdata <= mlo_header(rd_cmd[30:24], rd_cmd[39:32]);
+                                e_st <= E_PUSH;
                             end
                             OP_STORE: begin
                                 do_norm(f_sreg(rd_cmd), f_rows(rd_cmd));
@@ -806,18 +884,17 @@ module pe_core #(
                         cnt_push <= cnt_push + 32'd1;
                         complete(e_cmd);
                     end else begin
-                        e_pdata <= {mlo_elem(f_sreg(e_cmd), f_rows(e_cmd), 2 * e_word + 32'd1),
-                                      mlo_elem(f_sreg(e_cmd), f_rows(e_cmd), 2 * e_word)};
+                        e_pdata <= mlo_body(f_sreg(e_cmd), f_rows(e_cmd), e_word + 32'd1);
                         e_word <= e_word + 32'd1;
                     end
                 end
                 E_POP: if (e_pop_go && pop_valid[e_dir]) begin
                     if (e_word == 32'd0) begin
-                        pop_info <= pop_word;
+                        pop_info <= pop_word[63:0];
                         if (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))) e_ferr <= 1'b1;
                     end else if (!e_ferr) begin
-                        for (t = 0; t < 2; t = t + 1) begin
-                            idx = 2 * (e_word - 32'd1) + t;
+                        for (t = 0; t < EPW; t = t + 1) begin
+                            idx = EPW * (e_word - 32'd1) + t;
                             a32 = pop_word[32*t +: 32];
                             if (idx < 32'(f_rows(e_cmd)))
                                 st_m[32'(f_sreg(e_cmd)) * MAXROWS + idx] = a32;
@@ -835,6 +912,75 @@ module pe_core #(
                             rd_seq <= rd_seq + 32'd1;
                             e_st <= E_FAULT;
                         end else begin
+                            cnt_pop <= cnt_pop + 32'd1;
+                            complete(e_cmd);
+                        end
+                    end
+                end
+                E_SMERGE: begin
+                    // input: the next word of the child's packet, when one is queued and the VEC is free
+                    if (e_left != 32'd0) e_left <= e_left - 32'd1;
+                    else if (e_pop_go && pop_valid[e_dir]) begin
+                        n_o = 0;
+                        x_now = 1'b0;
+                        if (e_word == 32'd0) begin
+                            pop_info <= pop_word[63:0];
+                            if (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))) e_ferr <= 1'b1;
+                        end else if (!e_ferr) begin
+                            for (t = 0; t < EPW; t = t + 1) begin
+                                idx = EPW * (e_word - 32'd1) + t;
+                                a32 = pop_word[32*t +: 32];
+                                if (idx < 32'(f_rows(e_cmd)))
+                                    mb[idx] = a32;
+                                else if (idx < 2 * 32'(f_rows(e_cmd))) begin
+                                    lb[idx - 32'(f_rows(e_cmd))] = a32;
+                                    if (idx == 2 * 32'(f_rows(e_cmd)) - 1) begin
+                                        do_mexp(f_sreg(e_cmd), f_rows(e_cmd));
+                                        x_now = 1'b1;
+                                    end
+                                end else if (idx < 2 * 32'(f_rows(e_cmd)) + 32'(f_rows(e_cmd)) * D) begin
+                                    b32 = idx - 2 * 32'(f_rows(e_cmd));              // O element, row-major
+                                    c = 32'(f_sreg(e_cmd)) * MAXROWS * D + b32;
+                                    st_o[c] = f32_add(f32_mul(st_o[c], mea[b32 / D]), f32_mul(a32, meb[b32 / D]));
+                                    n_o = n_o + 1;
+                                end
+                            end
+                        end
+                        // the VEC holds the word ceil(n_o / MLANES) cycles (at least one), the row scales v(ROWS) more
+                        e_left <= ((n_o == 0) ? 32'd0 : ceil_div(32'(n_o), MLANES) - 32'd1)
+                                  + (x_now ? vcyc(32'(f_rows(e_cmd))) : 32'd0);
+                        if (x_now) e_xdone <= 1'b1;
+                        e_word <= e_word + 32'd1;
+                        if (pop_last[e_dir]) begin
+                            e_idone <= 1'b1;
+                            if (e_word != e_mlen) e_ferr <= 1'b1;
+                        end
+                    end
+                    // output (PUSH_EN): the merged state to PDIR, each word as soon as it is final
+                    if (e_cmd[21] && !e_pdone) begin
+                        if (e_pv && e_push_go && push_ready[e_pdir]) begin            // the word was taken
+                            if (e_pword == e_mlen) begin
+                                e_pv <= 1'b0;
+                                e_pdone <= 1'b1;
+                                cnt_push <= cnt_push + 32'd1;
+                            end else begin
+                                if (e_pavail) e_pdata <= mlo_body(f_sreg(e_cmd), f_rows(e_cmd), e_pnext);
+                                else e_pv <= 1'b0;
+                                e_pword <= e_pword + 32'd1;
+                            end
+                        end else if (!e_pv && e_pavail) begin
+                            e_pdata <= (e_pword == 32'd0) ? mlo_header(e_cmd[30:24], e_cmd[47:40])
+                                                          : mlo_body(f_sreg(e_cmd), f_rows(e_cmd), e_pword);
+                            e_pv <= 1'b1;
+                        end
+                    end
+                    if (e_idone && e_left == 32'd0 && (!e_cmd[21] || e_pdone || e_ferr)) begin
+                        if (e_ferr) begin
+                            raise_fault(F_FRAME, e_cmd);                // the packet is consumed all the same
+                            rd_seq <= rd_seq + 32'd1;
+                            e_st <= E_FAULT;
+                        end else begin
+                            cnt_merge <= cnt_merge + 32'd1;
                             cnt_pop <= cnt_pop + 32'd1;
                             complete(e_cmd);
                         end

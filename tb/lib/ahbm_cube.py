@@ -29,10 +29,10 @@ FAULT_NAMES = {0: "none", 1: "F_OPCODE", 2: "F_ROWS", 3: "F_ALIGN", 4: "F_RANGE"
                6: "F_FRAME", 7: "F_EDGE", 8: "F_RSVD"}
 COUNTERS = ("cnt_k", "cnt_v", "cnt_mask", "cnt_q", "cnt_comp", "cnt_push", "cnt_pop", "cnt_merge",
             "cnt_store", "cnt_fault", "cnt_tx", "cnt_rx", "cmd_done", "cyc_busy", "cyc_mm", "cyc_vec", "cyc_wait",
-            "cyc_hidden", "cyc_link", "cyc_pstall",
+            "cyc_hidden", "cyc_link", "cyc_pstall", "cyc_mwait",
             "cyc_first", "cyc_last", "cyc_now", "cyc_dma_first", "cyc_dma_last")
 PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MACS", "VEC_LANES", "WORDS",
-          "DMA_BW", "DMA_LAT", "DMA_QDEPTH", "IPCQ_DEPTH")
+          "DMA_BW", "DMA_LAT", "DMA_QDEPTH", "IPCQ_DEPTH", "IPCQ_W")
 
 
 # Run-time PREFETCH and DMA latency of every PE (ahbm_cube's cfg_prefetch / cfg_dma_lat), for a run of
@@ -129,6 +129,11 @@ class Cube:
 
     def pop_avail(self, p: int) -> int:
         return int(self.core(p).pop_avail.value)
+
+    def pop_head(self, p: int) -> int:
+        """Per direction: a word is queued (between packets, a packet's header has arrived): what a
+        kernel polls before a streamed MERGE, which merges the packet as the rest of it arrives."""
+        return int(self.core(p).pop_valid.value)
 
     def mon_err(self) -> bool:
         return bool(int(self.dut.mon_err.value))

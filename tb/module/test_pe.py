@@ -12,145 +12,19 @@ commands, waits on the PE's events, and checks:
 
 from __future__ import annotations
 
-import os
-import random
-from dataclasses import dataclass
-
 import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
 from models.ahbm import attention as at
 from models.ahbm import launch as la
-from models.ahbm.numerics import bf16_to_f32
-from models.ahbm_ipcq import COMMON_FIELDS, KIND_MLO, OP_FIELDS, OPCODES, Header, decode_cmd, encode_cmd, mlo_words
-from tb.lib.ahbm_case import bf16_rand
+from models.ahbm_ipcq import COMMON_FIELDS, OP_FIELDS, OPCODES, decode_cmd, encode_cmd
 from tb.lib.ahbm_cube import FAULT_NAMES, PERIOD_NS, Cube
-from tb.lib.verdict import Verdict, begin_test
+from tb.lib.pe_session import (FAULT_CODES, MAX_CYCLES, PeSession, Tile, check_header, expect_fault, model_sweep,
+                               reserved_bit, start_session, wait_cycles, wait_done, wait_pop_avail)
+from tb.lib.verdict import Verdict
 
 E, W = 1, 3                 # IPCQ directions used here
-MAX_CYCLES = 200_000
-
-
-@dataclass
-class Tile:
-    keys: int
-    k_addr: int
-    v_addr: int
-    k: np.ndarray
-    v: np.ndarray
-    mask_addr: int | None = None
-    mask: np.ndarray | None = None      # bf16 [rows, keys] 0 / -inf
-
-
-def mask_f32(m: np.ndarray | None) -> np.ndarray | None:
-    return None if m is None else bf16_to_f32(m)
-
-
-class PeSession:
-    """PE 0's slice as a bump allocator of operands, and the model run alongside."""
-
-    def __init__(self, cube: Cube, verdict: Verdict, seed: int) -> None:
-        self.cube, self.v = cube, verdict
-        self.rng = np.random.default_rng(seed)
-        self.d = cube.p["D"]
-        self.top = 0
-        self.image: list[tuple[int, np.ndarray]] = []
-        self.t0 = cube.now()                     # this test's reset: its cycles are counted from here
-
-    def alloc(self, arr: np.ndarray) -> int:
-        addr = self.top
-        self.image.append((addr, np.ascontiguousarray(arr, dtype=np.uint16)))
-        self.top = la.align(addr + arr.nbytes)
-        return addr
-
-    def q(self, rows: int) -> tuple[int, np.ndarray]:
-        q = bf16_rand(self.rng, rows, self.d)
-        return self.alloc(q), q
-
-    def tile(self, keys: int, rows: int = 8, masked: bool = False) -> Tile:
-        k = bf16_rand(self.rng, keys, self.d)
-        v = bf16_rand(self.rng, keys, self.d)
-        t = Tile(keys, self.alloc(k), self.alloc(v), k, v)
-        if masked:
-            m = np.where(self.rng.random((rows, keys)) < 0.4, la.BF16_NEG_INF, 0).astype(np.uint16)
-            m[:, 0] = 0                              # no fully masked row unless a test wants one
-            self.set_mask(t, m)
-        return t
-
-    def set_mask(self, t: Tile, m: np.ndarray) -> None:
-        stored = np.zeros((m.shape[0], la.mask_stride(t.keys)), dtype=np.uint16)
-        stored[:, :t.keys] = m
-        t.mask, t.mask_addr = m, self.alloc(stored)
-
-    async def load(self) -> None:
-        blob = np.zeros(self.top, dtype=np.uint8)
-        for addr, arr in self.image:
-            la.put_bf16(blob, addr, arr)
-        await self.cube.load(0, 0, blob)
-
-    async def attn(self, t: Tile, rows: int, sreg: int = 0, qreg: int = 0, init: bool = False,
-                   push: int | None = None, tag: int = 0, pe: int = 0, fence: bool = False) -> None:
-        f = dict(rows=rows, keys=t.keys, sreg=sreg, qreg=qreg, k_addr=t.k_addr, v_addr=t.v_addr,
-                 init=int(init), tag=tag, fence=int(fence))
-        if t.mask_addr is not None:
-            f.update(mask_en=1, mask_addr=t.mask_addr)
-        if push is not None:
-            f.update(push_en=1, dir=push, push_tag=tag)
-        await self.cube.cmd(pe, "ATTN_TILE", **f)
-
-    async def store(self, sreg: int, rows: int, pe: int = 0) -> tuple[int, int]:
-        o_addr = self.top
-        self.top = la.align(self.top + rows * self.d * 2)
-        await self.cube.cmd(pe, "NORM_STORE", sreg=sreg, rows=rows, o_addr=o_addr)
-        return o_addr, rows
-
-    async def read_o(self, o_addr: int, rows: int, pe: int = 0) -> np.ndarray:
-        return (await self.cube.read_bf16(pe, o_addr, rows * self.d)).reshape(rows, self.d)
-
-    def check_o(self, got: np.ndarray, state: at.State, what: str) -> None:
-        exp = at.finalize(state)
-        bad = int(np.count_nonzero(got != exp))
-        at0 = tuple(int(i) for i in np.argwhere(got != exp)[0]) if bad else ()
-        self.v.check(bad == 0, f"{what}: {bad} of {exp.size} bf16 outputs differ from the model"
-                     + ("" if bad == 0 else f" (first at {at0}: {int(got[at0]):#06x} vs {int(exp[at0]):#06x})"))
-
-    def check_counts(self, pe: int, **expect: int) -> dict[str, int]:
-        c = self.cube.counters(pe)
-        for k, e in expect.items():
-            self.v.check(c[k] == e, f"PE {pe} {k} = {c[k]}, expected {e}")
-        return c
-
-    def trace(self, n: int, pe: int = 0) -> list[dict[str, int]]:
-        """The first n composites' cycles: kiss, kland, viss, vland, s2, s6."""
-        out = []
-        for i in range(n):
-            w = int(self.cube.core(pe).tlog[i].value)
-            names = ("s6", "s2", "vland", "viss", "kland", "kiss")
-            out.append({nm: (w >> (32 * j)) & 0xFFFFFFFF for j, nm in enumerate(names)})
-        return out
-
-    async def finish(self, *pes: int) -> None:
-        for p in pes or (0,):
-            await self.cube.wait_idle(p, MAX_CYCLES)
-            f = self.cube.fault(p)
-            self.v.check(f.code == 0, f"PE {p} faulted: {f.name} tag {f.tag}")
-        self.v.check(not self.cube.mon_err(), "a PE, DMA or IPCQ monitor fired (see ERROR lines)")
-        self.v.cycles = self.cube.now() - self.t0
-
-
-async def _start(dut, prefetch: int | None = None) -> tuple[Cube, PeSession, Verdict]:
-    verdict = begin_test(os.environ.get("AGSIM_BENCH", "pe"), "pe", dut._log)
-    cube = Cube(dut, PREFETCH=prefetch)
-    await cube.reset()
-    return cube, PeSession(cube, verdict, verdict.seed), verdict
-
-
-def model_sweep(q: np.ndarray, tiles: list[Tile], state: at.State | None = None) -> at.State:
-    st = at.empty_state(q.shape[0], q.shape[1]) if state is None else state
-    for t in tiles:
-        st = at.attn_tile(q, t.k, t.v, mask_f32(t.mask), st)
-    return st
 
 
 # ---------------------------------------------------------------- the composite, bit exact
@@ -159,7 +33,7 @@ def model_sweep(q: np.ndarray, tiles: list[Tile], state: at.State | None = None)
 @cocotb.test()
 async def composite_bit_exact(dut) -> None:
     """Sweeps of ATTN_TILE (full, ragged and 1-key tiles, 1..64 rows) = attn_tile chained, bit for bit."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     cases = [(8, [32, 32, 17]), (1, [5, 128]), (64, [1, 31]), (3, [64])]
     plan = []
     for rows, keys in cases:
@@ -210,36 +84,6 @@ def bf16_nan(x: np.ndarray) -> np.ndarray:
     return ((x & 0x7F80) == 0x7F80) & ((x & 0x007F) != 0)
 
 
-async def wait_cycles(cube: Cube, n: int) -> None:
-    """n cycles as one timer event, ending on a falling edge."""
-    await Timer(n * PERIOD_NS, "ns")
-    await FallingEdge(cube.clk)
-
-
-async def wait_pop_avail(cube: Cube, p: int, d: int, what: str) -> None:
-    await cube.wait_for(p, lambda: bool(cube.pop_avail(p) >> d & 1), what, MAX_CYCLES,
-                        also=cube.core(p).pop_avail)
-
-
-async def wait_done(cube: Cube, p: int, n: int, what: str) -> None:
-    """Until PE p has completed n commands in all (or faulted)."""
-    await cube.wait_for(p, lambda: int(cube.core(p).cmd_done.value) >= n or cube.fault(p).code != 0, what,
-                        MAX_CYCLES)
-
-
-def check_header(v: Verdict, word: int, d: int, rows: int, src: int, push_tag: int, what: str) -> None:
-    """A POP_INFO word against the (m,l,O) header of docs/ahbm.md §6."""
-    h = Header.unpack(word)
-    v.check(h.length == mlo_words(d, rows), f"{what}: header LEN {h.length}, expected mlo_words = "
-            f"{mlo_words(d, rows)}")
-    v.check(h.kind == KIND_MLO, f"{what}: header KIND {h.kind:#x}, expected {KIND_MLO:#x}")
-    v.check(h.src == src, f"{what}: header source PE {h.src}, expected {src}")
-    v.check(h.tag & 0xFF == rows - 1, f"{what}: header ROWS-1 field {h.tag & 0xFF}, expected {rows - 1}")
-    v.check(h.tag >> 8 & 0xFF == push_tag, f"{what}: header PUSH_TAG {h.tag >> 8 & 0xFF:#x}, "
-            f"expected {push_tag:#x}")
-    v.check(h.tag >> 16 == 0, f"{what}: header bits [63:48] = {h.tag >> 16:#x}, expected 0")
-
-
 def report(dut, text: str) -> None:
     """A line tb.regress prints on the console (REPORT tag)."""
     dut._log.info("REPORT pe %s", text)
@@ -255,7 +99,7 @@ async def f1_fusion_k_early_v_at_own_point(dut) -> None:
     A sweep of 4 tiles with look-ahead, then the same 4 tiles with FENCE on each
     (no look-ahead: the engine is idle when every K lands, so S2 visibly starts
     before V has landed on every tile)."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     rows, keys, n = 8, 32, 4
     q_addr, q = s.q(rows)
     tiles = [s.tile(keys) for _ in range(n)]
@@ -301,7 +145,7 @@ async def f1_fusion_k_early_v_at_own_point(dut) -> None:
 async def f2_state_carried(dut) -> None:
     """Two sweeps interleaved tile by tile on S0 and S5 (Q0 / Q2, INIT on each first tile) = two
     independent model sweeps; MERGE S0,S5 = attention.merge, and S5 is left as it was."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     rows, sa, sb, qa, qb = 8, 0, 5, 0, 2
     qa_addr, q_a = s.q(rows)
     qb_addr, q_b = s.q(rows)
@@ -335,7 +179,7 @@ async def f2_state_carried(dut) -> None:
 async def f3_mask_is_an_operand(dut) -> None:
     """One K/V tile under two random mask tiles from memory; a fully masked row gives O = 0, no NaN,
     also after an unmasked tile follows it; cnt_mask and the DMA bytes follow the shapes."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     d, rows, keys = s.d, 8, 40               # 40 keys: the stored mask rows are padded to 64
     q_addr, q = s.q(rows)
     base = s.tile(keys)
@@ -392,7 +236,7 @@ async def f3_mask_is_an_operand(dut) -> None:
 async def f4_tail_push_to_direction(dut) -> None:
     """PE 0's last tile pushes (m,l,O) East; PE 1 pops it from West = the model state; PE 1 pushes it back
     with IPCQ_PUSH, PE 0 pops it; a push towards the edge faults F_EDGE and pushes nothing."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     d, rows, ptag, ptag2 = s.d, 8, 0xA7, 0x3C
     q_addr, q = s.q(rows)
     tiles = [s.tile(32), s.tile(20)]
@@ -444,7 +288,7 @@ async def f5_v_overlap_and_prefetch(dut, prefetch: int | None) -> None:
     """8 tiles of 64 keys: the front-end issues K then V PREFETCH tiles ahead of compute and never holds
     more than PREFETCH+1 tiles; compute is hidden under DMA; O bit exact. Run at the build's PREFETCH
     and at PREFETCH 1 chosen at run time (cfg_prefetch) on the same build."""
-    cube, s, v = await _start(dut, prefetch)
+    cube, s, v = await start_session(dut, "pe", prefetch)
     pf, d, rows, keys, n = cube.p["PREFETCH"], s.d, 8, 64, 8
     q_addr, q = s.q(rows)
     uniq = [s.tile(keys) for _ in range(4)]       # 8 tiles of 8 KiB do not fit the 64 KiB slice: reused
@@ -490,7 +334,7 @@ async def f5_v_overlap_and_prefetch(dut, prefetch: int | None) -> None:
 async def f6_gqa_one_load_per_group(dut) -> None:
     """The same K/V tiles with ROWS=8 (G=8) and ROWS=1: one K and one V load per tile in both, identical
     K+V bytes; O bit exact; the 1-row sweep (row 0 of the group) equals row 0 of the 8-row one."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     d, n = s.d, 3
     q_addr, q = s.q(8)
     tiles = [s.tile(32), s.tile(32), s.tile(9)]
@@ -524,60 +368,12 @@ async def f6_gqa_one_load_per_group(dut) -> None:
 # ---------------------------------------------------------------- command faults
 
 
-FAULT_CODES = {name: code for code, name in FAULT_NAMES.items()}
-UNCHANGED = ("cnt_k", "cnt_v", "cnt_mask", "cnt_q", "cnt_comp", "cnt_push", "cnt_pop", "cnt_merge", "cnt_store",
-             "dma_bytes")
-
-
-def reserved_bit(op: str) -> int:
-    """The lowest bit of [127:32] that no field of `op` uses (docs/ahbm.md §4: must be 0, else F_RSVD)."""
-    used = 0
-    for lsb, width in {**COMMON_FIELDS, **OP_FIELDS[op]}.values():
-        used |= ((1 << width) - 1) << lsb
-    return next(b for b in range(32, 128) if not used >> b & 1)
-
-
-async def expect_fault(cube: Cube, v: Verdict, word: int, name: str, tag: int, what: str,
-                       pop_info_kept: bool = True) -> None:
-    """Write `word` to PE 0 (queue empty, no fault): it must fault `name` with `tag`, do nothing, stop the
-    queue (a NOP behind it stays undone), count in cnt_fault; fault_clr resumes the queue."""
-    core = cube.core(0)
-    before = cube.counters(0)
-    info = int(core.pop_info.value)
-    await cube.send(0, word)
-    await cube.wait_for(0, lambda: cube.fault(0).code != 0 or int(core.cmd_done.value) != before["cmd_done"],
-                        f"{what}: a fault", 20_000)
-    f = cube.fault(0)
-    v.check(f.code == FAULT_CODES[name], f"{what}: fault {f.name}, expected {name}")
-    v.check(f.tag == tag, f"{what}: fault tag {f.tag:#x}, expected {tag:#x}")
-    nop_tag = tag ^ 0xFF
-    await cube.cmd(0, "NOP", tag=nop_tag)
-    await wait_cycles(cube, 64)
-    mid = cube.counters(0)
-    v.check(mid["cmd_done"] == before["cmd_done"], f"{what}: {mid['cmd_done'] - before['cmd_done']} "
-            "command(s) completed: the faulting command or the NOP behind it ran while faulted")
-    v.check(cube.fault(0).code == FAULT_CODES[name], f"{what}: the fault did not stay until cleared")
-    v.check(not cube.idle(0), f"{what}: PE 0 idle with a NOP queued behind the fault")
-    v.check(mid["cnt_fault"] == before["cnt_fault"] + 1, f"{what}: cnt_fault {before['cnt_fault']} -> "
-            f"{mid['cnt_fault']}, expected +1")
-    for k in UNCHANGED:
-        v.check(mid[k] == before[k], f"{what}: {k} {before[k]} -> {mid[k]}: the faulting command did something")
-    if pop_info_kept:
-        v.check(int(core.pop_info.value) == info, f"{what}: POP_INFO changed")
-    await cube.clear_fault(0)
-    await cube.wait_for(0, lambda: int(core.cmd_done.value) == before["cmd_done"] + 1,
-                        f"{what}: the NOP behind the fault after fault_clr", 1000)
-    v.check(int(core.last_tag.value) == nop_tag, f"{what}: last completed tag {int(core.last_tag.value):#x}, "
-            f"expected the NOP's {nop_tag:#x}")
-    v.check(cube.fault(0).code == 0, f"{what}: FAULT not cleared by fault_clr")
-
-
 @cocotb.test()
 async def faults(dut) -> None:
     """Every fault code (F_RANGE and F_EDGE twice): code and tag, the queue stops and resumes on fault_clr,
     cnt_fault counts, the faulting command does nothing (F_FRAME: the packet is consumed, the state is not
     written)."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     d, rows, slice_bytes = s.d, 8, cube.p["WORDS"] * 64
     q_addr, q = s.q(rows)
     t = s.tile(32)
@@ -649,7 +445,7 @@ async def monitor_enqueue_while_full(dut) -> None:
     """A command written while PE 0's queue is full: the core's monitor must raise mon_err, the command is
     dropped, reset clears mon_err. Passes only if mon_err rose."""
     # the monitor's line in sim.log is expected here (tb.regress counts it), as in the ipcq monitor self-tests
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     depth, rows = cube.p["CMDQ_DEPTH"], 1
     q_addr, _ = s.q(rows)
     t = s.tile(1)
@@ -688,7 +484,7 @@ async def monitor_enqueue_while_full(dut) -> None:
 async def monitor_runtime_config_out_of_range(dut, reg: str) -> None:
     """A run-time PREFETCH or DMA latency the build cannot hold (written past the harness's refusal, as
     a direct Verilog user could): the core's or the DMA's monitor must raise mon_err. Passes only if it rose."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     v.check(not cube.mon_err(), "mon_err set before the bad configuration")
     bad = cube.built["PREFETCH"] + 1 if reg == "cfg_prefetch" else cube.built["DMA_LAT"] + 1
     getattr(dut, reg).value = bad
@@ -708,7 +504,7 @@ async def monitor_runtime_config_out_of_range(dut, reg: str) -> None:
 async def checker_fails_on_wrong_value(dut) -> None:
     """check_o flags one flipped bf16 bit and check_counts a count off by one (on a probe verdict), and
     both pass the right values: the bench's checkers cannot pass silently."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     rows = 8
     q_addr, q = s.q(rows)
     t = s.tile(32)
@@ -748,7 +544,7 @@ async def checker_fails_on_wrong_value(dut) -> None:
 async def fence_on_load_q(dut) -> None:
     """LOAD_Q with FENCE=1: the tile behind it must not be fetched before it completes (docs/ahbm.md §3).
     Regression: the front-end used to ignore FENCE on LOAD_Q."""
-    cube, s, v = await _start(dut)
+    cube, s, v = await start_session(dut, "pe")
     q_addr, q = s.q(8)
     t = s.tile(32)
     await s.load()

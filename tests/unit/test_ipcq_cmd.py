@@ -61,4 +61,4 @@ def test_refusals() -> None:
     with pytest.raises(ValueError, match="kv_bytes"):
         encode_cmd("KV_SEND", kv_bytes=100)
     with pytest.raises(ValueError, match="F_RSVD"):
-        decode_cmd(encode_cmd("MERGE") | 1 << 40)
+        decode_cmd(encode_cmd("MERGE") | 1 << 48)          # MERGE uses [47:32] (pdir, src_q, push_tag)
