@@ -56,7 +56,6 @@ module pe #(
     wire [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_first, cyc_last, cyc_now;
     wire [31:0]  cyc_dma_first, cyc_dma_last, cyc_pstall, cyc_mwait;
     wire [31:0]  dma_reqs, dma_done, dma_bytes, dma_busy_cyc;
-    wire [7:0]   dma_out_tag;
     wire         dma_idle;
     /* verilator lint_on UNUSEDSIGNAL */
     wire         dma_req_valid, dma_req_ready;
@@ -68,6 +67,7 @@ module pe #(
     wire         dma_out_valid, dma_out_last, dma_xfer;
     wire [511:0] dma_out_data;
     wire [3:0]   dma_out_buf;
+    wire [7:0]   dma_out_tag;
     wire [17:0]  dma_out_idx;
     wire         sl_wr_en;
     wire [17:0]  sl_wr_addr;
@@ -94,7 +94,7 @@ module pe #(
         .cyc_dma_first(cyc_dma_first), .cyc_dma_last(cyc_dma_last),
         .dma_req_valid(dma_req_valid), .dma_req_ready(dma_req_ready), .dma_req_addr(dma_req_addr),
         .dma_req_len(dma_req_len), .dma_req_buf(dma_req_buf), .dma_req_tag(dma_req_tag),
-        .dma_out_valid(dma_out_valid), .dma_out_data(dma_out_data), .dma_out_buf(dma_out_buf),
+        .dma_out_valid(dma_out_valid), .dma_out_data(dma_out_data), .dma_out_buf(dma_out_buf), .dma_out_tag(dma_out_tag),
         .dma_out_idx(dma_out_idx), .dma_out_last(dma_out_last), .dma_xfer(dma_xfer),
         .sl_wr_en(sl_wr_en), .sl_wr_addr(sl_wr_addr), .sl_wr_data(sl_wr_data),
         .sl_rd2_addr(sl_rd2_addr), .sl_rd2_data(sl_rd2_data),

@@ -93,6 +93,9 @@ module pe_core #(
     input  wire         dma_out_valid,
     input  wire [511:0] dma_out_data,
     input  wire [3:0]   dma_out_buf,
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire [7:0]   dma_out_tag,    // a Q load's tag is its Q slot (bits [1:0])
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire [17:0]  dma_out_idx,
     input  wire         dma_out_last,
     input  wire         dma_xfer,       // words leaving the slice this cycle (the engine's transfer)
@@ -160,8 +163,7 @@ module pe_core #(
     reg  [15:0]  vbuf [0:NSLOT*SLOT_K-1];     // V tile slots, bf16
     reg  [15:0]  mbuf [0:NSLOT*SLOT_M-1];     // mask tile slots, bf16
     reg  [4:0]   k_rdy, v_rdy, m_rdy;          // slot s data landed (bits >= NSLOT unused)
-    reg          q_rdy;
-    reg  [1:0]   q_dst;                       // Q slot of the LOAD_Q in flight
+    reg  [3:0]   q_rdy;                       // Q slot s loaded (its LOAD_Q's data landed)
 
     reg  [31:0]  st_m [0:8*MAXROWS-1];        // carried state sets S0..S7
     reg  [31:0]  st_l [0:8*MAXROWS-1];
@@ -477,7 +479,22 @@ module pe_core #(
     wire [2:0] pf_cur_slot = ent_slot[pf_seq[CQA-1:0]];
     wire       pf_issue = (pf_st == PF_K) || (pf_st == PF_MASK) || (pf_st == PF_V) || (pf_st == PF_Q);
     assign dma_req_valid = pf_issue && dma_req_ready;
-    assign dma_req_tag = 8'(pf_seq);
+    assign dma_req_tag = (pf_st == PF_Q) ? {6'd0, f_qreg(pf_cmd)} : 8'(pf_seq);
+    // a LOAD_Q is fetched ahead like a tile once no command before it (from the engine's on) reads or
+    // loads its Q slot: the ATTN_TILEs of the previous contents of the slot have all computed
+    reg q_hazard;
+    integer qi;
+    reg [127:0] q_ent;
+    always @* begin
+        q_hazard = 1'b0;
+        q_ent = 128'd0;
+        for (qi = 0; qi < CMDQ_DEPTH; qi = qi + 1) begin
+            q_ent = cmdq[rd_seq[CQA-1:0] + qi[CQA-1:0]];
+            if (32'(qi) < pf_seq - rd_seq && (f_opc(q_ent) == OP_ATTN || f_opc(q_ent) == OP_LOADQ)
+                && f_qreg(q_ent) == f_qreg(pf_cmd))
+                q_hazard = 1'b1;
+        end
+    end
     always @* begin
         dma_req_addr = pf_cmd[71:48];
         dma_req_len  = kv_bytes(f_keys(pf_cmd));
@@ -575,7 +592,7 @@ module pe_core #(
     end
     assign idle = (wr_seq == rd_seq) && (e_st == E_IDLE) && (tx_wr == tx_rd) && !tx_act && (rx_wr == rx_rd) && !rx_act;
     wire e_ent = ent_ok[rd_seq[CQA-1:0]];
-    wire e_waiting = (e_st == E_WAIT_Q && !(e_ent && q_rdy)) || (e_st == E_WAIT_K && !(e_ent && k_rdy[e_slot]))
+    wire e_waiting = (e_st == E_WAIT_Q && !(e_ent && q_rdy[f_qreg(e_cmd)])) || (e_st == E_WAIT_K && !(e_ent && k_rdy[e_slot]))
                   || (e_st == E_WAIT_M && !m_rdy[e_slot]) || (e_st == E_WAIT_V && !v_rdy[e_slot]);
     wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
                   || (e_smerge && (e_left != 32'd0 || (e_pop_go && pop_valid[e_dir])));
@@ -614,7 +631,7 @@ module pe_core #(
             wr_seq <= 32'd0; rd_seq <= 32'd0; pf_seq <= 32'd0;
             ent_ok <= {CMDQ_DEPTH{1'b0}};
             pf_st <= PF_SCAN; slots_alloc <= 32'd0; slots_freed <= 32'd0;
-            k_rdy <= 5'd0; v_rdy <= 5'd0; m_rdy <= 5'd0; q_rdy <= 1'b0; q_dst <= 2'd0;
+            k_rdy <= 5'd0; v_rdy <= 5'd0; m_rdy <= 5'd0; q_rdy <= 4'd0;
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
             cmd_done <= 32'd0; last_tag <= 8'd0; fault_code <= F_NONE; fault_tag <= 8'd0; pop_info <= 64'd0;
             evt <= 1'b0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0; e_pdata <= {IPCQ_W{1'b0}};
@@ -711,7 +728,7 @@ module pe_core #(
                 for (t = 0; t < 32; t = t + 1) begin
                     idx = 32'(dma_out_idx) * 32 + t;
                     if (dma_out_buf == BUF_Q)
-                        qbuf[32'(q_dst) * MAXROWS * D + idx] = dma_out_data[16*t +: 16];
+                        qbuf[32'(dma_out_tag[1:0]) * MAXROWS * D + idx] = dma_out_data[16*t +: 16];
                     else if (dma_out_buf < 4'd5)
                         kbuf[32'(dma_out_buf) * SLOT_K + idx] = dma_out_data[16*t +: 16];
                     else if (dma_out_buf < 4'd10)
@@ -720,7 +737,7 @@ module pe_core #(
                         mbuf[32'(dma_mslot) * SLOT_M + idx] = dma_out_data[16*t +: 16];
                 end
                 if (dma_out_last) begin
-                    if (dma_out_buf == BUF_Q) q_rdy <= 1'b1;
+                    if (dma_out_buf == BUF_Q) q_rdy[dma_out_tag[1:0]] <= 1'b1;
                     else if (dma_out_buf < 4'd5) begin
                         k_rdy[dma_out_buf[2:0]] <= 1'b1;
                         t_kland[dma_out_buf[2:0]] <= cyc_now;
@@ -746,9 +763,8 @@ module pe_core #(
                                 pf_st <= PF_K;
                             end
                         end else if (f_opc(pf_cmd) == OP_LOADQ) begin
-                            if (pf_seq == rd_seq && e_st == E_WAIT_Q) begin   // no earlier command still reads Q
-                                q_rdy <= 1'b0;
-                                q_dst <= f_qreg(pf_cmd);
+                            if (!q_hazard) begin
+                                q_rdy[f_qreg(pf_cmd)] <= 1'b0;
                                 pf_st <= PF_Q;
                             end
                         end else begin
@@ -839,7 +855,7 @@ module pe_core #(
                         endcase
                     end
                 end
-                E_WAIT_Q: if (ent_ok[rd_seq[CQA-1:0]] && q_rdy) begin
+                E_WAIT_Q: if (ent_ok[rd_seq[CQA-1:0]] && q_rdy[f_qreg(e_cmd)]) begin
                     complete(e_cmd);
                 end
                 E_WAIT_K: if (ent_ok[rd_seq[CQA-1:0]] && k_rdy[e_slot]) begin

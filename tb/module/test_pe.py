@@ -559,3 +559,38 @@ async def fence_on_load_q(dut) -> None:
             f"LOAD_Q completed (seen complete at cycle {seen})")
     s.check_o(await s.read_o(*o), model_sweep(q, [t]), "O")
     v.finish()
+
+
+@cocotb.test()
+async def load_q_fetched_ahead(dut) -> None:
+    """The front-end fetches a LOAD_Q ahead like a tile once nothing before it reads or loads its Q slot:
+    a new request's Q into a free slot lands while the previous tiles compute; reloading a slot waits
+    for the tiles that read its old contents (docs/ahbm.md §3). Bits: all three sweeps = the model's."""
+    cube, s, v = await start_session(dut, "pe")
+    rows = 8
+    qa_addr, q_a = s.q(rows)
+    qb_addr, q_b = s.q(rows)
+    qc_addr, q_c = s.q(rows)
+    ta = [s.tile(64) for _ in range(2)]
+    tb, tc = s.tile(64), s.tile(64)
+    await s.load()
+    await cube.cmd(0, "LOAD_Q", rows=rows, qreg=0, q_addr=qa_addr, tag=1)
+    for j, t in enumerate(ta):
+        await s.attn(t, rows, sreg=0, qreg=0, init=(j == 0), tag=2 + j)
+    await cube.cmd(0, "LOAD_Q", rows=rows, qreg=1, q_addr=qb_addr, tag=4)      # a free slot: fetched ahead
+    await s.attn(tb, rows, sreg=1, qreg=1, init=True, tag=5)
+    await cube.cmd(0, "LOAD_Q", rows=rows, qreg=0, q_addr=qc_addr, tag=6)      # slot 0 again: waits for ta
+    await s.attn(tc, rows, sreg=2, qreg=0, init=True, tag=7)
+    outs = [await s.store(i, rows) for i in range(3)]
+    await s.finish()
+    tr = s.trace(4)
+    v.check(tr[2]["kiss"] < tr[1]["s6"], f"the tile behind LOAD_Q into a free slot issued its K at cycle "
+            f"{tr[2]['kiss']}, not before the previous tile's S6 ({tr[1]['s6']}): the LOAD_Q was not fetched ahead")
+    v.check(tr[3]["kiss"] > tr[1]["s6"], f"the tile behind the reload of Q slot 0 issued its K at cycle "
+            f"{tr[3]['kiss']}, before the last reader of the old Q0 ran S6 ({tr[1]['s6']})")
+    for (o_addr, _), q, tiles, what in zip(outs, (q_a, q_b, q_c), (ta, [tb], [tc]), ("Q0 sweep", "Q1", "Q0 reloaded")):
+        s.check_o(await s.read_o(o_addr, rows), model_sweep(q, tiles), what)
+    s.check_counts(0, cnt_q=3, cnt_comp=4)
+    report(dut, f"LOAD_Q ahead: K of the tile behind Q1's load issued at {tr[2]['kiss']}, the tile before it "
+                f"ran S6 at {tr[1]['s6']}")
+    v.finish()
