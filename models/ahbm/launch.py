@@ -132,11 +132,12 @@ def mask_tile_bf16(pos, qs: int, qe: int, groups: int) -> np.ndarray:
 
 
 def layout(counter: int, n: int, pe_id: int, start: int, blocks: tuple[QBlock, ...], groups: int,
-           d: int, tile: int) -> LaunchArgs:
-    """Bases of one PE's slice map (module docstring), sized for its data."""
+           d: int, tile: int, kv_slots: int = 0, q_bytes: int = 0) -> LaunchArgs:
+    """Bases of one PE's slice map (module docstring), sized for its data, or at least for `kv_slots`
+    cache tokens and `q_bytes` of Q (a cache that later launches append to keeps its bases: ADR §2.1)."""
     ml = pl.valid_len(counter, start, pe_id, n)
-    q_total = sum(align(groups * (b.qe - b.qs) * d * 2) for b in blocks)
-    kv = align(max(ml, 1) * d * 2)
+    q_total = max(q_bytes, sum(align(groups * (b.qe - b.qs) * d * 2) for b in blocks))
+    kv = align(max(ml, kv_slots, 1) * d * 2)
     probe = LaunchArgs(pe_id, n, start, counter, blocks, 0, q_total, q_total + kv, q_total + 2 * kv, 0,
                        groups, d, tile)
     masks = sum(align(groups * (b.qe - b.qs) * mask_stride(t.keys) * 2)
@@ -164,19 +165,28 @@ def slice_image(args: LaunchArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -
     def put(addr: int, arr: np.ndarray) -> None:
         put_bf16(img, addr, arr)
 
-    q0 = args.blocks[0].qs
     mine = pl.place(args.counter, args.start_pe, args.n)[args.pe_id]   # request_id = start_pe mod N
     put(args.k_base, k[mine])
     put(args.v_base, v[mine])
-    ml = len(mine)
+    for addr, arr in query_writes(args, q):
+        put(addr, arr)
+    return img
+
+
+def query_writes(args: LaunchArgs, q: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(byte address, bf16 data) of one launch's Q blocks and boundary mask tiles on one rank: what the
+    driver writes per launch beside the cache (q[G, T_q, d] from the first block's position on)."""
+    out = []
+    q0 = args.blocks[0].qs
+    ml = pl.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
     for bw in walk(args):
         b = bw.block
-        put(bw.q_addr, q[:, b.qs - q0:b.qe - q0, :].reshape(bw.rows, args.d))
+        out.append((bw.q_addr, q[:, b.qs - q0:b.qe - q0, :].reshape(bw.rows, args.d)))
         for t in bw.tiles:
             if t.mask_addr is not None:
                 pos = pl.tile_positions(t.j, args.tile, ml, args.pe_id, args.start_pe, args.n)
-                put(t.mask_addr, mask_tile_bf16(pos, b.qs, b.qe, args.groups))
-    return img
+                out.append((t.mask_addr, mask_tile_bf16(pos, b.qs, b.qe, args.groups)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -200,8 +210,11 @@ class Launch:
 
 
 def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: int, d: int, tile: int,
-         q_block: int | None = None, mesh: tuple[int, int] = (2, 4)) -> Launch:
-    """The driver's side of a KV-parallel launch (decode / prefill, N in {1,2,4,8})."""
+         q_block: int | None = None, mesh: tuple[int, int] = (2, 4), max_context: int | None = None,
+         max_tq: int | None = None) -> Launch:
+    """The driver's side of a KV-parallel launch (decode / prefill, N in {1,2,4,8}). With
+    `max_context` (and `max_tq`) the slice map is sized for a cache of that many tokens (and query
+    chunks that wide), so launches that append to the same cache find it at the same bases."""
     if n < 1 or n & (n - 1) or n > mesh[0] * mesh[1]:
         raise ValueError(f"N={n}: the reduction tree needs a power of two <= {mesh[0] * mesh[1]} PEs "
                          f"(the {mesh[0]}x{mesh[1]} CUBE)")
@@ -211,6 +224,11 @@ def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: i
         raise ValueError(f"tile={tile}: a K/V tile holds 1..128 keys (MAXKEYS)")
     if q_start + tq > counter:
         raise ValueError("query positions must already be in the KV cache (P3: K/V appended first)")
+    if max_context is not None and counter > max_context:
+        raise ValueError(f"counter {counter} > max_context {max_context}: the cache was sized for "
+                         f"{max_context} tokens; plan the session with a larger max_context")
+    if max_tq is not None and tq > max_tq:
+        raise ValueError(f"a {tq}-position query chunk does not fit the Q region sized for max_tq={max_tq}")
     q_block = tq if q_block is None else q_block
     if groups * q_block > 64:
         raise ValueError(f"groups*q_block = {groups * q_block} rows > 64 (ROWS limit of a command); "
@@ -218,7 +236,9 @@ def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: i
     blocks = tuple(QBlock(q_start + b0, q_start + min(b0 + q_block, tq)) for b0 in range(0, tq, q_block))
     start = pl.start_pe(request_id, n)
     tree = build_tree(n, *mesh) if n > 1 else None
-    args = tuple(layout(counter, n, r, start, blocks, groups, d, tile) for r in range(n))
+    kv_slots = 0 if max_context is None else -(-max_context // n)
+    q_bytes = 0 if max_tq is None else groups * max_tq * d * 2
+    args = tuple(layout(counter, n, r, start, blocks, groups, d, tile, kv_slots, q_bytes) for r in range(n))
     return Launch(args, tree, mesh)
 
 

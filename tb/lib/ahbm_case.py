@@ -10,10 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models.ahbm import batch as bt
 from models.ahbm import launch as la
 from tb.lib.ahbm_cube import Cube
-from tb.lib.ahbm_kernel import launch_kv_parallel, launch_ring, read_output, read_ring_output
-from tb.lib.ahbm_score import score_kv_parallel, score_ring
+from tb.lib.ahbm_kernel import (KernelPolicy, PeRun, launch_batch, launch_ring, load_batch, read_output, read_ring_output,
+                               run_kernels, write_step)
+from tb.lib.ahbm_score import score_batch, score_ring
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
 
@@ -29,54 +31,68 @@ def bf16_rand(rng: np.random.Generator, *shape: int, scale: float = 1.0) -> np.n
 
 @dataclass
 class Case:
-    """One launched KV-parallel case: the CUBE after the run and everything the scoreboard needs."""
+    """One launched KV-parallel batch (B >= 1 requests): the CUBE after the run and what the
+    scoreboard needs."""
 
     cube: Cube
-    lp: la.Launch
-    runs: list
-    o: np.ndarray
-    q: np.ndarray
-    k: np.ndarray
-    vv: np.ndarray
-    q_start: int
-    request_id: int
-    q_block: int | None
+    batch: bt.Batch
+    runs: list[PeRun]
+    outs: list[np.ndarray]
+    data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+    policy: KernelPolicy
 
 
-async def launch_case(dut, v, *, counter: int, q_start: int, tq: int, n: int, request_id: int, tile: int,
-                      q_block: int | None = None) -> Case:
-    cube = Cube(dut)
+def request_data(rng: np.random.Generator, req: bt.Request, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Random bf16 Q [G, T_q, d] and the request's own K, V caches [counter, d]."""
+    return bf16_rand(rng, GROUPS, req.tq, d), bf16_rand(rng, req.counter, d), bf16_rand(rng, req.counter, d)
+
+
+async def launch_case(dut, v, requests: list[bt.Request], tile: int, n: int,
+                      policy: KernelPolicy = KernelPolicy(), **cube_cfg: int) -> Case:
+    cube = Cube(dut, **cube_cfg)
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
-    q = bf16_rand(rng, GROUPS, tq, d)
-    k = bf16_rand(rng, counter, d)
-    vv = bf16_rand(rng, counter, d)
-    lp = la.plan(counter, q_start, tq, n, request_id, GROUPS, d, tile, q_block, (cube.p["R"], cube.p["C"]))
+    data = [request_data(rng, req, d) for req in requests]
+    batch = bt.plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
     t0 = cube.now()
-    runs = await launch_kv_parallel(cube, lp, q, k, vv, MAX_CYCLES)
+    runs = await launch_batch(cube, batch, data, MAX_CYCLES, policy)
     v.cycles = cube.now() - t0
-    return Case(cube, lp, runs, await read_output(cube, lp), q, k, vv, q_start, request_id, q_block)
+    outs = [await read_output(cube, lp) for lp in batch.launches]
+    return Case(cube, batch, runs, outs, data, policy)
 
 
-def score(v, c: Case, art: Artifacts, name: str, o: np.ndarray | None = None) -> None:
-    score_kv_parallel(v, c.cube, c.lp, c.runs, c.o if o is None else o, c.q, c.k, c.vv, c.q_start,
-                      c.request_id, c.q_block, art, name)
+def score(v, c: Case, art: Artifacts, name: str, outs: list[np.ndarray] | None = None) -> None:
+    score_batch(v, c.cube, c.batch, c.runs, c.outs if outs is None else outs, c.data, art, name, c.policy)
+
+
+def report_polls(dut, name: str, c: Case, cycles: int, before: dict[int, dict[str, int]] | None = None) -> None:
+    """The REPORT line of a launch: composites, cycles, and how the §5.6 polls went (counters relative
+    to `before`, for a launch that follows others)."""
+    runs, lp = c.runs, c.batch.first
+    n = len(lp.args)
+    comp = sum(c.cube.counters(lp.pe_of(r))["cnt_comp"] - (before or {}).get(lp.pe_of(r), {}).get("cnt_comp", 0)
+               for r in range(n))
+    dut._log.info("REPORT %s: B=%d N=%d tile=%d: %d composites, %d cycles, child polls %d: misses %d (covered "
+                  "by a new tile %d, by tiles in flight %d, idle %d)", name, len(c.batch.requests), n,
+                  lp.args[0].tile, comp, cycles, sum(r.pop_polls for r in runs), sum(r.pop_misses for r in runs),
+                  sum(r.misses_covered for r in runs), sum(r.misses_in_flight for r in runs),
+                  sum(r.misses_idle for r in runs))
 
 
 async def run_case(dut, name: str, *, counter: int, q_start: int, tq: int, n: int, request_id: int,
                    tile: int, q_block: int | None = None) -> None:
+    """One request (batch of one)."""
+    await run_batch(dut, name, [bt.Request(counter, q_start, tq, request_id, q_block)], n=n, tile=tile)
+
+
+async def run_batch(dut, name: str, requests: list[bt.Request], *, n: int, tile: int,
+                    policy: KernelPolicy = KernelPolicy()) -> None:
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
-    c = await launch_case(dut, v, counter=counter, q_start=q_start, tq=tq, n=n, request_id=request_id,
-                          tile=tile, q_block=q_block)
+    c = await launch_case(dut, v, requests, tile, n, policy)
     art = Artifacts(v.test)
     score(v, c, art, name)
-    polls = sum(r.pop_polls for r in c.runs)
-    misses = sum(r.pop_misses for r in c.runs)
-    comp = sum(c.cube.counters(c.lp.pe_of(r))["cnt_comp"] for r in range(n))
-    dut._log.info("REPORT %s: N=%d counter=%d tq=%d tile=%d start_pe=%d: %d composites, %d cycles, "
-                  "child polls %d (misses %d)", name, n, counter, tq, tile, request_id % n, comp, v.cycles,
-                  polls, misses)
+    report_polls(dut, name, c, v.cycles)
     save_and_finish(v, art)
 
 
@@ -112,3 +128,45 @@ async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = No
                   rl.args[0].tile, sum(c["cnt_comp"] for c in cnt), sum(r.ring_skipped for r in runs), v.cycles,
                   link, comp)
     save_and_finish(v, art)
+
+
+async def run_session(dut, name: str, launches: list[bt.Request], *, n: int, tile: int) -> None:
+    """Launches one after the other on one cache, no reset between them (ADR P3): the driver writes the
+    cache as the first launch finds it, then before each later launch appends the tokens that launch's
+    counter adds (post-RoPE K and V rows, into their owners' next slots) and writes its Q and masks.
+    Every launch is scored on its own (O against the reference on the cache as it then stands; counts
+    from the counters' change over that launch)."""
+    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
+    cube = Cube(dut)
+    await cube.reset()
+    d = cube.p["D"]
+    rid = launches[0].request_id
+    if any(x.request_id != rid for x in launches) or any(b.counter < a.counter for a, b in zip(launches, launches[1:])):
+        raise ValueError(f"{name}: a session is one request whose counter never shrinks")
+    rng = np.random.default_rng(v.seed)
+    final = launches[-1].counter
+    k, vv = bf16_rand(rng, final, d), bf16_rand(rng, final, d)
+    max_tq = max(x.tq for x in launches)
+    mesh = (cube.p["R"], cube.p["C"])
+    t0 = cube.now()
+    for t, req in enumerate(launches):
+        q = bf16_rand(rng, GROUPS, req.tq, d)
+        batch = bt.plan_batch([req], n, GROUPS, d, tile, mesh, max_context=final, max_tq=max_tq)
+        data = [(q, k[:req.counter], vv[:req.counter])]
+        if t == 0:
+            await load_batch(cube, batch, data)
+        else:
+            if batch.slice_bytes > cube.p["WORDS"] * 64:
+                raise ValueError(f"{name} launch {t}: a {batch.slice_bytes}-byte slice map; WORDS={cube.p['WORDS']}")
+            await write_step(cube, batch.first, rid, launches[t - 1].counter, req.counter, q, k, vv)
+        before = {p: cube.counters(p) for p in range(cube.n_pe)}
+        start = cube.now()
+        runs = await run_kernels(cube, batch, MAX_CYCLES)
+        outs = [await read_output(cube, batch.first)]
+        art = Artifacts(f"{v.test}.launch{t}")
+        step = f"{name} launch {t} (counter {req.counter}, q_start {req.q_start})"
+        score_batch(v, cube, batch, runs, outs, data, art, step, before=before)
+        report_polls(dut, step, Case(cube, batch, runs, outs, data, KernelPolicy()), cube.now() - start, before)
+        art.save(v.meta())
+    v.cycles = cube.now() - t0
+    v.finish()

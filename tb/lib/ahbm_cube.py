@@ -149,17 +149,23 @@ class Cube:
     # ------------------------------------------------------------ waits (single events, bounded)
     async def wait_for(self, p: int, cond: Callable[[], bool], what: str, max_cycles: int,
                        also: Any = None) -> None:
-        """Until cond() holds, re-evaluated on each PE event (and on `also`, a signal)."""
+        """Until cond() holds, re-evaluated on each PE event (and on every change of `also`: a signal or
+        a tuple of signals). Whatever cond() reads must change with one of them, else the wait only
+        ends at its bound: that is reported too, as a missed wake-up, not taken as success."""
         deadline = self.now() + max_cycles
         while not cond():
             left = deadline - self.now()
             if left <= 0:
                 raise CubeTimeout(f"{what}: not reached within {max_cycles} cycles; {self.describe(p)}")
-            trig = [Edge(self.core(p).evt), Timer(left * PERIOD_NS, "ns")]
+            bound = Timer(left * PERIOD_NS, "ns")
+            trig = [Edge(self.core(p).evt), bound]
             if also is not None:
-                trig.append(Edge(also))
-            await First(*trig)
+                trig += [Edge(x) for x in (also if isinstance(also, tuple) else (also,))]
+            fired = await First(*trig)
             await FallingEdge(self.clk)
+            if fired is bound and cond():
+                raise CubeTimeout(f"{what}: held at the {max_cycles}-cycle bound although no awaited signal "
+                                  f"changed: the wait misses a wake-up (a bench defect); {self.describe(p)}")
 
     async def wait_idle(self, p: int, max_cycles: int) -> None:
         await self.wait_for(p, lambda: self.idle(p) or self.fault(p).code != 0,

@@ -1,126 +1,250 @@
 """The AHBM attention kernel as cocotb coroutines, one per PE, and its driver.
 
-The driver (:func:`launch_kv_parallel`) does only what ADR §2.2 gives it: it
-writes each PE's slice (Q, K/V caches with the round-robin placement, the
-boundary mask tiles) and hands each PE its launch arguments (buffer bases,
-global_token_counter, start_pe, pe_id, query-block metadata). Each PE's
-kernel (:func:`pe_kernel`) then works from those arguments alone
-(models.ahbm.launch.walk), with the §5.1 skeleton:
+The driver (:func:`launch_batch`) does only what ADR §2.2 gives it: it writes each PE's slice (per
+request of the batch: Q, the K/V cache with the round-robin placement, the boundary mask tiles) and
+hands each PE its launch arguments (buffer bases, global_token_counter, start_pe, pe_id, query-block
+metadata). Each PE's kernel (:func:`pe_kernel`) then works from those arguments alone
+(models.ahbm.launch.walk). Its work is a list of units, one per (request, query block), in batch
+order; per unit: LOAD_Q, one ATTN_TILE per tile that is not all-future (INIT on the first, a mask on
+boundary tiles only, a leaf's last tile with the tail push to its parent), then the unit's reduction.
 
-* per query block: LOAD_Q, then one ATTN_TILE per tile that is not all-future
-  (all-future tiles are never enqueued), a mask only on boundary tiles, INIT on
-  the first; the PE's front-end prefetches K/V PREFETCH tiles ahead;
-* the §5.6 reduction loop: after each tile it polls ONLY the direction of the
-  next child it expects; on a hit it enqueues IPCQ_POP of that child's partial
-  into its own state set, on a miss it goes on with the next tile instead of
-  waiting; once its tiles are out it waits for the remaining children;
-* it merges its children in the tree's fixed order (bit-exact with
-  models.ahbm.tree.reduce), then pushes to its parent (a leaf's push is the
-  tail push of its last composite) or, at the root, normalises and stores O.
+The §5.6 loop: the kernel keeps at most `window` tile composites in flight (PREFETCH + 2 by default:
+the front-end's look-ahead plus the one computing and one behind), and before every enqueue polls the
+next child of the oldest unit whose own tiles are all enqueued (its O_local will be final when the
+merge runs: the queue is in order). On a hit it enqueues a streamed MERGE of that child's packet (cut
+through: polled on the header), the last child's with PUSH_EN to the parent; on a miss it enqueues the
+next tile, of this unit's successors (other requests of the batch) - it waits only when every tile is
+issued or the window is full. Children are merged in the tree's order (bit exact with
+models.ahbm.tree.reduce); every PE reduces its units in order and pushes them in order, so each
+queue delivers a child's partials in unit order. The root stores each unit's O (NORM_STORE).
 
-A PE with no visible tile still takes part: NOP INIT gives it the empty state.
+State sets: unit u uses S(u mod 8) (S(u mod 7) unstreamed, S7 then holds the popped child), Q slot
+u mod 4; a unit's first tile waits until the unit 8 (7) before it has its reduction enqueued. A PE
+with no visible tile in a unit uses NOP INIT (and a leaf still pushes).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import cocotb
 import numpy as np
+from cocotb.triggers import gather
 
+from models.ahbm import batch as bt
 from models.ahbm import launch as la
 from models.ahbm.numerics import bits_to_f32
 from tb.lib.ahbm_cube import Cube
 
-OWN, CHILD0 = 0, 2          # state sets: own sweep in S0, child partials in S2.. (tree order)
+SCRATCH = 7                 # unstreamed reduction: the popped child's state set
+
+
+@dataclass(frozen=True)
+class KernelPolicy:
+    """How a PE's kernel schedules its work (ADR §5.6)."""
+
+    window: int | None = None       # tile composites in flight at most; None: the run's PREFETCH + 2
+    on_miss: str = "tile"           # "tile": a poll miss is covered by the next tile; "wait": the kernel
+                                    # blocks on a miss (what §5.6 rules out; kept to test the check)
+    stream: bool = True             # streamed MERGE from the child's queue, else IPCQ_POP + MERGE + IPCQ_PUSH
+
+    def __post_init__(self) -> None:
+        if self.on_miss not in ("tile", "wait"):
+            raise ValueError(f"on_miss={self.on_miss!r}: 'tile' (cover a miss with work) or 'wait'")
+        if self.window is not None and self.window < 1:
+            raise ValueError(f"window={self.window}: at least one tile composite in flight")
 
 
 @dataclass
 class PeRun:
-    """What one PE's kernel did (commands it enqueued, by kind)."""
+    """What one PE's kernel did (commands it enqueued, by kind) and how its polls went."""
 
     rank: int
     pe: int
     enqueued: dict[str, int] = field(default_factory=dict)
     pop_polls: int = 0
     pop_misses: int = 0
+    misses_covered: int = 0         # a tile was enqueued right after the miss
+    misses_in_flight: int = 0       # the window was full: the PE had `window` tiles in flight
+    misses_idle: int = 0            # no tile left to issue (batch of one, short context): the kernel waited
+    waits_with_work: int = 0        # waited on a miss while a tile could have been enqueued (§5.6 broken)
     ring_skipped: int = 0           # ring steps with nothing enqueued (causal step skip)
 
     def add(self, op: str) -> None:
         self.enqueued[op] = self.enqueued.get(op, 0) + 1
 
 
-async def pe_kernel(cube: Cube, lp: la.Launch, rank: int, max_cycles: int) -> PeRun:
-    args = lp.args[rank]
+@dataclass(frozen=True)
+class Item:
+    """One step of a PE's tile work: a unit's LOAD_Q, one of its tiles, or its empty sweep."""
+
+    kind: str                       # "load_q", "tile", "empty"
+    unit: int
+    tile: int = 0
+
+
+def state_set(unit: int, policy: KernelPolicy) -> int:
+    return unit % (8 if policy.stream else SCRATCH)
+
+
+async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
+                    policy: KernelPolicy = KernelPolicy()) -> PeRun:
+    lp = batch.first
     p = lp.pe_of(rank)
     parent = lp.parent_dir(rank)
     children = lp.child_dirs(rank)
+    leaf = parent is not None and not children
     run = PeRun(rank, p)
+    core = cube.core(p)
+    units = [(r, bw) for r, l in enumerate(batch.launches) for bw in la.walk(l.args[rank])]
+    nsets = 8 if policy.stream else SCRATCH
+    window = policy.window or cube.p["PREFETCH"] + 2
+    items: list[Item] = []
+    for u, (_, bw) in enumerate(units):
+        items.append(Item("load_q", u))
+        items += [Item("tile", u, i) for i in range(len(bw.tiles))] or [Item("empty", u)]
+    last_item = {it.unit: i for i, it in enumerate(items)}
+    tiles_enq = 0
+    # a queue's status describes its head packet, which an enqueued but not yet run consumer (POP or
+    # streamed MERGE) of that direction will take: poll a direction again only once its last one ran
+    pops_enq, pop_base = 0, int(core.cnt_pop.value)
+    last_pop = {d: -1 for d in children}
 
     async def cmd(op: str, **f: int) -> None:
         run.add(op)
         await cube.cmd(p, op, **f)
 
-    def child_ready(k: int) -> bool:
-        return bool((cube.pop_avail(p) >> children[k]) & 1)
+    def in_flight() -> int:
+        return tiles_enq - int(core.cnt_comp.value)
 
-    for bw in la.walk(args):
-        rows = bw.rows
-        await cmd("LOAD_Q", rows=rows, qreg=0, q_addr=bw.q_addr)
-        popped = 0
-        leaf = parent is not None and not children
-        for i, t in enumerate(bw.tiles):
-            f = dict(rows=rows, keys=t.keys, sreg=OWN, qreg=0, k_addr=t.k_addr, v_addr=t.v_addr,
-                     init=int(i == 0), tag=(t.j & 0xFF))
+    def child_ready(k: int) -> bool:
+        if int(core.cnt_pop.value) - pop_base <= last_pop[children[k]]:
+            return False                       # the head still belongs to the consumer already enqueued
+        word = cube.pop_head(p) if policy.stream else cube.pop_avail(p)
+        return bool(word >> children[k] & 1)
+
+    def can_issue(i: int) -> bool:
+        it = items[i]
+        if it.kind == "load_q" and it.unit >= nsets and red <= it.unit - nsets:
+            return False                       # its state set still holds an unreduced unit
+        return it.kind != "tile" or in_flight() < window
+
+    async def issue(it: Item) -> None:
+        nonlocal tiles_enq
+        _, bw = units[it.unit]
+        s, qr = state_set(it.unit, policy), it.unit % 4
+        if it.kind == "load_q":
+            await cmd("LOAD_Q", rows=bw.rows, qreg=qr, q_addr=bw.q_addr)
+        elif it.kind == "empty":
+            await cmd("NOP", sreg=s, init=1)
+            if leaf:
+                await cmd("IPCQ_PUSH", rows=bw.rows, sreg=s, dir=parent, push_tag=it.unit & 0xFF)
+        else:
+            t = bw.tiles[it.tile]
+            f = dict(rows=bw.rows, keys=t.keys, sreg=s, qreg=qr, k_addr=t.k_addr, v_addr=t.v_addr,
+                     init=int(it.tile == 0), tag=t.j & 0xFF)
             if t.mask_addr is not None:
                 f.update(mask_en=1, mask_addr=t.mask_addr)
-            if leaf and i == len(bw.tiles) - 1:
-                f.update(push_en=1, dir=parent, push_tag=rank)       # tail push (ADR §8.4)
+            if leaf and it.tile == len(bw.tiles) - 1:
+                f.update(push_en=1, dir=parent, push_tag=it.unit & 0xFF)     # tail push (ADR §8.4)
+            tiles_enq += 1
             await cmd("ATTN_TILE", **f)
-            if popped < len(children):                               # §5.6: poll the next child only
+
+    async def merge(u: int, k: int) -> None:
+        nonlocal pops_enq
+        last_pop[children[k]] = pops_enq
+        pops_enq += 1
+        _, bw = units[u]
+        s, last = state_set(u, policy), k == len(children) - 1
+        if policy.stream:
+            f = dict(rows=bw.rows, sreg=s, src_q=1, dir=children[k])
+            if last and parent is not None:
+                f.update(push_en=1, pdir=parent, push_tag=u & 0xFF)
+            await cmd("MERGE", **f)
+        else:
+            await cmd("IPCQ_POP", rows=bw.rows, sreg=SCRATCH, dir=children[k])
+            await cmd("MERGE", rows=bw.rows, sreg=s, sreg2=SCRATCH)
+            if last and parent is not None:
+                await cmd("IPCQ_PUSH", rows=bw.rows, sreg=s, dir=parent, push_tag=u & 0xFF)
+
+    def snapshot() -> tuple[int, int, int, int]:
+        return (int(core.cnt_comp.value), int(core.cnt_pop.value), int(core.pop_valid.value),
+                int(core.pop_avail.value))
+
+    nxt = red = child = 0
+    while red < len(units):
+        missed = False
+        if nxt > last_item[red]:                       # unit `red`: own tiles all enqueued
+            if child < len(children):
                 run.pop_polls += 1
-                if child_ready(popped):
-                    await cmd("IPCQ_POP", rows=rows, sreg=CHILD0 + popped, dir=children[popped])
-                    popped += 1
-                else:
-                    run.pop_misses += 1                              # miss: issue the next tile
-        if not bw.tiles:
-            await cmd("NOP", sreg=OWN, init=1)
-            if leaf:
-                await cmd("IPCQ_PUSH", rows=rows, sreg=OWN, dir=parent, push_tag=rank)
-        while popped < len(children):
-            k = popped
-            await cube.wait_for(p, lambda: child_ready(k),
-                                f"rank {rank} (PE {p}) waiting for the partial of its child {k} "
-                                f"(direction {'NESW'[children[k]]})", max_cycles, also=cube.core(p).pop_avail)
-            await cmd("IPCQ_POP", rows=rows, sreg=CHILD0 + k, dir=children[k])
-            popped += 1
-        for k in range(len(children)):
-            await cmd("MERGE", rows=rows, sreg=OWN, sreg2=CHILD0 + k)
-        if parent is not None and children:
-            await cmd("IPCQ_PUSH", rows=rows, sreg=OWN, dir=parent, push_tag=rank)
-        if parent is None:
-            await cmd("NORM_STORE", rows=rows, sreg=OWN, o_addr=bw.o_addr)
-        # a block's pops must have run before the next block polls the same queues
-        await cube.wait_idle(p, max_cycles)
+                if child_ready(child):
+                    await merge(red, child)
+                    child += 1
+                    continue
+                run.pop_misses += 1
+                missed = True
+            else:
+                if parent is None:
+                    await cmd("NORM_STORE", rows=units[red][1].rows, sreg=state_set(red, policy),
+                              o_addr=units[red][1].o_addr)
+                red, child = red + 1, 0
+                continue
+        if nxt < len(items) and can_issue(nxt) and not (missed and policy.on_miss == "wait"):
+            await issue(items[nxt])
+            nxt += 1
+            run.misses_covered += int(missed)
+            continue
+        if missed:
+            if nxt >= len(items):
+                run.misses_idle += 1
+            elif can_issue(nxt):
+                run.waits_with_work += 1
+            else:
+                run.misses_in_flight += 1
+        snap = snapshot()
+        what = (f"rank {rank} (PE {p}) waiting for the partial of its child {child} (direction "
+                f"{'NESW'[children[child]]}) of unit {red}" if missed else
+                f"rank {rank} (PE {p}) waiting for a tile slot ({in_flight()} of {window} in flight)")
+        await cube.wait_for(p, lambda: snapshot() != snap, what, max_cycles, also=(core.pop_valid, core.pop_avail))
+    await cube.wait_idle(p, max_cycles)
     return run
 
 
-async def launch_kv_parallel(cube: Cube, lp: la.Launch, q: np.ndarray, k: np.ndarray, v: np.ndarray,
-                             max_cycles: int) -> list[PeRun]:
+async def load_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+    """The driver: every PE's slice for the batch, refused if it does not fit."""
+    need = batch.slice_bytes
+    if need > cube.p["WORDS"] * 64:
+        raise ValueError(f"the batch needs a {need}-byte slice; the CUBE has WORDS={cube.p['WORDS']} "
+                         f"({cube.p['WORDS'] * 64} bytes): raise WORDS to >= {-(-need // 64)}")
+    for rank in range(len(batch.first.args)):
+        await cube.load(batch.first.pe_of(rank), 0, bt.batch_image(batch, rank, data))
+
+
+async def run_kernels(cube: Cube, batch: bt.Batch, max_cycles: int,
+                      policy: KernelPolicy = KernelPolicy()) -> list[PeRun]:
+    """One kernel per rank, joined; the first to fail (a named timeout) cancels the others at once."""
+    return list(await gather(*(pe_kernel(cube, batch, r, max_cycles, policy) for r in range(len(batch.first.args)))))
+
+
+async def launch_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                       max_cycles: int, policy: KernelPolicy = KernelPolicy()) -> list[PeRun]:
     """Driver + kernels: load every PE's slice, start one kernel per rank, join them."""
-    for rank, args in enumerate(lp.args):
-        need = la.slice_bytes(args)
-        if need > cube.p["WORDS"] * 64:
-            raise ValueError(f"rank {rank} needs a {need}-byte slice; the CUBE has WORDS={cube.p['WORDS']} "
-                             f"({cube.p['WORDS'] * 64} bytes): raise WORDS to >= {-(-need // 64)}")
-        await cube.load(lp.pe_of(rank), 0, la.slice_image(args, q, k, v))
-    tasks = [cocotb.start_soon(pe_kernel(cube, lp, r, max_cycles)) for r in range(len(lp.args))]
-    return [await t for t in tasks]
+    await load_batch(cube, batch, data)
+    return await run_kernels(cube, batch, max_cycles, policy)
+
+
+async def write_step(cube: Cube, lp: la.Launch, request_id: int, first: int, last: int,
+                     q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+    """The driver between launches on one cache (P3): append tokens [first, last) to their owners'
+    slots, then write the launch's Q and mask tiles; nothing else of the slice is touched."""
+    for rank, addr, rows in bt.append_writes(lp, request_id, first, last, k, v):
+        await cube.load(lp.pe_of(rank), addr, rows)
+    for rank, a in enumerate(lp.args):
+        for addr, arr in la.query_writes(a, q):
+            await cube.load(lp.pe_of(rank), addr, arr)
 
 
 async def read_output(cube: Cube, lp: la.Launch) -> np.ndarray:
-    """O of every query block from the root's slice, as bf16 [G, T_q, d]."""
+    """O of every query block of one request from the root's slice, as bf16 [G, T_q, d]."""
     root = lp.tree.root if lp.tree else 0
     args = lp.args[root]
     blocks = []
@@ -218,8 +342,7 @@ async def launch_ring(cube: Cube, rl: la.RingLaunch, q: np.ndarray, k: np.ndarra
             raise ValueError(f"ring rank {a.rank} needs a {need}-byte slice; WORDS={cube.p['WORDS']} is "
                              f"{cube.p['WORDS'] * 64} bytes: raise WORDS to >= {-(-need // 64)}")
         await cube.load(rl.pes[a.rank], 0, la.ring_image(a, q, k, v))
-    tasks = [cocotb.start_soon(ring_kernel(cube, rl, r, max_cycles)) for r in range(len(rl.args))]
-    return [await t for t in tasks]
+    return list(await gather(*(ring_kernel(cube, rl, r, max_cycles) for r in range(len(rl.args)))))
 
 
 async def read_ring_output(cube: Cube, rl: la.RingLaunch) -> np.ndarray:

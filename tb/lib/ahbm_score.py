@@ -20,12 +20,13 @@ from dataclasses import asdict
 import numpy as np
 
 from models.ahbm import attention as at
+from models.ahbm import batch as bt
 from models.ahbm import kernel as kn
 from models.ahbm import launch as la
 from models.ahbm import placement as pl
 from models.ahbm.numerics import bf16_to_f32, f32_to_bf16
 from tb.lib.ahbm_cube import Cube
-from tb.lib.ahbm_kernel import OWN, PeRun, read_state
+from tb.lib.ahbm_kernel import SCRATCH, KernelPolicy, PeRun, read_state, state_set
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict
 
@@ -42,47 +43,83 @@ def _rows(x: np.ndarray) -> np.ndarray:
     return x.reshape(g * t, d)
 
 
-def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], o_rtl: np.ndarray,
-                      q: np.ndarray, k: np.ndarray, vv: np.ndarray, q_start: int, request_id: int,
-                      q_block: int | None, art: Artifacts, case: str) -> None:
-    a0 = lp.args[0]
-    n, tile, groups, d = a0.n, a0.tile, a0.groups, a0.d
-    counter, tq = k.shape[0], q.shape[1]
-    ref = kn.kv_parallel(q, k, vv, q_start, n, request_id, tile, q_block, lp.mesh)
+def suffix(r: int) -> str:
+    """Artifact name suffix of request r of a batch (request 0 keeps the single-request names)."""
+    return "" if r == 0 else f"_req{r}"
 
-    # ---- O: bit exact, then against float64
+
+def check_request_o(v: Verdict, lp: la.Launch, req: bt.Request, o_rtl: np.ndarray, q: np.ndarray,
+                    k: np.ndarray, vv: np.ndarray, case: str) -> np.ndarray:
+    """One request's O: bit exact against the reference kernel, within the FlashAttention bound of
+    float64. Returns the reference O."""
+    a0 = lp.args[0]
+    ref = kn.kv_parallel(q, k, vv, req.q_start, a0.n, req.request_id, a0.tile, req.q_block, lp.mesh)
     bad = int(np.count_nonzero(o_rtl != ref.O))
     v.check(bad == 0, f"{case}: {bad} of {ref.O.size} bf16 outputs differ from the reference kernel")
-    q_pos = np.arange(q_start, q_start + tq)
-    mask = causal_mask(q_pos, counter, groups)
-    f64 = at.attention_f64(_rows(q), k, vv, mask, d)
+    q_pos = np.arange(req.q_start, req.q_start + q.shape[1])
+    mask = causal_mask(q_pos, k.shape[0], a0.groups)
+    f64 = at.attention_f64(_rows(q), k, vv, mask, a0.d)
     # stored bf16 O vs float64, against the same bound for untiled fp32 attention stored as bf16
     # (a per-element ulp rule would flag near-zero outputs of cancelling sums, which no order avoids)
     untiled_bf16 = bf16_to_f32(f32_to_bf16(at.attention_untiled_fp32(_rows(q), k, vv, mask)))
     v.add_checks(1, at.check_tolerance(bf16_to_f32(_rows(o_rtl)), untiled_bf16, f64, name=f"{case} bf16 O"))
-    # the root's fp32 state of the last query block, against the FlashAttention bound
-    last = la.walk(lp.args[lp.tree.root if lp.tree else 0])[-1]
-    b = last.block
-    m, l, o = read_state(cube, lp.pe_of(lp.tree.root if lp.tree else 0), OWN, last.rows)
-    tiled = at.finalize_f32(at.State(m, l, o))
-    qb = q[:, b.qs - q_start:b.qe - q_start, :]
-    mb = causal_mask(np.arange(b.qs, b.qe), counter, groups)
-    v.add_checks(1, at.check_tolerance(tiled, at.attention_untiled_fp32(_rows(qb), k, vv, mb),
-                                       at.attention_f64(_rows(qb), k, vv, mb, d), name=f"{case} fp32 O"))
+    return ref.O
 
-    # ---- counts per PE, from the PEs' counters
-    pred = kn.predict_counts(counter, q_start, tq, n, request_id, tile, q_block)
-    nblk = len(pred)
+
+def check_root_state(v: Verdict, cube: Cube, lp: la.Launch, req: bt.Request, sreg: int, q: np.ndarray,
+                     k: np.ndarray, vv: np.ndarray, case: str) -> None:
+    """The root's final fp32 state of the request's last query block, against the FlashAttention bound."""
+    root = lp.tree.root if lp.tree else 0
+    last = la.walk(lp.args[root])[-1]
+    b = last.block
+    m, l, o = read_state(cube, lp.pe_of(root), sreg, last.rows)
+    tiled = at.finalize_f32(at.State(m, l, o))
+    qb = q[:, b.qs - req.q_start:b.qe - req.q_start, :]
+    mb = causal_mask(np.arange(b.qs, b.qe), k.shape[0], lp.args[0].groups)
+    v.add_checks(1, at.check_tolerance(tiled, at.attention_untiled_fp32(_rows(qb), k, vv, mb),
+                                       at.attention_f64(_rows(qb), k, vv, mb, lp.args[0].d), name=f"{case} fp32 O"))
+
+
+def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs: list[np.ndarray],
+                data: list[tuple[np.ndarray, np.ndarray, np.ndarray]], art: Artifacts, case: str,
+                policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> None:
+    """A launch of B >= 1 requests: every request's O (bit exact, tolerance), the root's fp32 state
+    where its state set still holds it, the counts of every PE (summed over the requests; counters
+    taken relative to `before`, for a launch that follows others on the same CUBE), the reduction's
+    pushes and pops, the §5.6 rule (no wait on a poll miss while a tile could be enqueued)."""
+    lp = batch.first
+    a0 = lp.args[0]
+    n, tile = a0.n, a0.tile
+    tag = (lambda r: case) if len(batch.requests) == 1 else (lambda r: f"{case} request {r}")
+    units = 0
+    for r, (req, lr, o, (q, k, vv)) in enumerate(zip(batch.requests, batch.launches, outs, data)):
+        ref_o = check_request_o(v, lr, req, o, q, k, vv, tag(r))
+        units += len(la.walk(lr.args[0]))
+        nsets = 8 if policy.stream else SCRATCH
+        total_units = sum(len(la.walk(x.args[0])) for x in batch.launches)
+        if units - 1 + nsets >= total_units:              # no later unit reused its state set
+            check_root_state(v, cube, lr, req, state_set(units - 1, policy), q, k, vv, tag(r))
+        art.add(f"q{suffix(r)}", q, np.uint16)
+        art.add(f"k{suffix(r)}", k, np.uint16)
+        art.add(f"v{suffix(r)}", vv, np.uint16)
+        art.add(f"exp_o{suffix(r)}", ref_o, np.uint16)
+        art.add(f"obs_o{suffix(r)}", o, np.uint16)
+
+    # ---- counts per PE, from the PEs' counters (summed over the requests)
+    preds = [kn.predict_counts(req.counter, req.q_start, req.tq, n, req.request_id, tile, req.q_block)
+             for req in batch.requests]
     root = lp.tree.root if lp.tree else 0
     totals = {"pushes": 0, "pops": 0}
     for rank, run in enumerate(runs):
         p = lp.pe_of(rank)
         c = cube.counters(p)
-        exp = {key: sum(blk[rank][key] for blk in pred) for key in kn.PE_COUNT_KEYS}
+        if before is not None:
+            c = {key: c[key] - before[p].get(key, 0) for key in c}
+        exp = {key: sum(blk[rank][key] for pred in preds for blk in pred) for key in kn.PE_COUNT_KEYS}
         nchild = len(lp.child_dirs(rank))
         want = {"cnt_k": exp["k_loads"], "cnt_v": exp["v_loads"], "cnt_comp": exp["composites"],
-                "cnt_mask": exp["masked"], "cnt_push": exp["pushes"], "cnt_pop": nchild * nblk,
-                "cnt_merge": nchild * nblk, "cnt_store": nblk if rank == root else 0, "cnt_q": nblk,
+                "cnt_mask": exp["masked"], "cnt_push": exp["pushes"], "cnt_pop": nchild * units,
+                "cnt_merge": nchild * units, "cnt_store": units if rank == root else 0, "cnt_q": units,
                 "cnt_fault": 0}
         for key, e in want.items():
             v.check(c[key] == e, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, predicted {e}")
@@ -90,12 +127,14 @@ def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], 
         v.check(run.enqueued.get("ATTN_TILE", 0) == exp["composites"],
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, "
                 f"{exp['composites']} tiles are not all-future ({exp['tiles_skipped']} skipped)")
+        v.check(run.waits_with_work == 0, f"{case}: rank {rank} (PE {p}) waited {run.waits_with_work} time(s) "
+                "on a poll miss while it could have enqueued a tile (ADR §5.6: a miss is covered by work)")
         art.count(f"skipped_r{rank}", exp["tiles_skipped"])
         totals["pushes"] += c["cnt_push"]
         totals["pops"] += c["cnt_pop"]
         v.check(cube.fault(p).code == 0, f"{case}: rank {rank} (PE {p}) fault {cube.fault(p).name}")
-    v.check(totals["pushes"] == (n - 1) * nblk, f"{case}: {totals['pushes']} partial pushes, "
-            f"expected N-1 = {n - 1} per reduction x {nblk} blocks")
+    v.check(totals["pushes"] == (n - 1) * units, f"{case}: {totals['pushes']} partial pushes, "
+            f"expected N-1 = {n - 1} per reduction x {units} units (request, query block)")
     v.check(totals["pops"] == totals["pushes"], f"{case}: {totals['pops']} pops for {totals['pushes']} pushes "
             "(a partial lost or duplicated in IPCQ)")
     report_blocking(cube, [lp.pe_of(r) for r in range(n)], case)
@@ -104,17 +143,12 @@ def score_kv_parallel(v: Verdict, cube: Cube, lp: la.Launch, runs: list[PeRun], 
     idle_q = int(cube.dut.u_ipcq.pop_valid.value)
     v.check(idle_q == 0, f"{case}: IPCQ words left undelivered (pop_valid {idle_q:#x})")
     v.check(not cube.mon_err(), f"{case}: a PE, DMA or IPCQ monitor fired (see ERROR lines)")
-    art.count("o_writes", nblk, sum(cube.counters(lp.pe_of(r))["cnt_store"] for r in range(n)))
-
-    # ---- artifacts
-    art.add("q", q, np.uint16)
-    art.add("k", k, np.uint16)
-    art.add("v", vv, np.uint16)
-    art.add("exp_o", ref.O, np.uint16)
-    art.add("obs_o", o_rtl, np.uint16)
-    art.add("launch", json.dumps({"case": case, "q_start": q_start, "request_id": request_id, "n": n,
-                                  "tile": tile, "q_block": q_block, "mesh": list(lp.mesh),
-                                  "args": [asdict(x) for x in lp.args]}, default=list))
+    stores = sum(cube.counters(lp.pe_of(r))["cnt_store"] - (before or {}).get(lp.pe_of(r), {}).get("cnt_store", 0)
+                 for r in range(n))
+    art.count("o_writes", units, stores)
+    art.add("launch", json.dumps({"case": case, "n": n, "tile": tile, "mesh": list(lp.mesh),
+                                  "requests": [asdict(x) for x in batch.requests],
+                                  "args": [[asdict(x) for x in lr.args] for lr in batch.launches]}, default=list))
 
 
 def report_blocking(cube: Cube, pes: list[int], case: str) -> int:
@@ -135,11 +169,15 @@ def recheck_launch(arrays: dict[str, np.ndarray]) -> list[str]:
                               meta.get("tile"))
         ok = np.array_equal(ref.O, arrays["obs_o"])
         return [] if ok else [f"obs_o differs from models.ahbm.kernel.ring_prefill ({meta['case']})"]
-    ref = kn.kv_parallel(arrays["q"], arrays["k"], arrays["v"], meta["q_start"], meta["n"], meta["request_id"],
-                         meta["tile"], meta["q_block"], tuple(meta["mesh"]))
-    if not np.array_equal(ref.O, arrays["obs_o"]):
-        return [f"obs_o differs from models.ahbm.kernel on the archived inputs ({meta['case']})"]
-    return []
+    errors = []
+    for r, req in enumerate(meta["requests"]):
+        x = suffix(r)
+        ref = kn.kv_parallel(arrays[f"q{x}"], arrays[f"k{x}"], arrays[f"v{x}"], req["q_start"], meta["n"],
+                             req["request_id"], meta["tile"], req["q_block"], tuple(meta["mesh"]))
+        if not np.array_equal(ref.O, arrays[f"obs_o{x}"]):
+            errors.append(f"obs_o{x} differs from models.ahbm.kernel on the archived inputs ({meta['case']}, "
+                          f"request {r})")
+    return errors
 
 
 def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_rtl: np.ndarray,

@@ -19,7 +19,7 @@ from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 from models.ahbm import attention as at
 from models.ahbm import launch as la
 from models.ahbm_ipcq import COMMON_FIELDS, OP_FIELDS, OPCODES, decode_cmd, encode_cmd
-from tb.lib.ahbm_cube import FAULT_NAMES, PERIOD_NS, Cube
+from tb.lib.ahbm_cube import FAULT_NAMES, PERIOD_NS, Cube, CubeTimeout
 from tb.lib.pe_session import (FAULT_CODES, MAX_CYCLES, PeSession, Tile, check_header, expect_fault, model_sweep,
                                reserved_bit, start_session, wait_cycles, wait_done, wait_pop_avail)
 from tb.lib.verdict import Verdict
@@ -593,4 +593,21 @@ async def load_q_fetched_ahead(dut) -> None:
     s.check_counts(0, cnt_q=3, cnt_comp=4)
     report(dut, f"LOAD_Q ahead: K of the tile behind Q1's load issued at {tr[2]['kiss']}, the tile before it "
                 f"ran S6 at {tr[1]['s6']}")
+    v.finish()
+
+
+@cocotb.test()
+async def wait_reports_missed_wakeup(dut) -> None:
+    """A bounded wait whose condition turns true without any signal it awaits changing (here: time
+    alone) ends at its bound as a named failure, never as a late success (the bench's guard against a
+    kernel wait that lists the wrong wake-up signals)."""
+    cube, s, v = await start_session(dut, "pe")
+    t0 = cube.now()
+    try:
+        await cube.wait_for(0, lambda: cube.now() >= t0 + 20, "time alone", 100)
+        v.check(False, "a wait woken by nothing it awaits ended as a success")
+    except CubeTimeout as exc:
+        v.check("misses a wake-up" in str(exc), f"the wait ended with another message: {exc}")
+        v.check(cube.now() - t0 >= 100, f"the wait ended after {cube.now() - t0} cycles, before its bound 100")
+    await s.finish()
     v.finish()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import cocotb
 
+from models.ahbm import batch as bt
 from tb.lib.ahbm_case import launch_case, save_and_finish, score
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
@@ -37,9 +38,8 @@ async def decode_sp_sweep_point(dut) -> None:
     name = f"decode_sp_sweep.t{tile}"
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm_sweep"), name, dut._log)
     q_start = COUNTER - 1
-    case = await launch_case(dut, v, counter=COUNTER, q_start=q_start, tq=1, n=N_PES, request_id=REQUEST_ID,
-                             tile=tile)
-    cube, lp = case.cube, case.lp
+    case = await launch_case(dut, v, [bt.Request(COUNTER, q_start, 1, REQUEST_ID)], tile=tile, n=N_PES)
+    cube, lp = case.cube, case.batch.first
     d = cube.p["D"]
     art = Artifacts(v.test)
     score(v, case, art, name)

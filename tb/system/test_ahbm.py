@@ -14,14 +14,16 @@ rotations and ragged lengths, prefill without SP (causal skip + boundary masks).
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import cocotb
 import numpy as np
 
-from models.ahbm import launch as la
-from tb.lib.ahbm_case import GROUPS, Case, bf16_rand, launch_case, run_case, run_ring, score
+from models.ahbm import batch as bt
+from tb.lib.ahbm_case import (GROUPS, Case, launch_case, request_data, run_batch, run_case, run_ring, run_session,
+                              score)
 from tb.lib.ahbm_cube import Cube, CubeTimeout
-from tb.lib.ahbm_kernel import pe_kernel
+from tb.lib.ahbm_kernel import KernelPolicy, load_batch, pe_kernel
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
 
@@ -87,22 +89,24 @@ async def scoreboard_fails_on_wrong_value(dut) -> None:
     """The launch scoreboard is not blind: on a real N=4 decode it passes, then fails on one flipped
     bit of O and on a wrong prediction (another request_id rotates the placement, so counts differ)."""
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "scoreboard_fails_on_wrong_value", dut._log)
-    c = await launch_case(dut, v, counter=41, q_start=40, tq=1, n=4, request_id=1, tile=5)
+    c = await launch_case(dut, v, [bt.Request(41, 40, 1, 1)], tile=5, n=4)
     scratch = Artifacts(v.test + ".probe")
-    probe = Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log)
-    score(probe, c, scratch, "faithful")
-    v.check(not probe.failures, f"the faithful run fails the scoreboard: {probe.failures[:3]}")
-    bad_o = c.o.copy()
+
+    def probe_of(case: Case, what: str, outs=None) -> list[str]:
+        probe = Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log)
+        score(probe, case, scratch, what, outs)
+        return probe.failures
+
+    fails = probe_of(c, "faithful")
+    v.check(not fails, f"the faithful run fails the scoreboard: {fails[:3]}")
+    bad_o = c.outs[0].copy()
     bad_o.flat[int(np.random.default_rng(v.seed).integers(bad_o.size))] ^= 0x0001
-    probe = Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log)
-    score(probe, c, scratch, "flipped", o=bad_o)
-    v.check(any("differ from the reference kernel" in f for f in probe.failures),
-            f"a flipped O bit was not reported: {probe.failures[:3]}")
-    probe = Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log)
-    wrong = Case(**{**c.__dict__, "request_id": 2})
-    score(probe, wrong, scratch, "wrong prediction")
-    v.check(any("predicted" in f for f in probe.failures),
-            f"counts checked against a wrong placement were not reported: {probe.failures[:3]}")
+    fails = probe_of(c, "flipped", [bad_o])
+    v.check(any("differ from the reference kernel" in f for f in fails), f"a flipped O bit was not reported: {fails[:3]}")
+    wrong = replace(c, batch=replace(c.batch, requests=(replace(c.batch.requests[0], request_id=2),)))
+    fails = probe_of(wrong, "wrong prediction")
+    v.check(any("predicted" in f for f in fails),
+            f"counts checked against a wrong placement were not reported: {fails[:3]}")
     v.finish()
 
 
@@ -115,25 +119,90 @@ async def hang_ends_as_named_failure(dut) -> None:
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
-    q, k, vv = bf16_rand(rng, GROUPS, 1, d), bf16_rand(rng, 40, d), bf16_rand(rng, 40, d)
-    lp = la.plan(40, 39, 1, 2, 0, GROUPS, d, 8, None, (cube.p["R"], cube.p["C"]))
+    req = bt.Request(40, 39, 1, 0)
+    batch = bt.plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    lp = batch.first
     root = lp.tree.root
     leaf = next(r for r in range(2) if r != root)
-    for r, a in enumerate(lp.args):
-        await cube.load(lp.pe_of(r), 0, la.slice_image(a, q, k, vv))
+    await load_batch(cube, batch, [request_data(rng, req, d)])
     bound = 20_000
     t0 = cube.now()
     try:
-        await pe_kernel(cube, lp, root, bound)
+        await pe_kernel(cube, batch, root, bound)
         v.check(False, "the root finished although its child never pushed")
     except CubeTimeout as exc:
         msg = str(exc)
         waited = cube.now() - t0
         dut._log.info("REPORT hang: named failure after %d cycles: %s", waited, msg)
         want = f"rank {root} (PE {lp.pe_of(root)}) waiting for the partial of its child 0 (direction " \
-               f"{'NESW'[lp.child_dirs(root)[0]]})"
+               f"{'NESW'[lp.child_dirs(root)[0]]}) of unit 0"
         v.check(want in msg, f"the timeout does not name the wait: {msg!r} (expected {want!r})")
         v.check(waited <= bound + 1000, f"the wait ended after {waited} cycles, bound {bound}")
     v.check(cube.counters(lp.pe_of(leaf))["cmd_done"] == 0, "the idle leaf ran commands")
     v.cycles = cube.now() - t0
     v.finish()
+
+
+# ---------------------------------------------------------------- batched decode and the §5.6 loop
+
+
+def batch_requests(b: int, base: int = 61) -> list[bt.Request]:
+    """B decode requests with their own, ragged, cache lengths and ids (start_pe = id mod N)."""
+    return [bt.Request(base + 13 * r, base + 13 * r - 1, 1, 3 * r + 1) for r in range(b)]
+
+
+@cocotb.test()
+@cocotb.parametrize(b=[1, 2, 4, 8])
+async def decode_batch(dut, b: int) -> None:
+    """Batched decode, N=8: B requests in one launch, each with its own cache, valid lengths, start_pe
+    and O_base; every request's O bit exact and within tolerance; one request's reduction runs while
+    the next request's tiles stream (the REPORT line counts the polls those tiles covered)."""
+    await run_batch(dut, f"decode_batch.b{b}", batch_requests(b), n=8, tile=8)
+
+
+@cocotb.test()
+async def decode_batch_unstreamed(dut) -> None:
+    """The same batch (B=4) with the unstreamed reduction (IPCQ_POP, MERGE, IPCQ_PUSH): same bits."""
+    await run_batch(dut, "decode_batch_unstreamed", batch_requests(4), n=8, tile=8,
+                    policy=KernelPolicy(stream=False))
+
+
+@cocotb.test()
+async def miss_rule_fails_a_waiting_kernel(dut) -> None:
+    """ADR §5.6: a kernel that waits on a poll miss while it still has tiles to issue must fail the
+    scoreboard (the same batch passes with the default kernel, decode_batch.b4)."""
+    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "miss_rule_fails_a_waiting_kernel", dut._log)
+    c = await launch_case(dut, v, batch_requests(4), tile=8, n=8, policy=KernelPolicy(on_miss="wait"))
+    probe = Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log)
+    score(probe, c, Artifacts(v.test + ".probe"), "waiting kernel")
+    waits = sum(r.waits_with_work for r in c.runs)
+    v.check(waits > 0, "the waiting kernel never waited on a miss with work left: the case does not test the rule")
+    v.check(any("waited" in f and "§5.6" in f for f in probe.failures),
+            f"a kernel that waited {waits} times on a miss with tiles left passed the scoreboard")
+    v.check(all("§5.6" in f for f in probe.failures), f"other checks failed too: {probe.failures[:3]}")
+    v.finish()
+
+
+# ---------------------------------------------------------------- launches that append to one cache (ADR P3)
+
+
+@cocotb.test()
+@cocotb.parametrize(n=[1, 8])
+async def decode_steps(dut, n: int) -> None:
+    """Decode across launches: T = 8 consecutive steps on one cache; before each step the driver appends
+    the new token's K and V row to its owner's next slot and advances the counter (nothing else of the
+    cache is written); O checked at every step."""
+    c0 = 53
+    await run_session(dut, f"decode_steps.n{n}", [bt.Request(c0 + t, c0 + t - 1, 1, 5) for t in range(8)],
+                      n=n, tile=8)
+
+
+@cocotb.test()
+@cocotb.parametrize(n=[1, 4])
+async def prefill_chunks(dut, n: int) -> None:
+    """Chunked prefill across launches: query chunks of 6 positions (the last one 3), q_start 0, 6, 12,
+    18, 24, each launch over a cache already holding the earlier chunks plus its own (appended before
+    it); causal skip and boundary masks from absolute positions; O checked per chunk."""
+    seq, w = 27, 6
+    chunks = [bt.Request(min(seq, s + w), s, min(seq, s + w) - s, 2, q_block=3) for s in range(0, seq, w)]
+    await run_session(dut, f"prefill_chunks.n{n}", chunks, n=n, tile=4)

@@ -23,10 +23,16 @@ def _archive(ring: bool) -> dict[str, np.ndarray]:
         o = kn.ring_prefill(q, k, v, 2).O
         meta = {"case": "ring", "ring": True, "n": 2}
     else:
-        q, k, v = _bf16(rng, 8, 1, 32), _bf16(rng, 40, 32), _bf16(rng, 40, 32)
-        o = kn.kv_parallel(q, k, v, 39, 4, 3, 8, None, (2, 4)).O
-        meta = {"case": "decode", "q_start": 39, "request_id": 3, "n": 4, "tile": 8, "q_block": None,
-                "mesh": [2, 4]}
+        out = {}
+        reqs = []
+        for r, (counter, rid) in enumerate(((40, 3), (29, 6))):      # a batch of two requests
+            q, k, v = _bf16(rng, 8, 1, 32), _bf16(rng, counter, 32), _bf16(rng, counter, 32)
+            x = "" if r == 0 else f"_req{r}"
+            out.update({f"q{x}": q, f"k{x}": k, f"v{x}": v,
+                        f"obs_o{x}": kn.kv_parallel(q, k, v, counter - 1, 4, rid, 8, None, (2, 4)).O})
+            reqs.append({"counter": counter, "q_start": counter - 1, "tq": 1, "request_id": rid, "q_block": None})
+        meta = {"case": "decode", "n": 4, "tile": 8, "mesh": [2, 4], "requests": reqs}
+        return {**out, "launch": np.asarray(json.dumps(meta))}
     return {"q": q, "k": k, "v": v, "obs_o": o, "launch": np.asarray(json.dumps(meta))}
 
 
@@ -34,10 +40,11 @@ def test_recheck_passes_and_fails(tmp_path):
     for ring in (False, True):
         arrays = _archive(ring)
         assert recheck_launch(arrays) == []
-        bad = dict(arrays)
-        bad["obs_o"] = arrays["obs_o"].copy()
-        bad["obs_o"].flat[5] ^= 1
-        assert len(recheck_launch(bad)) == 1
+        for key in [x for x in arrays if x.startswith("obs_o")]:   # every request's O is re-derived
+            bad = dict(arrays)
+            bad[key] = arrays[key].copy()
+            bad[key].flat[5] ^= 1
+            assert len(recheck_launch(bad)) == 1
     path = tmp_path / "artifacts.npz"
     np.savez_compressed(path, **{f"t/{k}": val for k, val in bad.items()})
     checks, errors = artifacts.recheck(path)
