@@ -186,6 +186,16 @@ module pe_core #(
     reg  [31:0]  t_vland [0:4];
     reg  [31:0]  t_s2;
 
+    // Activity log (read by the bench through the hierarchy: the per-PE timeline of tb/perf/ahbm_plots.py):
+    // entry i = {cyc_now, code} of the i-th change (mod ALOG) of code = {DMA moving words, engine class},
+    // class 0 idle, 1 waiting for DMA data, 2 MM, 3 VEC, 4 push, 5 pop, 6 merge, 7 store; alog_n changes.
+    localparam integer ALOG = 4096;
+    /* verilator lint_off UNUSEDSIGNAL */  // read by the bench only
+    reg  [35:0]  alog [0:ALOG-1];
+    reg  [31:0]  alog_n;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg  [3:0]   act_prev;
+
     // ---------------------------------------------------------------- command fields
     /* verilator lint_off UNUSEDSIGNAL */  // each extractor reads one field of the command
     function automatic [3:0]  f_opc(input [127:0] c);  f_opc  = c[3:0];   endfunction
@@ -594,6 +604,14 @@ module pe_core #(
     wire e_ent = ent_ok[rd_seq[CQA-1:0]];
     wire e_waiting = (e_st == E_WAIT_Q && !(e_ent && q_rdy[f_qreg(e_cmd)])) || (e_st == E_WAIT_K && !(e_ent && k_rdy[e_slot]))
                   || (e_st == E_WAIT_M && !m_rdy[e_slot]) || (e_st == E_WAIT_V && !v_rdy[e_slot]);
+    wire [2:0] e_class = (e_st == E_WAIT_Q || e_st == E_WAIT_K || e_st == E_WAIT_M || e_st == E_WAIT_V) ? 3'd1
+                       : (e_st == E_MM1 || e_st == E_MM2) ? 3'd2
+                       : (e_st == E_VEC) ? 3'd3
+                       : (e_st == E_PUSH) ? 3'd4
+                       : (e_st == E_POP) ? 3'd5
+                       : (e_smerge || (e_st == E_BUSY && f_opc(e_cmd) == OP_MERGE)) ? 3'd6
+                       : (e_st == E_BUSY || e_st == E_STORE) ? 3'd7 : 3'd0;
+    wire [3:0] act = {dma_xfer, e_class};
     wire e_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
                   || (e_smerge && (e_left != 32'd0 || (e_pop_go && pop_valid[e_dir])));
     // output word j (0 = header) of a streamed MERGE can go on the port: the header once the input header
@@ -644,8 +662,14 @@ module pe_core #(
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
             cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0; cyc_link <= 32'd0; cyc_pstall <= 32'd0; cyc_mwait <= 32'd0;
             cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
+            alog_n <= 32'd0; act_prev <= 4'd0;
         end else begin
             cyc_now <= cyc_now + 32'd1;
+            if (act != act_prev) begin
+                alog[alog_n % ALOG] <= {cyc_now, act};
+                alog_n <= alog_n + 32'd1;
+                act_prev <= act;
+            end
             sl_wr_en <= 1'b0;
             sl_wr2_en <= 1'b0;
 

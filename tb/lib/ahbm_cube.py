@@ -120,6 +120,18 @@ class Cube:
         out["dma_busy"] = int(top.dma_busy_cyc.value)
         return out
 
+    def activity_log(self, p: int) -> tuple[list[tuple[int, int]], bool]:
+        """PE p's activity log (pe_core `alog`): [(cycle, code)] of every change of {DMA moving words,
+        engine class} since reset, oldest first, and whether it wrapped (then only the newest ALOG)."""
+        c = self.core(p)
+        n = int(c.alog_n.value)
+        size = len(c.alog)
+        out = []
+        for i in range(max(0, n - size), n):
+            w = int(c.alog[i % size].value)
+            out.append((w >> 4, w & 0xF))
+        return out, n > size
+
     def fault(self, p: int) -> PeFault:
         c = self.core(p)
         return PeFault(int(c.fault_code.value), int(c.fault_tag.value))

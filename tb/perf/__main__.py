@@ -13,9 +13,14 @@
    PREFETCH 1..4 x tile 32/64/128 on the d=128 CUBE at DMA_LAT 100, then
    PREFETCH 1..4 at tile 32 and DMA_LAT 400 (--quick: the first table at tile
    64 only), every run scored; cycles per tile against the DMA roofline.
-4. Simulation speed on both simulators (tb/perf/targets.py): the saturated
+4. The AHBM launch sweep (tb/perf/ahbm_launch.py, Verilator, one build per IPCQ link width): whole
+   decode launches for B = 1, 4, 8 requests of 4096 tokens at 64/256/512-bit links against the
+   whole launch's roofline, the reduction's share of the launch, the two targets, a prefill sweep
+   (query chunk x tile), and the pictures: per-PE timelines and the roofline plot (--quick: B 1 and 8
+   at 256 bits, prefill tile 64).
+5. Simulation speed on both simulators (tb/perf/targets.py): the saturated
    4x4 mesh and the fused4 machine running flash_attention_l64d64.
-5. The vector core's long differential run (tb/perf/vc_random.py): 5,000
+6. The vector core's long differential run (tb/perf/vc_random.py): 5,000
    constrained-random programs, RTL = model after every RUN (--quick: 1,000).
 
 Exits non-zero only if a run failed its checks (a missed speed target is
@@ -29,7 +34,7 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_sweep, noc_sweep, targets, vc_random
+from tb.perf import ahbm_launch, ahbm_sweep, noc_sweep, targets, vc_random
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 from tb.progress import Progress
 from tb.simulators import SIMULATORS
@@ -49,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_sweep:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
-        steps += ["simulation speed", "vector core differential run"]
+        steps += ["AHBM launch sweep", "simulation speed", "vector core differential run"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
     t = time.monotonic()
 
@@ -87,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "met" if both <= ahbm_sweep.SWEEP_TARGET_S else "NOT met"
         print(f"decode sweep, both tables on Verilator: {both:.0f} s (target <= {ahbm_sweep.SWEEP_TARGET_S} s: "
               f"{verdict})", flush=True)
+    print("", flush=True)
+    rc |= 1 if ahbm_launch.launch_main(quick=args.quick, seed=seed, verbose=args.verbose) != 0 else 0
+    step_done("AHBM launch sweep")
     print("", flush=True)
     rc |= targets.targets_main(seed=seed, verbose=args.verbose)
     step_done("simulation speed")

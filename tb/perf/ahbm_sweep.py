@@ -30,11 +30,11 @@ computed from the timing formulas of rtl/ahbm/pe_core.v):
   hidden      cyc_hidden / (cyc_mm + cyc_vec): compute cycles during which the
               DMA was moving words out of the slice
   wait        cyc_wait: cycles the engine waited for DMA data (K, V, Q)
-  launch      cycles from the driver's first slice load to the last PE idle;
+  launch      cycles from the kernels' start to the last PE idle;
               launch/roof divides it by the whole launch's roofline
               (launch_roofline: one PE's K+V over DMA_BW, then the
-              reduction's ceil(log2 N) packets at one 64-bit link word
-              per cycle, level after level)
+              reduction's ceil(log2 N) levels of one packet at the
+              64-bit link, models/ahbm_reduce.reduction_roofline)
 
 The roofline is the cycles per tile if the DMA never idled,
 2 * tile * d * 2 / DMA_BW (K and V of one full tile); `meas/roof` is the mean
@@ -72,7 +72,7 @@ from typing import Any, Iterable, Sequence
 
 from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
-from models.ahbm_ipcq import mlo_words
+from models.ahbm_reduce import reduction_roofline
 from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, runtime_config
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
@@ -97,19 +97,23 @@ SWEEP_TARGET_S = 180  # benchmark target: both decode tables under 3 minutes on 
 
 # ---------------------------------------------------------------- metrics (pure)
 HEAD_D = 128                # the sweep CUBE's head dimension (the ahbm_llama bench's D)
-LINK_BITS = 64              # IPCQ link width: one 64-bit word per cycle
+LINK_BITS = 64              # the decode sweep's IPCQ link width (the ahbm_llama bench's IPCQ_W)
+
+
+def dma_roofline(counter: int = COUNTER, n: int = N_PES, d: int = HEAD_D, dma_bw: int = DMA_BW, b: int = 1) -> int:
+    """Cycles to stream the K and V (bf16) of `b` requests of `counter` tokens through the busiest PE's
+    DMA at dma_bw bytes/cycle."""
+    keys = -(-counter // n)
+    return -(-b * 2 * keys * d * 2 // dma_bw)
 
 
 def launch_roofline(counter: int = COUNTER, n: int = N_PES, d: int = HEAD_D, groups: int = GROUPS,
-                    dma_bw: int = DMA_BW, link_bits: int = LINK_BITS) -> int:
-    """Cycles of a whole decode launch if nothing idled: one PE's K and V (bf16) at dma_bw bytes/cycle,
-    then the reduction's own transfer, ceil(log2 n) levels of one (m, l, O) packet (header + body) at one
-    link word per cycle, which the tree moves level after level."""
-    keys = -(-counter // n)
-    dma = -(-2 * keys * d * 2 // dma_bw)
-    levels = max(0, (n - 1).bit_length())
-    packet = 1 + mlo_words(d, groups, 1, link_bits)
-    return dma + levels * packet
+                    dma_bw: int = DMA_BW, link_bits: int = LINK_BITS, b: int = 1) -> int:
+    """Cycles of a whole decode launch if nothing idled: the K/V stream of every request
+    (dma_roofline), then one reduction that no other work can hide (the last request's):
+    models.ahbm_reduce.reduction_roofline, ceil(log2 n) levels of one (m, l, O) packet at one link word
+    per cycle or the streamed merge's own rate, whichever is slower."""
+    return dma_roofline(counter, n, d, dma_bw, b) + reduction_roofline(n, groups, d, link_bits)
 
 
 def roofline_cycles(tile: int, d: int, dma_bw: int) -> float:
@@ -291,46 +295,70 @@ def read_point(prefetch: int, tile: int, rec: dict[str, Any], dma_lat: int = DMA
     return pt
 
 
+@dataclass
+class PointRun:
+    """One simulator run of the sweep test: its JSON line (None if it wrote none), why not, its wall time
+    and its kept log."""
+
+    rec: dict[str, Any] | None
+    message: str
+    wall_s: float
+    log: str
+    passed: bool
+
+
+def run_point(bench: Bench, name: str, env: dict[str, str], seed: int, verbose: bool, sim: str) -> PointRun:
+    """Run tb/perf/test_ahbm_sweep.py once on `bench` with the point's environment; keep its log."""
+    build_dir = bench_build_dir(PERF_ROOT, sim, bench.name)
+    out = build_dir / f"sweep_{name}.json"
+    out.unlink(missing_ok=True)
+    t0 = time.monotonic()
+    result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
+                       extra_env={**env, "AHBM_SWEEP_OUT": str(out)})
+    wall = time.monotonic() - t0
+    log = build_dir / "sim.log"
+    kept = build_dir / f"sim_{name}.log"
+    if log.exists():
+        shutil.copyfile(log, kept)
+    if result.error:
+        return PointRun(None, result.error, wall, str(kept), False)
+    if len(result.tests) != 1:
+        return PointRun(None, f"{len(result.tests)} tests ran, expected exactly one", wall, str(kept), False)
+    test = result.tests[0]
+    first = test.message.splitlines()[0] if test.message else ""
+    if not out.exists():
+        return PointRun(None, f"{first or 'no measurement'} (no {out.name} written)", wall, str(kept), False)
+    try:
+        rec = json.loads(out.read_text())
+    except ValueError as exc:
+        return PointRun(None, f"unreadable measurement {out}: {exc}", wall, str(kept), False)
+    return PointRun(rec, "" if test.passed else (first or "failed"), wall, str(kept), test.passed)
+
+
 def run_prefetch(prefetch: int, tiles: Sequence[int], seed: int, verbose: bool = False,
                  dma_lat: int = DMA_LAT, sim: str = "icarus") -> list[Point]:
     """Every tile at this PREFETCH and DMA latency on the sweep's build (one simulator run each)."""
     check_point_config(prefetch, dma_lat)
     bench = sweep_bench()
-    build_dir = bench_build_dir(PERF_ROOT, sim, bench.name)
     points = []
     for tile in tiles:
-        name = f"p{prefetch}_t{tile}_lat{dma_lat}"
-        out = build_dir / f"sweep_{name}.json"
-        out.unlink(missing_ok=True)
-        t0 = time.monotonic()
-        result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
-                           extra_env={"AHBM_SWEEP_TILE": str(tile), "AHBM_SWEEP_OUT": str(out),
-                                      PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)})
-        wall = time.monotonic() - t0
-        log = build_dir / "sim.log"
-        kept = build_dir / f"sim_{name}.log"
-        if log.exists():
-            shutil.copyfile(log, kept)
-        if result.error:
-            pt = Point(prefetch, tile, dma_lat=dma_lat, message=result.error)
-        elif len(result.tests) != 1:
-            pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"{len(result.tests)} tests ran, expected exactly one")
-        elif not out.exists():
-            msg = result.tests[0].message.splitlines()[0] if result.tests[0].message else "no measurement"
-            pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"{msg} (no {out.name} written)")
+        run = run_point(bench, f"p{prefetch}_t{tile}_lat{dma_lat}",
+                        {"AHBM_SWEEP_TILE": str(tile), PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)},
+                        seed, verbose, sim)
+        if run.rec is None:
+            pt = Point(prefetch, tile, dma_lat=dma_lat, message=run.message)
         else:
             try:
-                pt = read_point(prefetch, tile, json.loads(out.read_text()), dma_lat)
+                pt = read_point(prefetch, tile, run.rec, dma_lat)
             except (ValueError, KeyError) as exc:
-                pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"unreadable measurement {out}: {exc}")
-            if pt.passed and not result.tests[0].passed:
-                pt.passed = False
-                pt.message = result.tests[0].message.splitlines()[0] if result.tests[0].message else "failed"
-        pt.wall_s = wall
+                pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"unreadable measurement: {exc}")
+            if pt.passed and not run.passed:
+                pt.passed, pt.message = False, run.message
+        pt.wall_s = run.wall_s
         pt.seed = pt.seed or seed
-        pt.log = str(kept)
+        pt.log = run.log
         print(f"ahbm sweep:   PREFETCH={prefetch} tile={tile}: {'PASS' if pt.passed else 'FAIL'} "
-              f"{wall:.1f}s" + ("" if pt.passed else f" ({pt.message}; log {kept})"), flush=True)
+              f"{run.wall_s:.1f}s" + ("" if pt.passed else f" ({pt.message}; log {run.log})"), flush=True)
         points.append(pt)
     return points
 
@@ -350,9 +378,9 @@ def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> st
     lines = ["", f"AHBM decode sweep: N={N_PES} PEs, d=128, G={GROUPS}, context {COUNTER} tokens, decode with SP, "
                  f"DMA_BW {DMA_BW} B/cycle, DMA_LAT {dma_lat}; means over the {N_PES} PEs",
              format_table(points),
-             f"launch/roof = launch cycles / {launch_roofline()}, the whole launch's roofline: one PE's K+V bytes "
-             f"/ DMA_BW + {max(0, (N_PES - 1).bit_length())} reduction levels x a {1 + mlo_words(HEAD_D, GROUPS)}-word "
-             f"(m,l,O) packet at one {LINK_BITS}-bit word/cycle",
+             f"launch/roof = launch cycles (the kernels' first cycle to the last PE idle) / {launch_roofline()}, the "
+             f"whole launch's roofline: one PE's K+V bytes / DMA_BW + {max(0, (N_PES - 1).bit_length())} reduction "
+             f"levels of one (m,l,O) packet at the {LINK_BITS}-bit link (models/ahbm_reduce.reduction_roofline)",
              "cyc/tile = (cyc_last - cyc_first) / cnt_comp; roofline = 2*tile*d*2/DMA_BW; DMA/peak = dma_bytes / "
              "((cyc_dma_last - cyc_dma_first)*DMA_BW), the DMA's own window;\nDMA B/cyc = dma_bytes / "
              "dma_busy_cyc; hidden = cyc_hidden / (cyc_mm + cyc_vec), DMA transferring; wait = cyc_wait",

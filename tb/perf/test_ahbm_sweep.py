@@ -1,17 +1,19 @@
-"""The cocotb half of the AHBM decode sweep (run by tb.perf.ahbm_sweep, not by regress).
+"""The cocotb half of the AHBM sweeps (run by tb.perf.ahbm_sweep and tb.perf.ahbm_launch, not by regress).
 
-One test: one decode-with-SP launch on the d=128 CUBE (the ahbm_llama bench's
-top and parameters, PREFETCH set per build by the sweep), N = 8 PEs, G = 8,
-a context of tb.perf.ahbm_sweep.COUNTER tokens, through the same driver,
-kernel and scoreboard as tb/system/test_ahbm.py (tb/lib/ahbm_case.py) (O bit exact against the
-reference kernel and within tolerance of float64, counts against the
-prediction). The tile size is a kernel argument, read from AHBM_SWEEP_TILE.
+One test, one point: a launch on the d=128 CUBE (the ahbm_llama bench's top, built by the sweep), through
+the same driver, kernel and scoreboard as tb/system/test_ahbm.py (tb/lib/ahbm_case.py, tb/lib/ahbm_kernel.py):
+every request's O bit exact against the reference kernel and within tolerance of float64, counts against
+the prediction. The point comes from the environment:
 
-It then writes one JSON line to AHBM_SWEEP_OUT (default: sweep_t<tile>.json in
-the build folder): the CUBE's parameters, the launch's total cycles, the
-verdict and every PE's raw counters (Cube.counters). The sweep driver turns the
-counters into the table's metrics (tb.perf.ahbm_sweep.point_metrics); the
-same metrics are in the line too, for a reader of the file alone.
+  AHBM_SWEEP_TILE      keys per tile (default 64)
+  AHBM_SWEEP_B         decode requests in the launch (default 1), each COUNTER tokens, ids REQUEST_ID + r
+  AHBM_SWEEP_PREFILL   "seq,q_block": a prefill of seq positions on one PE instead of decode
+  AHBM_SWEEP_TRACE     1: also write every PE's activity log (the timeline picture)
+  AHBM_SWEEP_OUT       the JSON line's file (default sweep_t<tile>.json in the build folder)
+
+It writes one JSON line: the CUBE's parameters, the kernels' first and last cycle (cyc_now of PE 0 when
+they started and when the last PE was idle), the verdict, every PE's raw counters (Cube.counters) and,
+traced, the activity logs. The sweep drivers turn the counters into their tables.
 """
 
 from __future__ import annotations
@@ -21,46 +23,75 @@ import os
 from pathlib import Path
 
 import cocotb
+import numpy as np
 
 from models.ahbm import batch as bt
-from tb.lib.ahbm_case import launch_case, save_and_finish, score
+from tb.lib.ahbm_case import GROUPS, Case, report_polls, request_data, save_and_finish, score
+from tb.lib.ahbm_cube import Cube
+from tb.lib.ahbm_kernel import KernelPolicy, load_batch, read_output, run_kernels
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
-from tb.perf.ahbm_sweep import COUNTER, GROUPS, N_PES, REQUEST_ID, point_metrics
+from tb.perf.ahbm_sweep import COUNTER, N_PES, REQUEST_ID, point_metrics
+
+MAX_CYCLES = 4_000_000
+
+
+def point_requests() -> tuple[list[bt.Request], int, str]:
+    """(requests, N, name) of the point the environment names."""
+    tile = int(os.environ.get("AHBM_SWEEP_TILE", "64"))
+    prefill = os.environ.get("AHBM_SWEEP_PREFILL", "").strip()
+    if prefill:
+        seq, q_block = (int(x) for x in prefill.split(","))
+        return [bt.Request(seq, 0, seq, 0, q_block)], 1, f"prefill_sweep.s{seq}.qb{q_block}.t{tile}"
+    b = int(os.environ.get("AHBM_SWEEP_B", "1"))
+    reqs = [bt.Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
+    return reqs, N_PES, f"decode_sp_sweep.b{b}.t{tile}"
 
 
 @cocotb.test()
-async def decode_sp_sweep_point(dut) -> None:
-    """Decode with SP (N=8, depth-3 tree) over a >= 4096-token context at one tile size, scored;
-    the PEs' counters written as one JSON line."""
+async def sweep_point(dut) -> None:
+    """One sweep point, scored; the PEs' counters (and activity logs) written as one JSON line."""
     tile = int(os.environ.get("AHBM_SWEEP_TILE", "64"))
+    requests, n, name = point_requests()
     out = Path(os.environ.get("AHBM_SWEEP_OUT", f"sweep_t{tile}.json"))
-    name = f"decode_sp_sweep.t{tile}"
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm_sweep"), name, dut._log)
-    q_start = COUNTER - 1
-    case = await launch_case(dut, v, [bt.Request(COUNTER, q_start, 1, REQUEST_ID)], tile=tile, n=N_PES)
-    cube, lp = case.cube, case.batch.first
+    cube = Cube(dut)
+    await cube.reset()
     d = cube.p["D"]
+    rng = np.random.default_rng(v.seed)
+    data = [request_data(rng, req, d) for req in requests]
+    batch = bt.plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
+    await load_batch(cube, batch, data)
+    lp = batch.first
+    pes = [lp.pe_of(r) for r in range(n)]
+    clock = cube.core(pes[0])
+    start = int(clock.cyc_now.value)
+    runs = await run_kernels(cube, batch, MAX_CYCLES)
+    end = int(clock.cyc_now.value)
+    v.cycles = end - start
+    case = Case(cube, batch, runs, [await read_output(cube, x) for x in batch.launches], data, KernelPolicy())
     art = Artifacts(v.test)
     score(v, case, art, name)
-
-    counters = [cube.counters(lp.pe_of(r)) for r in range(N_PES)]
-    pes = [lp.pe_of(r) for r in range(N_PES)]
+    counters = [cube.counters(p) for p in pes]
     for p, c in zip(pes, counters):
         v.check(c["cnt_comp"] > 0 and c["cyc_last"] > c["cyc_first"],
                 f"{name}: PE {p} ran no composite span (cnt_comp {c['cnt_comp']}, cyc_first {c['cyc_first']}, "
                 f"cyc_last {c['cyc_last']}): its cycles per tile cannot be measured")
-        v.check(c["dma_busy"] > 0, f"{name}: PE {p} counted no DMA transfer cycle")
+    logs = {}
+    if os.environ.get("AHBM_SWEEP_TRACE") == "1":
+        for p in pes:
+            log, wrapped = cube.activity_log(p)
+            v.check(not wrapped, f"{name}: PE {p}'s activity log wrapped: the timeline would miss its start")
+            logs[str(p)] = log
     metrics = None
-    if not v.failures:
+    if not v.failures and n == N_PES and requests[0].tq == 1 and len(requests) == 1:
         metrics = point_metrics(counters, cube.p["DMA_BW"], d, tile)
-    rec = {**v.meta(), "tile": tile, "counter": COUNTER, "q_start": q_start, "n": N_PES, "groups": GROUPS,
-           "request_id": REQUEST_ID, "params": cube.p, "launch_cycles": v.cycles, "pes": pes,
-           "counters": counters, "metrics": metrics}
+    rec = {**v.meta(), "tile": tile, "counter": requests[0].counter, "q_start": requests[0].q_start, "n": n,
+           "groups": GROUPS, "request_id": requests[0].request_id, "requests": [r.__dict__ for r in requests],
+           "params": cube.p, "launch_cycles": v.cycles, "start": start, "end": end, "pes": pes,
+           "counters": counters, "metrics": metrics, "activity": logs,
+           "polls": {k: sum(getattr(r, k) for r in runs) for k in
+                     ("pop_polls", "pop_misses", "misses_covered", "misses_in_flight", "misses_idle")}}
     out.write_text(json.dumps(rec) + "\n")
-    if metrics is not None:
-        dut._log.info("REPORT %s: PREFETCH=%d tile=%d: %.1f cycles/tile (roofline %d, ratio %.3f), DMA %.1f%% "
-                      "of peak over the span, compute hidden %.1f%%, launch %d cycles", name,
-                      cube.p["PREFETCH"], tile, metrics["cyc_per_tile"], metrics["roofline"], metrics["ratio"],
-                      100 * metrics["dma_frac"], 100 * metrics["hidden_frac"], v.cycles)
+    report_polls(dut, name, case, v.cycles)
     save_and_finish(v, art)

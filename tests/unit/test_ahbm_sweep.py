@@ -145,10 +145,12 @@ def test_a_point_the_build_cannot_run_is_refused() -> None:
 
 def test_the_whole_launch_roofline_is_the_kv_stream_plus_the_tree_levels() -> None:
     # 512 keys per PE: K and V of 512 x 128 bf16 at 64 B/cycle = 4096 cycles; 3 levels of a 521-word packet
-    assert sw.launch_roofline() == 4096 + 3 * 521 == 5659
+    assert sw.launch_roofline() == 4096 + 3 * 522 == 5662        # 521 words; the merge holds one more
     assert sw.launch_roofline(n=1) == 2 * 4096 * 128 * 2 // 64  # one PE: no reduction
-    assert sw.launch_roofline(link_bits=256) == 4096 + 3 * (1 + 130)  # a wider link moves the packet faster
+    assert sw.launch_roofline(link_bits=256) == 4096 + 3 * 132  # a wider link moves the packet faster
+    assert sw.launch_roofline(link_bits=512) == 4096 + 3 * 131  # ... until the merge's 8 fp32 a cycle bound it
+    assert sw.launch_roofline(b=8) == 8 * 4096 + 3 * 522         # B requests: B K/V streams, one last reduction
     p = sw.Point(2, 64, passed=True, launch_cycles=8427, metrics={
         "composites": 8.0, "cyc_per_tile": 500.4, "roofline": 512, "ratio": 0.977, "dma_frac": 0.976,
         "dma_rate": 64.0, "hidden_frac": 0.891, "wait": 1033})
-    assert f"{8427 / 5659:11.2f}" in sw.format_table([p])
+    assert f"{8427 / 5662:11.2f}" in sw.format_table([p])
