@@ -323,7 +323,8 @@ BENCHES = BENCHES + (
     # scoreboard self-tests do not depend on the depth; all of them run in `ahbm`)
     _variant("ahbm_tightq", "ahbm", "the AHBM cases whose pushes block on 8-word IPCQ queues: every (m,l,O) partial "
              "and KV block is longer than the queue, pushes block and pops start on a full queue",
-             tests=r"decode_sp/|decode_n/n=[248]$|prefill_kv_parallel/|prefill_ring/n=[48]$|prefill_ring_long/n=8$",
+             tests=r"decode_sp/|decode_n/n=[248]$|prefill_kv_parallel/|prefill_ring/n=[48]$|prefill_ring_long/n=8$"
+                   r"|decode_batch/b=[48]$|decode_batch_unstreamed$|decode_steps/n=8$|prefill_chunks/n=4$",
              IPCQ_DEPTH=8),
     _variant("pe_merge_w256", "pe_merge", "the reduction bench at a 256-bit IPCQ link (8 fp32 a word: the merge "
              "keeps pace with the link)", IPCQ_W=256),

@@ -233,6 +233,11 @@ module pe_core #(
         end
     endfunction
 
+    // an (m,l,O) header that does not frame `rows` rows: KIND not 0x01 or LEN not mlo_len(rows)
+    function automatic bad_mlo_header(input [23:0] h, input [7:0] rows);   // {KIND, LEN} of the header
+        bad_mlo_header = (h[23:16] != KIND_MLO) || (h[15:0] != mlo_len(rows));
+    endfunction
+
     // header word of a KV block packet: LEN = bytes / (IPCQ_W / 8), tag = the command's TAG
     function automatic [IPCQ_W-1:0] kv_header(input [127:0] c);
         begin
@@ -931,7 +936,7 @@ module pe_core #(
                 E_POP: if (e_pop_go && pop_valid[e_dir]) begin
                     if (e_word == 32'd0) begin
                         pop_info <= pop_word[63:0];
-                        if (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))) e_ferr <= 1'b1;
+                        if (bad_mlo_header(pop_word[23:0], f_rows(e_cmd))) e_ferr <= 1'b1;
                     end else if (!e_ferr) begin
                         for (t = 0; t < EPW; t = t + 1) begin
                             idx = EPW * (e_word - 32'd1) + t;
@@ -946,7 +951,7 @@ module pe_core #(
                     end
                     e_word <= e_word + 32'd1;
                     if (pop_last[e_dir]) begin
-                        if (e_ferr || (e_word == 32'd0 && (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))))
+                        if (e_ferr || (e_word == 32'd0 && bad_mlo_header(pop_word[23:0], f_rows(e_cmd)))
                             || (e_word != 32'(mlo_len(f_rows(e_cmd))))) begin
                             raise_fault(F_FRAME, e_cmd);            // the packet is consumed all the same
                             rd_seq <= rd_seq + 32'd1;
@@ -965,7 +970,7 @@ module pe_core #(
                         x_now = 1'b0;
                         if (e_word == 32'd0) begin
                             pop_info <= pop_word[63:0];
-                            if (pop_word[23:16] != KIND_MLO || pop_word[15:0] != mlo_len(f_rows(e_cmd))) e_ferr <= 1'b1;
+                            if (bad_mlo_header(pop_word[23:0], f_rows(e_cmd))) e_ferr <= 1'b1;
                         end else if (!e_ferr) begin
                             for (t = 0; t < EPW; t = t + 1) begin
                                 idx = EPW * (e_word - 32'd1) + t;

@@ -137,7 +137,7 @@ def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs
             f"expected N-1 = {n - 1} per reduction x {units} units (request, query block)")
     v.check(totals["pops"] == totals["pushes"], f"{case}: {totals['pops']} pops for {totals['pushes']} pushes "
             "(a partial lost or duplicated in IPCQ)")
-    report_blocking(cube, [lp.pe_of(r) for r in range(n)], case)
+    report_blocking(cube, [lp.pe_of(r) for r in range(n)], case, before)
     # The tree's depth and its one-hop mapping are properties of the model's tree, not of the device:
     # tests/unit/test_ahbm_tree.py checks them; here only what the PEs did counts.
     idle_q = int(cube.dut.u_ipcq.pop_valid.value)
@@ -151,11 +151,12 @@ def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs
                                   "args": [[asdict(x) for x in lr.args] for lr in batch.launches]}, default=list))
 
 
-def report_blocking(cube: Cube, pes: list[int], case: str) -> int:
-    """How long pushes waited on full neighbour queues (a REPORT line): the evidence that a run's
-    no-loss checks were made under backpressure. Not a check: a receiver already popping drains a
-    packet longer than its queue without ever filling it (measured on the ring at N=2)."""
-    stall = sum(cube.counters(p)["cyc_pstall"] for p in pes)
+def report_blocking(cube: Cube, pes: list[int], case: str, before: dict[int, dict[str, int]] | None = None) -> int:
+    """How long pushes waited on full neighbour queues (a REPORT line; since `before`, for a launch
+    that follows others): the evidence that a run's no-loss checks were made under backpressure. Not a
+    check: a receiver already popping drains a packet longer than its queue without ever filling it
+    (measured on the ring at N=2)."""
+    stall = sum(cube.counters(p)["cyc_pstall"] - (before or {}).get(p, {}).get("cyc_pstall", 0) for p in pes)
     cube.dut._log.info("REPORT %s: pushes waited %d cycles on full IPCQ queues (IPCQ_DEPTH %d)", case, stall,
                        cube.p["IPCQ_DEPTH"])
     return stall

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from tb.perf.figures import pyplot, save_png
+
 # engine activity classes of pe_core's alog code [2:0]; bit 3 = the DMA moved words that cycle
 CLASSES = ("idle", "wait DMA", "MM", "VEC", "push", "pop", "merge", "store")
 COLOURS = ("#f0f0f0", "#c9c9c9", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#8c564b")
@@ -66,9 +68,7 @@ def busy_by_class(engine: Sequence[Span]) -> dict[str, int]:
 
 def timeline(logs: dict[int, Sequence[tuple[int, int]]], start: int, end: int, title: str, path: Path) -> Path:
     """One launch, one row per PE (its engine above, its DMA's transfers below), cycles from `start`."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from matplotlib.patches import Patch
 
     pes = sorted(logs)
@@ -92,11 +92,7 @@ def timeline(logs: dict[int, Sequence[tuple[int, int]]], start: int, end: int, t
     handles.append(Patch(color="black", label="DMA moving words"))
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=5, fontsize=8,
               title="engine cycles summed over the PEs", title_fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def roofline_plot(decode: Sequence[tuple[int, int, int, float, float]], launch: Sequence[tuple[int, int, int, int]],
@@ -106,9 +102,7 @@ def roofline_plot(decode: Sequence[tuple[int, int, int, float, float]], launch: 
     tile, roofline). Right: launch cycles over the batch's DMA roofline (its K+V bytes over DMA_BW) per
     batch size and link width; launch rows are (B, link bits, launch cycles, DMA roofline). 1.0 is the
     roofline; `target` is the batch target's line."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5))
     for pf, lat in sorted({(r[0], r[1]) for r in decode}):
@@ -130,8 +124,4 @@ def roofline_plot(decode: Sequence[tuple[int, int, int, float, float]], launch: 
     b.set_ylabel("measured launch cycles / DMA roofline")
     b.set_title("decode launches (composites and reduction)")
     b.legend(fontsize=7)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)

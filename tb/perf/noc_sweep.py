@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tb.benches import NOC_RTL, ROOT
+from tb.perf.figures import pyplot, save_png
 from tb.runner import BUILD_ROOT
 
 PERF_ROOT = BUILD_ROOT / "perf"
@@ -210,10 +211,7 @@ def format_report(points: list[Point], summary: dict[str, dict[str, float]], sim
 
 def plot(points: list[Point], path: Path = PNG) -> Path:
     """Latency and accepted throughput against offered load, one curve per pattern and depth."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax_l, ax_t) = plt.subplots(1, 2, figsize=(11, 4.2))
     for key in dict.fromkeys((p.pattern, p.depth) for p in points):
@@ -230,11 +228,7 @@ def plot(points: list[Point], path: Path = PNG) -> Path:
     for ax in (ax_l, ax_t):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save_png(fig, path)
 
 
 def append_history(summary: dict[str, dict[str, float]], sim: str, wall_s: float, path: Path = HISTORY) -> None:

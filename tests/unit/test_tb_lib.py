@@ -191,7 +191,7 @@ def test_a_variant_runs_only_its_tests_and_a_user_filter_narrows_them() -> None:
 
     tight, full = get_bench("ahbm_tightq"), get_bench("ahbm")
     names = list_tests(tight)
-    assert len(names) == 15 and len(list_tests(full)) == 23
+    assert len(names) == 20 and len(list_tests(full)) == 33
     assert not any(n.endswith(("decode_no_sp", "decode_n/n=1", "prefill_no_sp", "prefill_ring/n=2",
                                "prefill_ring_long/n=2", "hang_ends_as_named_failure")) for n in names)
     f = effective_filter(tight, "ring")
