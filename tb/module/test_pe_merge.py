@@ -10,7 +10,8 @@ words each push port handed over and each engine's state; the bench then require
 * the counters (one pop, one merge per streamed MERGE, one push with PUSH_EN) and both headers.
 Modes: the child's packet queued before the MERGE is issued, the MERGE issued on its header (cut
 through), and the unstreamed reference (IPCQ_POP, MERGE, IPCQ_PUSH) whose cycles the REPORT line sets
-beside the streamed ones. The faults of the streamed form run on PE 0.
+beside the streamed ones. The faults of the streamed form run on PE 0; a KV block crosses the link at
+the build's width too.
 """
 
 from __future__ import annotations
@@ -199,4 +200,24 @@ async def stream_merge_faults(dut) -> None:
     v.check(cube.pop_avail(0) == 0 and not cube.pop_head(0), f"F_FRAME: words left in PE 0's queues "
             f"(pop_valid {cube.pop_head(0):04b}): the faulting packet was not consumed whole")
     await s0.finish(0, 1)
+    v.finish()
+
+
+@cocotb.test()
+async def kv_block_at_link_width(dut) -> None:
+    """KV_SEND / KV_RECV at the build's link width: 320 bytes of PE 0's slice (5 slice words, not a
+    multiple of every width's words per slice word) arrive intact in PE 1's slice, no fault (KV_RECV
+    checks the header's LEN = bytes / (IPCQ_W / 8) and faults F_FRAME on a mismatch)."""
+    cube, s0, v = await start_session(dut, "pe_merge")
+    width, nbytes = cube.p["IPCQ_W"], 320
+    data = np.random.default_rng(v.seed).integers(0, 256, nbytes, dtype=np.uint8)
+    await cube.load(0, 0x400, data)
+    await cube.cmd(1, "KV_RECV", dir=W, kv_addr=0x800, kv_bytes=nbytes, tag=0x61)
+    await cube.cmd(0, "KV_SEND", dir=E, kv_addr=0x400, kv_bytes=nbytes, tag=0x62)
+    await s0.finish(0, 1)
+    got = (await cube.read_bf16(1, 0x800, nbytes // 2)).view(np.uint8)
+    bad = int(np.count_nonzero(got != data))
+    v.check(bad == 0, f"KV block at {width} bits: {bad} of {nbytes} bytes differ in PE 1's slice")
+    s0.check_counts(0, cnt_tx=1)
+    s0.check_counts(1, cnt_rx=1)
     v.finish()
