@@ -62,12 +62,6 @@ def word_holds(rows: int, d: int, width: int, vec_lanes: int = 16) -> list[int]:
     return holds
 
 
-def merge_busy_cycles(rows: int, d: int, width: int, vec_lanes: int = 16) -> int:
-    """Engine-busy cycles of a streamed MERGE whose packet is all queued at its start (no push):
-    every hold, then the completion edge."""
-    return sum(word_holds(rows, d, width, vec_lanes)) + 1
-
-
 @dataclass(frozen=True)
 class MergeTiming:
     takes: list[int]      # edge each input word was taken (header first)

@@ -94,23 +94,19 @@ def batch_image(batch: Batch, rank: int, data: Sequence[tuple[np.ndarray, np.nda
 # ---------------------------------------------------------------- launches that append (P3)
 
 
-def token_slot(token: int, request_id: int, n: int) -> tuple[int, int]:
-    """(rank, slot) of global token `token`: round-robin from start_pe, dense slots (ADR §2.1)."""
-    return pl.dest_pe(request_id, token, n), token // n
-
-
 def append_writes(lp: la.Launch, request_id: int, first: int, last: int, k: np.ndarray,
                   v: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     """(rank, byte address, bf16 rows) the driver writes to append tokens [first, last) of the cache
     (k, v in global order) to their owners' slots: one K and one V write per rank holding any."""
     n = len(lp.args)
+    start = pl.start_pe(request_id, n)
     out = []
     for rank in range(n):
-        toks = [i for i in range(first, last) if token_slot(i, request_id, n)[0] == rank]
+        toks = [i for i in range(first, last) if pl.global_to_pe_slot(i, start, n)[0] == rank]
         if not toks:
             continue
         a = lp.args[rank]
-        slot0 = token_slot(toks[0], request_id, n)[1]
+        slot0 = pl.global_to_pe_slot(toks[0], start, n)[1]
         row = a.d * 2
         if a.k_base + (slot0 + len(toks)) * row > a.v_base:
             raise ValueError(f"rank {rank}: slot {slot0 + len(toks) - 1} is past its K region "

@@ -13,8 +13,8 @@ import numpy as np
 from models.ahbm import batch as bt
 from models.ahbm import launch as la
 from tb.lib.ahbm_cube import Cube
-from tb.lib.ahbm_kernel import (KernelPolicy, PeRun, launch_batch, launch_ring, load_batch, read_output, read_ring_output,
-                               run_kernels, write_step)
+from tb.lib.ahbm_kernel import (KernelPolicy, PeRun, launch_ring, load_batch, read_output, read_ring_output, run_kernels,
+                               write_step)
 from tb.lib.ahbm_score import score_batch, score_ring
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
@@ -40,6 +40,25 @@ class Case:
     outs: list[np.ndarray]
     data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
     policy: KernelPolicy
+    start: int                                   # the PE clock (cyc_now) when the kernels started
+    end: int                                     # ... and when the last PE was idle
+    before: dict[int, dict[str, int]] | None = None   # every PE's counters before the launch (one of a session)
+
+    @property
+    def cycles(self) -> int:
+        return self.end - self.start
+
+
+async def run_launch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+                     policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> Case:
+    """The kernels of a launch whose slices the driver has written, timed on the PE clock, and every
+    request's O read back: what the benches, the sessions and the sweeps all run."""
+    clock = cube.core(batch.first.pe_of(0))
+    start = int(clock.cyc_now.value)
+    runs = await run_kernels(cube, batch, MAX_CYCLES, policy)
+    end = int(clock.cyc_now.value)
+    outs = [await read_output(cube, lp) for lp in batch.launches]
+    return Case(cube, batch, runs, outs, data, policy, start, end, before)
 
 
 def request_data(rng: np.random.Generator, req: bt.Request, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -48,30 +67,33 @@ def request_data(rng: np.random.Generator, req: bt.Request, d: int) -> tuple[np.
 
 
 async def launch_case(dut, v, requests: list[bt.Request], tile: int, n: int,
-                      policy: KernelPolicy = KernelPolicy(), **cube_cfg: int) -> Case:
-    cube = Cube(dut, **cube_cfg)
+                      policy: KernelPolicy = KernelPolicy()) -> Case:
+    """A fresh CUBE, random operands from the test's seed, the driver's slices, the launch; v.cycles
+    = the kernels' cycles."""
+    cube = Cube(dut)
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
     data = [request_data(rng, req, d) for req in requests]
     batch = bt.plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
-    t0 = cube.now()
-    runs = await launch_batch(cube, batch, data, MAX_CYCLES, policy)
-    v.cycles = cube.now() - t0
-    outs = [await read_output(cube, lp) for lp in batch.launches]
-    return Case(cube, batch, runs, outs, data, policy)
+    await load_batch(cube, batch, data)
+    c = await run_launch(cube, batch, data, policy)
+    v.cycles = c.cycles
+    return c
 
 
 def score(v, c: Case, art: Artifacts, name: str, outs: list[np.ndarray] | None = None) -> None:
-    score_batch(v, c.cube, c.batch, c.runs, c.outs if outs is None else outs, c.data, art, name, c.policy)
+    score_batch(v, c.cube, c.batch, c.runs, c.outs if outs is None else outs, c.data, art, name, c.policy,
+                c.before)
 
 
-def report_polls(dut, name: str, c: Case, cycles: int, before: dict[int, dict[str, int]] | None = None) -> None:
+def report_polls(dut, name: str, c: Case) -> None:
     """The REPORT line of a launch: composites, cycles, and how the §5.6 polls went (counters relative
-    to `before`, for a launch that follows others)."""
-    runs, lp = c.runs, c.batch.first
+    to the launch's start)."""
+    runs, lp, before = c.runs, c.batch.first, c.before or {}
     n = len(lp.args)
-    comp = sum(c.cube.counters(lp.pe_of(r))["cnt_comp"] - (before or {}).get(lp.pe_of(r), {}).get("cnt_comp", 0)
+    cycles = c.cycles
+    comp = sum(c.cube.counters(lp.pe_of(r))["cnt_comp"] - before.get(lp.pe_of(r), {}).get("cnt_comp", 0)
                for r in range(n))
     dut._log.info("REPORT %s: B=%d N=%d tile=%d: %d composites, %d cycles, child polls %d: misses %d (covered "
                   "by a new tile %d, by tiles in flight %d, idle %d)", name, len(c.batch.requests), n,
@@ -92,7 +114,7 @@ async def run_batch(dut, name: str, requests: list[bt.Request], *, n: int, tile:
     c = await launch_case(dut, v, requests, tile, n, policy)
     art = Artifacts(v.test)
     score(v, c, art, name)
-    report_polls(dut, name, c, v.cycles)
+    report_polls(dut, name, c)
     save_and_finish(v, art)
 
 
@@ -156,17 +178,12 @@ async def run_session(dut, name: str, launches: list[bt.Request], *, n: int, til
         if t == 0:
             await load_batch(cube, batch, data)
         else:
-            if batch.slice_bytes > cube.p["WORDS"] * 64:
-                raise ValueError(f"{name} launch {t}: a {batch.slice_bytes}-byte slice map; WORDS={cube.p['WORDS']}")
-            await write_step(cube, batch.first, rid, launches[t - 1].counter, req.counter, q, k, vv)
-        before = {p: cube.counters(p) for p in range(cube.n_pe)}
-        start = cube.now()
-        runs = await run_kernels(cube, batch, MAX_CYCLES)
-        outs = [await read_output(cube, batch.first)]
+            await write_step(cube, batch, rid, launches[t - 1].counter, q, k, vv)
+        c = await run_launch(cube, batch, data, before={p: cube.counters(p) for p in range(cube.n_pe)})
         art = Artifacts(f"{v.test}.launch{t}")
         step = f"{name} launch {t} (counter {req.counter}, q_start {req.q_start})"
-        score_batch(v, cube, batch, runs, outs, data, art, step, before=before)
-        report_polls(dut, step, Case(cube, batch, runs, outs, data, KernelPolicy()), cube.now() - start, before)
+        score(v, c, art, step)
+        report_polls(dut, step, c)
         art.save(v.meta())
     v.cycles = cube.now() - t0
     v.finish()

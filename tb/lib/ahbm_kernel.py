@@ -1,6 +1,6 @@
 """The AHBM attention kernel as cocotb coroutines, one per PE, and its driver.
 
-The driver (:func:`launch_batch`) does only what ADR §2.2 gives it: it writes each PE's slice (per
+The driver (:func:`load_batch`, :func:`write_step`) does only what ADR §2.2 gives it: it writes each PE's slice (per
 request of the batch: Q, the K/V cache with the round-robin placement, the boundary mask tiles) and
 hands each PE its launch arguments (buffer bases, global_token_counter, start_pe, pe_id, query-block
 metadata). Each PE's kernel (:func:`pe_kernel`) then works from those arguments alone
@@ -53,6 +53,14 @@ class KernelPolicy:
         if self.window is not None and self.window < 1:
             raise ValueError(f"window={self.window}: at least one tile composite in flight")
 
+    @property
+    def state_sets(self) -> int:
+        """State sets the units rotate through: all 8, or 7 unstreamed (S7 holds the popped child)."""
+        return 8 if self.stream else SCRATCH
+
+    def state_set(self, unit: int) -> int:
+        return unit % self.state_sets
+
 
 @dataclass
 class PeRun:
@@ -82,10 +90,6 @@ class Item:
     tile: int = 0
 
 
-def state_set(unit: int, policy: KernelPolicy) -> int:
-    return unit % (8 if policy.stream else SCRATCH)
-
-
 async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
                     policy: KernelPolicy = KernelPolicy()) -> PeRun:
     lp = batch.first
@@ -96,7 +100,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
     run = PeRun(rank, p)
     core = cube.core(p)
     units = [(r, bw) for r, l in enumerate(batch.launches) for bw in la.walk(l.args[rank])]
-    nsets = 8 if policy.stream else SCRATCH
+    nsets = policy.state_sets
     window = policy.window or cube.p["PREFETCH"] + 2
     items: list[Item] = []
     for u, (_, bw) in enumerate(units):
@@ -131,7 +135,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
     async def issue(it: Item) -> None:
         nonlocal tiles_enq
         _, bw = units[it.unit]
-        s, qr = state_set(it.unit, policy), it.unit % 4
+        s, qr = policy.state_set(it.unit), it.unit % 4
         if it.kind == "load_q":
             await cmd("LOAD_Q", rows=bw.rows, qreg=qr, q_addr=bw.q_addr)
         elif it.kind == "empty":
@@ -154,7 +158,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
         last_pop[children[k]] = pops_enq
         pops_enq += 1
         _, bw = units[u]
-        s, last = state_set(u, policy), k == len(children) - 1
+        s, last = policy.state_set(u), k == len(children) - 1
         if policy.stream:
             f = dict(rows=bw.rows, sreg=s, src_q=1, dir=children[k])
             if last and parent is not None:
@@ -184,7 +188,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
                 missed = True
             else:
                 if parent is None:
-                    await cmd("NORM_STORE", rows=units[red][1].rows, sreg=state_set(red, policy),
+                    await cmd("NORM_STORE", rows=units[red][1].rows, sreg=policy.state_set(red),
                               o_addr=units[red][1].o_addr)
                 red, child = red + 1, 0
                 continue
@@ -209,12 +213,17 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
     return run
 
 
-async def load_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
-    """The driver: every PE's slice for the batch, refused if it does not fit."""
+def check_fits(cube: Cube, batch: bt.Batch) -> None:
+    """Refuse a batch whose slice map the CUBE's slices cannot hold, before anything is written."""
     need = batch.slice_bytes
     if need > cube.p["WORDS"] * 64:
         raise ValueError(f"the batch needs a {need}-byte slice; the CUBE has WORDS={cube.p['WORDS']} "
                          f"({cube.p['WORDS'] * 64} bytes): raise WORDS to >= {-(-need // 64)}")
+
+
+async def load_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+    """The driver: every PE's whole slice for the batch."""
+    check_fits(cube, batch)
     for rank in range(len(batch.first.args)):
         await cube.load(batch.first.pe_of(rank), 0, bt.batch_image(batch, rank, data))
 
@@ -225,18 +234,14 @@ async def run_kernels(cube: Cube, batch: bt.Batch, max_cycles: int,
     return list(await gather(*(pe_kernel(cube, batch, r, max_cycles, policy) for r in range(len(batch.first.args)))))
 
 
-async def launch_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-                       max_cycles: int, policy: KernelPolicy = KernelPolicy()) -> list[PeRun]:
-    """Driver + kernels: load every PE's slice, start one kernel per rank, join them."""
-    await load_batch(cube, batch, data)
-    return await run_kernels(cube, batch, max_cycles, policy)
-
-
-async def write_step(cube: Cube, lp: la.Launch, request_id: int, first: int, last: int,
-                     q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
-    """The driver between launches on one cache (P3): append tokens [first, last) to their owners'
-    slots, then write the launch's Q and mask tiles; nothing else of the slice is touched."""
-    for rank, addr, rows in bt.append_writes(lp, request_id, first, last, k, v):
+async def write_step(cube: Cube, batch: bt.Batch, request_id: int, first: int, q: np.ndarray, k: np.ndarray,
+                     v: np.ndarray) -> None:
+    """The driver between launches on one cache (P3), for a batch of that one request: append the
+    tokens [first, counter) its launch adds to their owners' slots, then write its Q and mask tiles;
+    nothing else of the slice is touched."""
+    check_fits(cube, batch)
+    lp = batch.first
+    for rank, addr, rows in bt.append_writes(lp, request_id, first, batch.requests[0].counter, k, v):
         await cube.load(lp.pe_of(rank), addr, rows)
     for rank, a in enumerate(lp.args):
         for addr, arr in la.query_writes(a, q):

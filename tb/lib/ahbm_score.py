@@ -26,7 +26,7 @@ from models.ahbm import launch as la
 from models.ahbm import placement as pl
 from models.ahbm.numerics import bf16_to_f32, f32_to_bf16
 from tb.lib.ahbm_cube import Cube
-from tb.lib.ahbm_kernel import SCRATCH, KernelPolicy, PeRun, read_state, state_set
+from tb.lib.ahbm_kernel import KernelPolicy, PeRun, read_state
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict
 
@@ -91,14 +91,13 @@ def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs
     a0 = lp.args[0]
     n, tile = a0.n, a0.tile
     tag = (lambda r: case) if len(batch.requests) == 1 else (lambda r: f"{case} request {r}")
+    total_units = sum(len(la.walk(x.args[0])) for x in batch.launches)
     units = 0
     for r, (req, lr, o, (q, k, vv)) in enumerate(zip(batch.requests, batch.launches, outs, data)):
         ref_o = check_request_o(v, lr, req, o, q, k, vv, tag(r))
         units += len(la.walk(lr.args[0]))
-        nsets = 8 if policy.stream else SCRATCH
-        total_units = sum(len(la.walk(x.args[0])) for x in batch.launches)
-        if units - 1 + nsets >= total_units:              # no later unit reused its state set
-            check_root_state(v, cube, lr, req, state_set(units - 1, policy), q, k, vv, tag(r))
+        if units - 1 + policy.state_sets >= total_units:   # no later unit reused its state set
+            check_root_state(v, cube, lr, req, policy.state_set(units - 1), q, k, vv, tag(r))
         art.add(f"q{suffix(r)}", q, np.uint16)
         art.add(f"k{suffix(r)}", k, np.uint16)
         art.add(f"v{suffix(r)}", vv, np.uint16)

@@ -23,6 +23,7 @@ import numpy as np
 from cocotb.triggers import FallingEdge
 
 from models.ahbm import attention as at
+from models.ahbm.numerics import f32_to_bits
 from models.ahbm_ipcq import encode_cmd, mlo_words
 from models.ahbm_reduce import MergeTiming, compare_timing, stream_merge
 from tb.lib.ahbm_cube import Cube
@@ -100,9 +101,7 @@ async def wait_child(cube: Cube, p: int, whole: bool, what: str) -> None:
 
 def state_bits_equal(got: tuple[np.ndarray, np.ndarray, np.ndarray], want: at.State) -> int:
     """Number of fp32 words of (m, l, O) that differ bit for bit."""
-    return sum(int(np.count_nonzero(np.asarray(g, np.float32).view(np.uint32)
-                                    != np.asarray(x, np.float32).view(np.uint32)))
-               for g, x in zip(got, (want.m, want.l, want.O)))
+    return sum(int(np.count_nonzero(f32_to_bits(g) != f32_to_bits(x))) for g, x in zip(got, (want.m, want.l, want.O)))
 
 
 @cocotb.test()

@@ -11,8 +11,8 @@ the prediction. The point comes from the environment:
   AHBM_SWEEP_TRACE     1: also write every PE's activity log (the timeline picture)
   AHBM_SWEEP_OUT       the JSON line's file (default sweep_t<tile>.json in the build folder)
 
-It writes one JSON line: the CUBE's parameters, the kernels' first and last cycle (cyc_now of PE 0 when
-they started and when the last PE was idle), the verdict, every PE's raw counters (Cube.counters) and,
+It writes one JSON line: the CUBE's parameters, the kernels' first and last cycle (the first rank's PE
+clock when they started and when the last PE was idle: tb/lib/ahbm_case.run_launch), the verdict, every PE's raw counters (Cube.counters) and,
 traced, the activity logs. The sweep drivers turn the counters into their tables.
 """
 
@@ -23,17 +23,12 @@ import os
 from pathlib import Path
 
 import cocotb
-import numpy as np
 
 from models.ahbm import batch as bt
-from tb.lib.ahbm_case import GROUPS, Case, report_polls, request_data, save_and_finish, score
-from tb.lib.ahbm_cube import Cube
-from tb.lib.ahbm_kernel import KernelPolicy, load_batch, read_output, run_kernels
+from tb.lib.ahbm_case import GROUPS, launch_case, report_polls, save_and_finish, score
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
 from tb.perf.ahbm_sweep import COUNTER, N_PES, REQUEST_ID, point_metrics
-
-MAX_CYCLES = 4_000_000
 
 
 def point_requests() -> tuple[list[bt.Request], int, str]:
@@ -55,23 +50,12 @@ async def sweep_point(dut) -> None:
     requests, n, name = point_requests()
     out = Path(os.environ.get("AHBM_SWEEP_OUT", f"sweep_t{tile}.json"))
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm_sweep"), name, dut._log)
-    cube = Cube(dut)
-    await cube.reset()
+    case = await launch_case(dut, v, requests, tile, n)
+    cube, lp = case.cube, case.batch.first
     d = cube.p["D"]
-    rng = np.random.default_rng(v.seed)
-    data = [request_data(rng, req, d) for req in requests]
-    batch = bt.plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
-    await load_batch(cube, batch, data)
-    lp = batch.first
-    pes = [lp.pe_of(r) for r in range(n)]
-    clock = cube.core(pes[0])
-    start = int(clock.cyc_now.value)
-    runs = await run_kernels(cube, batch, MAX_CYCLES)
-    end = int(clock.cyc_now.value)
-    v.cycles = end - start
-    case = Case(cube, batch, runs, [await read_output(cube, x) for x in batch.launches], data, KernelPolicy())
     art = Artifacts(v.test)
     score(v, case, art, name)
+    pes = [lp.pe_of(r) for r in range(n)]
     counters = [cube.counters(p) for p in pes]
     for p, c in zip(pes, counters):
         v.check(c["cnt_comp"] > 0 and c["cyc_last"] > c["cyc_first"],
@@ -88,10 +72,10 @@ async def sweep_point(dut) -> None:
         metrics = point_metrics(counters, cube.p["DMA_BW"], d, tile)
     rec = {**v.meta(), "tile": tile, "counter": requests[0].counter, "q_start": requests[0].q_start, "n": n,
            "groups": GROUPS, "request_id": requests[0].request_id, "requests": [r.__dict__ for r in requests],
-           "params": cube.p, "launch_cycles": v.cycles, "start": start, "end": end, "pes": pes,
+           "params": cube.p, "launch_cycles": case.cycles, "start": case.start, "end": case.end, "pes": pes,
            "counters": counters, "metrics": metrics, "activity": logs,
-           "polls": {k: sum(getattr(r, k) for r in runs) for k in
+           "polls": {k: sum(getattr(r, k) for r in case.runs) for k in
                      ("pop_polls", "pop_misses", "misses_covered", "misses_in_flight", "misses_idle")}}
     out.write_text(json.dumps(rec) + "\n")
-    report_polls(dut, name, case, v.cycles)
+    report_polls(dut, name, case)
     save_and_finish(v, art)

@@ -7,14 +7,12 @@ from __future__ import annotations
 import pytest
 
 from models.ahbm_ipcq import mlo_words
-from models.ahbm_reduce import (MergeTiming, compare_timing, merge_busy_cycles, ml_body_word, reduction_roofline,
-                                stream_merge, word_holds)
+from models.ahbm_reduce import MergeTiming, compare_timing, ml_body_word, reduction_roofline, stream_merge, word_holds
 
 
 def test_holds_one_row_d32_64bit() -> None:
     # 1 row, d 32: 34 fp32 = 17 words of two; word 1 = (m0, l0) + the row scale, words 2..17 two O each
     assert word_holds(1, 32, 64) == [1, 2] + [1] * 16
-    assert merge_busy_cycles(1, 32, 64) == 1 + 2 + 16 + 1
 
 
 def test_holds_llama_partial() -> None:
@@ -37,7 +35,7 @@ def test_replay_all_queued_no_push() -> None:
     n = 1 + mlo_words(32, 1, 1, 64)
     t = stream_merge(1, 32, 64, start=100, arrivals=[0] * n, push=False)
     assert t.takes[0] == 101 and t.takes[1] == 102 and t.takes[2] == 104   # word 1 holds two edges
-    assert t.done - 100 == merge_busy_cycles(1, 32, 64)
+    assert t.done - 100 == 1 + 2 + 16 + 1                             # every hold, then the completion edge
     assert t.pushes == []
 
 
