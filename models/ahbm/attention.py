@@ -1,5 +1,6 @@
 """The AHBM attn_tile composite (ADR-001 §3), the log-sum-exp merge (§4),
-finalize, fp32/f64 references and the tolerance checker.
+finalize and the float64 reference (the derived FlashAttention bound is
+models/ahbm/tolerance.py).
 
 Conventions:
 * q, k_tile, v_tile are bf16 bit patterns (uint16): q[R, d] (R = G query rows,
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tolerance import matmul_f64
 from .numerics import (
     F32, bf16_to_f32, dot_rows_seq, exp_f32, f32_to_bf16, matmul_seq, rowsum_seq,
     softmax_scale,
@@ -99,79 +101,18 @@ def finalize(state: State) -> np.ndarray:
 # ---------------------------------------------------------------- references
 
 
-def attention_untiled_fp32(q, k, v, mask=None, scale=None) -> np.ndarray:
-    """Plain softmax(Q K^T * scale + mask) V in fp32 (numpy's own fp32 exp,
-    sums and matmul), from the same bf16 inputs.  Fully masked rows -> 0."""
-    qf, kf, vf = bf16_to_f32(q), bf16_to_f32(k), bf16_to_f32(v)
-    scale = softmax_scale(qf.shape[1]) if scale is None else F32(scale)
-    S = (qf @ kf.T) * scale
-    if mask is not None:
-        S = S + np.asarray(mask, dtype=F32)
-    m = S.max(axis=1, keepdims=True)
-    m = np.where(m == -np.inf, F32(0.0), m).astype(F32)
-    P = np.exp(S - m)
-    l = P.sum(axis=1, keepdims=True, dtype=F32)
-    O = P @ vf
-    return np.where(l == 0, F32(0.0), O / np.where(l == 0, F32(1.0), l)).astype(F32)
-
-
 def attention_f64(q, k, v, mask=None, d=None) -> np.ndarray:
-    """float64 reference from the same bf16 inputs (scale = 1/sqrt(d) in f64)."""
+    """float64 reference from the same bf16 inputs (scale = 1/sqrt(d) in f64), every sum in a
+    fixed order (no BLAS), so it is the same number on every machine."""
     qf = bf16_to_f32(q).astype(np.float64)
     kf = bf16_to_f32(k).astype(np.float64)
     vf = bf16_to_f32(v).astype(np.float64)
     d = qf.shape[1] if d is None else d
-    S = (qf @ kf.T) / np.sqrt(d)
+    S = matmul_f64(qf, kf.T) / np.sqrt(d)
     if mask is not None:
         S = S + np.asarray(mask, dtype=np.float64)
     m = S.max(axis=1, keepdims=True)
     m = np.where(m == -np.inf, 0.0, m)
     P = np.exp(S - m)
     l = P.sum(axis=1, keepdims=True)
-    return np.where(l == 0, 0.0, (P @ vf) / np.where(l == 0, 1.0, l))
-
-
-# ---------------------------------------------------------------- tolerance rule
-
-ABS_FLOOR_ULPS = 4  # floor = 4 fp32 ulps of max|ref| (covers exact-zero baselines)
-
-
-def check_tolerance(tiled, untiled, ref, factor: float = 2.0, name: str = "O") -> list[str]:
-    """Rule: max|tiled - ref| <= factor * max|untiled - ref| + floor,
-    floor = ABS_FLOOR_ULPS * 2^-23 * max(|ref|max, 2^-126).  Returns failure
-    strings (empty list = pass).  NaN/inf in tiled or shape mismatch fail."""
-    tiled = np.asarray(tiled, dtype=np.float64)
-    untiled = np.asarray(untiled, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    fails: list[str] = []
-    if tiled.shape != ref.shape or untiled.shape != ref.shape:
-        return [f"{name}: shape {tiled.shape} / {untiled.shape} vs ref {ref.shape}"]
-    if not np.all(np.isfinite(tiled)):
-        return [f"{name}: non-finite values in tiled result"]
-    e_t = float(np.max(np.abs(tiled - ref), initial=0.0))
-    e_u = float(np.max(np.abs(untiled - ref), initial=0.0))
-    floor = ABS_FLOOR_ULPS * 2.0 ** -23 * max(float(np.max(np.abs(ref), initial=0.0)), 2.0 ** -126)
-    bound = factor * e_u + floor
-    if not e_t <= bound:
-        idx = np.unravel_index(int(np.argmax(np.abs(tiled - ref))), ref.shape)
-        fails.append(f"{name}: max err {e_t:.3e} at {idx} > bound {bound:.3e} "
-                     f"({factor} * untiled err {e_u:.3e} + floor {floor:.3e})")
-    return fails
-
-
-def check_bf16_store(o_bf16, ref, name: str = "O") -> list[str]:
-    """A stored bf16 output is within one bf16 ulp of the float64 reference
-    (RNE store contributes <= 0.5 ulp, leaving 0.5 ulp for fp32 error).  The
-    ulp is that of |ref| (2^-133 at zero).  Returns failure strings."""
-    o = bf16_to_f32(np.asarray(o_bf16, dtype=np.uint16)).astype(np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    if o.shape != ref.shape:
-        return [f"{name}: shape {o.shape} vs ref {ref.shape}"]
-    e = np.floor(np.log2(np.maximum(np.abs(ref), 2.0 ** -126)))
-    ulp = 2.0 ** (e - 7)
-    bad = ~(np.abs(o - ref) <= ulp)
-    if bad.any():
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        return [f"{name}: {int(bad.sum())} elements beyond 1 bf16 ulp, first {idx}: "
-                f"{o[idx]!r} vs {ref[idx]!r}"]
-    return []
+    return np.where(l == 0, 0.0, matmul_f64(P, vf) / np.where(l == 0, 1.0, l))

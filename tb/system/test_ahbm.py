@@ -87,7 +87,7 @@ async def prefill_ring_long(dut, n: int) -> None:
 @cocotb.test()
 async def scoreboard_fails_on_wrong_value(dut) -> None:
     """The launch scoreboard is not blind: on a real N=4 decode it passes, then fails on one flipped
-    bit of O and on a wrong prediction (another request_id rotates the placement, so counts differ)."""
+    bit of O, on an O element off by a factor of two (the float64 bound) and on a wrong prediction (another request_id rotates the placement, so counts differ)."""
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "scoreboard_fails_on_wrong_value", dut._log)
     c = await launch_case(dut, v, [bt.Request(41, 40, 1, 1)], tile=5, n=4)
     scratch = Artifacts(v.test + ".probe")
@@ -103,6 +103,11 @@ async def scoreboard_fails_on_wrong_value(dut) -> None:
     bad_o.flat[int(np.random.default_rng(v.seed).integers(bad_o.size))] ^= 0x0001
     fails = probe_of(c, "flipped", [bad_o])
     v.check(any("differ from the reference kernel" in f for f in fails), f"a flipped O bit was not reported: {fails[:3]}")
+    far_o = c.outs[0].copy()
+    far_o.flat[int(np.random.default_rng(v.seed + 1).integers(far_o.size))] ^= 0x0080  # the exponent's low bit
+    fails = probe_of(c, "off by a factor of two", [far_o])
+    v.check(any("beyond the derived bound" in f for f in fails),
+            f"an O element off by a factor of two passed the float64 bound: {fails[:3]}")
     wrong = replace(c, batch=replace(c.batch, requests=(replace(c.batch.requests[0], request_id=2),)))
     fails = probe_of(wrong, "wrong prediction")
     v.check(any("predicted" in f for f in fails),
