@@ -20,7 +20,10 @@
    at 256 bits, prefill tile 64).
 5. Simulation speed on both simulators (tb/perf/targets.py): the saturated
    4x4 mesh and the fused4 machine running flash_attention_l64d64.
-6. The vector core's long differential run (tb/perf/vc_random.py): 5,000
+6. The Python models' speed (tb/perf/model_speed.py): the flit scoreboard on
+   20,000 flits and an E8M15 ALU op on 128 lanes (figures the suite does not
+   assert: a test's verdict may not depend on the machine).
+7. The vector core's long differential run (tb/perf/vc_random.py): 5,000
    constrained-random programs, RTL = model after every RUN (--quick: 1,000).
 
 Exits non-zero only if a run failed its checks (a missed speed target is
@@ -34,7 +37,7 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_launch, ahbm_sweep, noc_sweep, targets, vc_random
+from tb.perf import ahbm_launch, ahbm_sweep, model_speed, noc_sweep, targets, vc_random
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 from tb.progress import Progress
 from tb.simulators import SIMULATORS
@@ -54,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_sweep:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
-        steps += ["AHBM launch sweep", "simulation speed", "vector core differential run"]
+        steps += ["AHBM launch sweep", "simulation speed", "Python model speed",
+                  "vector core differential run"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
     t = time.monotonic()
 
@@ -98,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     print("", flush=True)
     rc |= targets.targets_main(seed=seed, verbose=args.verbose)
     step_done("simulation speed")
+    print("", flush=True)
+    rc |= model_speed.model_speed_main()
+    step_done("Python model speed")
     print("", flush=True)
     if vc_random.run(1000 if args.quick else vc_random.DEFAULT_PROGRAMS, seed=seed, verbose=args.verbose) != 0:
         rc = 1
