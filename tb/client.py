@@ -61,24 +61,21 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
         if not (path / "bundle.json").exists():
             raise Refused(f"{d}: no bundle.json in it; a bundle folder holds bundle.json, dram_in.npz and "
                           f"expected.npz (clients/README.md)")
-        for need in ("dram_in.npz", "expected.npz"):
-            if not (path / need).exists():
-                raise Refused(f"{d}: {need} missing; export the bundle again (clients/README.md lists its files)")
         if path.name in seen:
             raise Refused(f"{d}: a second bundle named {path.name} (the first is {seen[path.name]}); the runs are "
                           f"named after their folders, rename one")
         seen[path.name] = str(path)
         b = Bundle(path)
         try:
+            b.check()  # every file read and checked against the format (models/bundle_schema.py, bundle_arrays.py)
             machine = get_machine(b.meta["machine"]["name"])
             if rtl and machine.name != RTL_MACHINE:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
                               f"(run it with --models, or compile for {RTL_MACHINE})")
             check_machine(b, machine)
-            b.rounds  # parses every step: an unknown one is refused here
-        except (KeyError, ValueError) as exc:
-            if isinstance(exc, Refused):
-                raise
+        except Refused:
+            raise
+        except ValueError as exc:  # BundleError, MachineMismatch, an unknown machine: each one line
             raise Refused(f"{d}: {exc}") from None
         out.append(b)
     return out
