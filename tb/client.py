@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from models.bundle import Bundle
+from models.client_bound import KERNELS
 from models.client_judge import check_count, judge, reference
 from models.client_report import BundleReport, format_rounds, format_summary, format_verdict
 from models.executor import check_machine
@@ -48,6 +49,34 @@ RTL_MACHINE = "fused4"  # the machine of the `clients` bench
 
 class Refused(ValueError):
     """Input refused before anything ran."""
+
+
+def check_reference(b: Bundle) -> None:
+    """The float64 reference that `kernel.reference` names computes from the bundle's inputs (ValueError if
+    not): a kernel that reads a port the bundle does not declare, or inputs whose shapes do not fit it, are
+    refused here rather than mid-judgement. A kernel without a derived bound is the run's note, not an error."""
+    kind = b.meta["kernel"]["reference"]
+    if kind not in KERNELS:
+        return
+    inputs = {k: b.dram_in[k].astype(np.float64) for k in b.meta["inputs"]}
+    try:
+        with np.errstate(all="ignore"):
+            _, bound = KERNELS[kind](inputs)
+    except KeyError as exc:
+        raise ValueError(f"bundle.json kernel.reference: {kind!r} reads input {exc.args[0]!r}, bundle.json inputs "
+                         f"declares {sorted(inputs)}; name the kernel the bundle computes "
+                         f"(known: {', '.join(sorted(KERNELS))})") from None
+    except (ValueError, IndexError) as exc:
+        shapes = {k: list(v.shape) for k, v in inputs.items()}
+        raise ValueError(f"bundle.json kernel.reference: {kind!r} cannot be computed from inputs of shapes "
+                         f"{shapes} ({exc}); fix the kernel or the shapes") from None
+    for port, spec in b.meta["expected"].items():
+        try:
+            np.broadcast_to(bound, tuple(spec["shape"]))  # the bound lies over each output lane
+        except ValueError:
+            raise ValueError(f"bundle.json expected.{port}.shape: {spec['shape']}, the float64 reference of {kind!r} "
+                             f"has shape {list(np.shape(bound))} for these inputs; fix the shape or "
+                             f"kernel.reference") from None
 
 
 def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
@@ -73,6 +102,7 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
                               f"(run it with --models, or compile for {RTL_MACHINE})")
             check_machine(b, machine)
+            check_reference(b)
         except Refused:
             raise
         except ValueError as exc:  # BundleError, MachineMismatch, an unknown machine: each one line
