@@ -157,7 +157,8 @@ class Bundle:
 
     @property
     def regions(self) -> list[Region]:
-        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"])) for r in self.meta["dram"]["regions"]]
+        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"]))
+                for r in self.meta["dram"]["regions"]]
 
     @property
     def outputs(self) -> dict[str, Region]:

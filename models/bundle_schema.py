@@ -247,16 +247,21 @@ BUNDLE_JSON = Obj({
     described="a JSON object")
 
 
+def check_in_image(meta: dict[str, Any], addr: str, nbytes: int, here: At) -> None:
+    """Bytes addr..addr+nbytes-1 lie in the image (dram.base, dram.nbytes), or BundleError at `here`."""
+    base, span = int(meta["dram"]["base"], 16), meta["dram"]["nbytes"]
+    lo = int(addr, 16)
+    if lo < base or lo + nbytes > base + span:
+        raise here.refuse(f"bytes {lo:#x}..{lo + nbytes - 1:#x} lie outside the image {base:#x}..{base + span - 1:#x} "
+                          f"(dram.base, dram.nbytes)")
+
+
 def check_regions(meta: dict[str, Any], at: At) -> None:
     """Regions inside the image span, names unique, every output described in `expected` and vice versa."""
-    base, nbytes = int(meta["dram"]["base"], 16), meta["dram"]["nbytes"]
     names: set[str] = set()
     for i, r in enumerate(meta["dram"]["regions"]):
         here = at.child("dram").child("regions").child(i, f"region {r['name']}")
-        lo = int(r["addr"], 16)
-        if lo < base or lo + r["nbytes"] > base + nbytes:
-            raise here.refuse(f"bytes {lo:#x}..{lo + r['nbytes'] - 1:#x} lie outside the image "
-                              f"{base:#x}..{base + nbytes - 1:#x} (dram.base, dram.nbytes)")
+        check_in_image(meta, r["addr"], r["nbytes"], here)
         if r["name"] in names:
             raise here.refuse(f"a second region named {r['name']!r}")
         names.add(r["name"])
@@ -275,7 +280,6 @@ def check_plan(meta: dict[str, Any], at: At) -> None:
     units = meta["machine"]["units"]
     kind_nodes = {kind: {tuple(c) for c in units[kind]} for kind in ("MG", "VC")}
     all_nodes = kind_nodes["MG"] | kind_nodes["VC"]
-    base, nbytes = int(meta["dram"]["base"], 16), meta["dram"]["nbytes"]
     rounds_seen: set[int] = set()
     for i, entry in enumerate(meta["plan"]):
         here = at.child("plan").child(i, _round_label(entry) if entry["kind"] == "round" else "host_convert")
@@ -284,10 +288,7 @@ def check_plan(meta: dict[str, Any], at: At) -> None:
                 raise here.child("after_round").refuse(
                     f"{entry['after_round']} names no round before this entry (rounds so far: "
                     f"{sorted(rounds_seen)})")
-            lo, span = int(entry["addr"], 16), max(entry["read_nbytes"], entry["write_nbytes"])
-            if lo < base or lo + span > base + nbytes:
-                raise here.refuse(f"bytes {lo:#x}..{lo + span - 1:#x} lie outside the image "
-                                  f"{base:#x}..{base + nbytes - 1:#x}")
+            check_in_image(meta, entry["addr"], max(entry["read_nbytes"], entry["write_nbytes"]), here)
             if entry["write_nbytes"] % 2 or entry["read_nbytes"] % 2:
                 raise here.refuse(f"read_nbytes {entry['read_nbytes']}, write_nbytes {entry['write_nbytes']}: "
                                   f"expected whole FP16 slots (even counts)")
@@ -325,4 +326,5 @@ def check_bundle_json(meta: Any, file: str = "bundle.json") -> None:
     check_plan(meta, at)
 
 
-__all__ = ["BUNDLE_JSON", "BundleError", "At", "check_bundle_json", "check_plan", "check_regions", "shown"]
+__all__ = ["BUNDLE_JSON", "At", "BundleError", "check_bundle_json", "check_in_image", "check_plan", "check_regions",
+           "shown"]

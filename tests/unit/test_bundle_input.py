@@ -211,7 +211,7 @@ JSON_CASES: list[tuple[str, str, Edit, str]] = [
      f"bundle.json plan[3].gather: [0, 1] is not 'dram_in.npz:<key>', naming the gather map; {FIX}"),
     ("relayout_outside", MLP, set_field("plan.3.addr", "0x80006000"),
      "bundle.json plan[3] (host_convert): bytes 0x80006000..0x80006fff lie outside the image "
-     f"0x80001000..0x800067ff; {FIX}"),
+     f"0x80001000..0x800067ff (dram.base, dram.nbytes); {FIX}"),
     ("reference_ports", MATMUL, set_field("kernel.reference", "linear_silu"),
      "bundle.json kernel.reference: 'linear_silu' reads input 'x', bundle.json inputs declares ['a', 'b']; name "
      "the kernel the bundle computes (known: flash_attention, gated_silu, group_norm, linear_bias, "
