@@ -8,6 +8,12 @@ the rounds with their kicks as the dispatcher sends them (dst = the kicked
 node, src = the agent), the DRAM image by byte address, and the output
 regions. It runs nothing; models.vc.replay runs the vector-core rounds on the
 golden model.
+
+Every file is checked as it is read (models/bundle_schema.py for bundle.json,
+models/bundle_arrays.py for the .npz files): anything the format does not
+allow is a :class:`BundleError`, one line naming the file, the field and what
+was expected. :meth:`Bundle.check` reads every file, so a caller refuses a
+bad bundle before anything runs.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from models.bundle_arrays import EXPORT_AGAIN, check_dram_in, check_expected, read_npz
+from models.bundle_schema import BundleError, check_bundle_json
 
 BUNDLES = Path(__file__).resolve().parent.parent / "clients" / "bundles"
 Coord = tuple[int, int]
@@ -83,15 +92,32 @@ class Bundle:
 
     @cached_property
     def meta(self) -> dict[str, Any]:
-        return json.loads((self.path / "bundle.json").read_text())
+        """bundle.json, checked against the format (BundleError names the first field that breaks it)."""
+        try:
+            meta = json.loads((self.path / "bundle.json").read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise BundleError(f"bundle.json: cannot be read ({type(exc).__name__}: {exc.strerror}); "
+                              f"{EXPORT_AGAIN}") from None
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"bundle.json: byte {exc.start} is not UTF-8; {EXPORT_AGAIN}") from None
+        except json.JSONDecodeError as exc:
+            raise BundleError(f"bundle.json: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                              f"{EXPORT_AGAIN}") from None
+        check_bundle_json(meta)
+        return meta
 
-    def _npz(self, name: str) -> dict[str, np.ndarray]:
-        with np.load(self.path / name) as z:
-            return {k: z[k] for k in z.files}
+    def check(self) -> None:
+        """Read and check every file of the bundle (BundleError on the first problem); cached afterwards."""
+        self.dram_in
+        self.expected_models
+        if self.has_expected_rtl:
+            self.expected_rtl
 
     @cached_property
     def dram_in(self) -> dict[str, np.ndarray]:
-        return self._npz("dram_in.npz")
+        arrays = read_npz(self.path / "dram_in.npz")
+        check_dram_in(self.meta, arrays)
+        return arrays
 
     @property
     def has_expected_rtl(self) -> bool:
@@ -100,11 +126,15 @@ class Bundle:
 
     @cached_property
     def expected_rtl(self) -> dict[str, np.ndarray]:
-        return self._npz("expected_rtl.npz")
+        arrays = read_npz(self.path / "expected_rtl.npz")
+        check_expected(self.meta, arrays, "expected_rtl.npz", per_port=False)
+        return arrays
 
     @cached_property
     def expected_models(self) -> dict[str, np.ndarray]:
-        return self._npz("expected.npz")
+        arrays = read_npz(self.path / "expected.npz")
+        check_expected(self.meta, arrays, "expected.npz", per_port=True)
+        return arrays
 
     @property
     def agent(self) -> Coord:
@@ -127,7 +157,8 @@ class Bundle:
 
     @property
     def regions(self) -> list[Region]:
-        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"])) for r in self.meta["dram"]["regions"]]
+        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"]))
+                for r in self.meta["dram"]["regions"]]
 
     @property
     def outputs(self) -> dict[str, Region]:
@@ -140,6 +171,7 @@ class Bundle:
 
     @property
     def rounds(self) -> list[Round]:
+        """The plan's rounds, parsed from `meta` (checked when read; a test may edit it in memory since)."""
         out = []
         for p in self.meta["plan"]:
             if p["kind"] != "round":
@@ -149,16 +181,11 @@ class Bundle:
                 if s["op"] == "seed":
                     steps.append(("seed", int(s["credits"])))
                 elif s["op"] == "kick":
-                    if len(s["flits"]) != int(s["nflits"]):
-                        raise ValueError(f"bundle {self.name} round {p['round']}: a kick to {s['node']} lists "
-                                         f"{len(s['flits'])} flits, nflits says {s['nflits']}")
                     steps.append(("kick", Kick((s["node"][0], s["node"][1]), int(s["base"]),
                                                tuple(int(f, 16) for f in s["flits"]))))
                 elif s["op"] == "await":
                     steps.append(("await", (s["node"][0], s["node"][1]), int(s["count"])))
-                elif s["op"] != "barrier":  # a barrier does nothing: the awaits before it order the work
-                    raise ValueError(f"bundle {self.name} round {p['round']}: unknown step {s['op']!r} "
-                                     f"(known: seed, kick, await, barrier)")
+                # a barrier does nothing: the awaits before it order the work
             out.append(Round(int(p["round"]), p["unit"], p["name"], tuple(steps)))
         return out
 
@@ -177,4 +204,4 @@ def bundle_names() -> list[str]:
     return sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists())
 
 
-__all__ = ["BUNDLES", "Bundle", "Kick", "Region", "Round", "Step", "bundle_names"]
+__all__ = ["BUNDLES", "Bundle", "BundleError", "Kick", "Region", "Round", "Step", "bundle_names"]

@@ -149,37 +149,49 @@ def expected_signals(b: Bundle) -> dict[Coord, int]:
     return out
 
 
-def check_machine(b: Bundle, machine: Machine) -> None:
-    """Refuse, before anything runs, a bundle whose compiled machine this one is not: one line naming the
-    value, the limit and the fix."""
+def described_as(b: Bundle, machine: Machine) -> list[tuple[str, Any, Any]]:
+    """Each field of bundle.json's ``machine`` entry beside the same fact of `machine`: (field, the bundle's
+    value, the machine's value), in the bundle's notation. The name is not compared: it is how the caller
+    picked `machine` (models.machines.get_machine)."""
     m = b.meta["machine"]
-    units = m["units"]
-    want = {"clusters": sorted(map(tuple, units.get("MG", []))), "vector cores": sorted(map(tuple, units.get("VC", []))),
-            "agent": tuple(m["agent"]), "memory agent": tuple(m["mag"])}
-    have = {"clusters": sorted(machine.clusters), "vector cores": sorted(machine.vector_cores),
-            "agent": machine.agent, "memory agent": machine.mag}
-    for key in want:
-        if want[key] != have[key]:
-            raise MachineMismatch(f"bundle {b.name} was compiled for {key} {want[key]}, machine {machine.name} has "
-                                  f"{have[key]}; run it on {m['name']}")
+    return [
+        ("units.MG", sorted(m["units"]["MG"]), sorted(map(list, machine.clusters))),
+        ("units.VC", sorted(m["units"]["VC"]), sorted(map(list, machine.vector_cores))),
+        ("agent", m["agent"], list(machine.agent) if machine.agent is not None else None),
+        ("mag", m["mag"], list(machine.mag)),
+        ("routers", m["routers"], [machine.nx, machine.ny]),
+        ("stage_flits", m["stage_flits"], machine.stage_slots),
+        ("inst_depth", m["inst_depth"], machine.inst_depth),
+        ("mem_window_base", m["mem_window_base"], f"{machine.mem_base:#x}"),
+    ]
+
+
+def check_machine(b: Bundle, machine: Machine) -> None:
+    """Refuse, before anything runs, a bundle compiled for another machine description than `machine` (every
+    field of its ``machine`` entry must be this machine's), or one whose steps exceed the machine: one line
+    naming the field, both values and the fix."""
+    for name, compiled, have in described_as(b, machine):
+        same = int(compiled, 16) == int(have, 16) if name == "mem_window_base" else compiled == have
+        if not same:
+            raise MachineMismatch(f"bundle {b.name} was compiled for machine.{name} = {compiled} (bundle.json), "
+                                  f"machine {machine.name} has {have} (models/machines.py); recompile it for "
+                                  f"{machine.name} as described there, or describe the machine it was compiled for "
+                                  f"there under a name of its own")
     if machine.units.get(machine.agent) != UnitKind.ORCH:
         raise MachineMismatch(f"machine {machine.name}: the agent {machine.agent} is not an orchestrator; a compiled "
                               f"plan needs one there")
-    window = int(m["mem_window_base"], 16)
-    if window != machine.mem_base:
-        raise MachineMismatch(f"bundle {b.name} addresses memory from {window:#x}, machine {machine.name}'s DRAM "
-                              f"starts at {machine.mem_base:#x}; set mem_base={window:#x} in models/machines.py")
     machine.dram_offset(b.image_base, len(b.image))  # the image span must fit the DRAM (raises, naming the fix)
     for rnd in b.rounds:
         for step in rnd.steps:
             if step[0] == "seed" and step[1] > machine.inst_depth:
                 raise MachineMismatch(f"bundle {b.name} round {rnd.index} seeds {step[1]} credits, machine "
-                                      f"{machine.name}'s instruction FIFOs hold {machine.inst_depth}; raise "
-                                      f"inst_depth in models/machines.py")
+                                      f"{machine.name}'s instruction FIFOs hold {machine.inst_depth} (inst_depth); "
+                                      f"recompile the bundle so that no seed exceeds it")
             if step[0] == "kick" and step[1].base + len(step[1].flits) > machine.stage_slots:
                 raise MachineMismatch(f"bundle {b.name} round {rnd.index} kicks slots up to "
                                       f"{step[1].base + len(step[1].flits) - 1}, machine {machine.name} stages "
-                                      f"{machine.stage_slots}; raise stage_slots in models/machines.py")
+                                      f"{machine.stage_slots} (stage_slots); recompile the bundle with shorter "
+                                      f"windows")
 
 
 def _observed(b: Bundle) -> dict[int, dict[Coord, tuple[int, int]]]:
@@ -273,5 +285,5 @@ def compare_observed(res: ExecResult) -> list[str]:
 
 
 __all__ = ["ExecResult", "Host", "MachineMismatch", "NotLanded", "PollFailed", "RoundResult", "check_machine",
-           "compare_observed", "describe_poll", "execute", "expected_signals", "run_round", "run_sync",
+           "described_as", "compare_observed", "describe_poll", "execute", "expected_signals", "run_round", "run_sync",
            "stage_writes"]

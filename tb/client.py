@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from models.bundle import Bundle
+from models.client_bound import KERNELS
 from models.client_judge import check_count, judge, reference
 from models.client_report import BundleReport, format_rounds, format_summary, format_verdict
 from models.executor import check_machine
@@ -50,6 +51,34 @@ class Refused(ValueError):
     """Input refused before anything ran."""
 
 
+def check_reference(b: Bundle) -> None:
+    """The float64 reference that `kernel.reference` names computes from the bundle's inputs (ValueError if
+    not): a kernel that reads a port the bundle does not declare, or inputs whose shapes do not fit it, are
+    refused here rather than mid-judgement. A kernel without a derived bound is the run's note, not an error."""
+    kind = b.meta["kernel"]["reference"]
+    if kind not in KERNELS:
+        return
+    inputs = {k: b.dram_in[k].astype(np.float64) for k in b.meta["inputs"]}
+    try:
+        with np.errstate(all="ignore"):
+            _, bound = KERNELS[kind](inputs)
+    except KeyError as exc:
+        raise ValueError(f"bundle.json kernel.reference: {kind!r} reads input {exc.args[0]!r}, bundle.json inputs "
+                         f"declares {sorted(inputs)}; name the kernel the bundle computes "
+                         f"(known: {', '.join(sorted(KERNELS))})") from None
+    except (ValueError, IndexError) as exc:
+        shapes = {k: list(v.shape) for k, v in inputs.items()}
+        raise ValueError(f"bundle.json kernel.reference: {kind!r} cannot be computed from inputs of shapes "
+                         f"{shapes} ({exc}); fix the kernel or the shapes") from None
+    for port, spec in b.meta["expected"].items():
+        try:
+            np.broadcast_to(bound, tuple(spec["shape"]))  # the bound lies over each output lane
+        except ValueError:
+            raise ValueError(f"bundle.json expected.{port}.shape: {spec['shape']}, the float64 reference of {kind!r} "
+                             f"has shape {list(np.shape(bound))} for these inputs; fix the shape or "
+                             f"kernel.reference") from None
+
+
 def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
     """Each DIR as a bundle, or Refused naming what is wrong with it and how to fix it."""
     out: list[Bundle] = []
@@ -61,24 +90,22 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
         if not (path / "bundle.json").exists():
             raise Refused(f"{d}: no bundle.json in it; a bundle folder holds bundle.json, dram_in.npz and "
                           f"expected.npz (clients/README.md)")
-        for need in ("dram_in.npz", "expected.npz"):
-            if not (path / need).exists():
-                raise Refused(f"{d}: {need} missing; export the bundle again (clients/README.md lists its files)")
         if path.name in seen:
             raise Refused(f"{d}: a second bundle named {path.name} (the first is {seen[path.name]}); the runs are "
                           f"named after their folders, rename one")
         seen[path.name] = str(path)
         b = Bundle(path)
         try:
+            b.check()  # every file read and checked against the format (models/bundle_schema.py, bundle_arrays.py)
             machine = get_machine(b.meta["machine"]["name"])
             if rtl and machine.name != RTL_MACHINE:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
                               f"(run it with --models, or compile for {RTL_MACHINE})")
             check_machine(b, machine)
-            b.rounds  # parses every step: an unknown one is refused here
-        except (KeyError, ValueError) as exc:
-            if isinstance(exc, Refused):
-                raise
+            check_reference(b)
+        except Refused:
+            raise
+        except ValueError as exc:  # BundleError, MachineMismatch, an unknown machine: each one line
             raise Refused(f"{d}: {exc}") from None
         out.append(b)
     return out

@@ -139,6 +139,7 @@ def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
 async def test_bundle(dut, bundle: BundleName) -> None:
     """One compiled bundle, unmodified, end to end on fused4 through the host (see the module doc)."""
     b = Bundle(bundle.value)
+    b.check()  # a bundle its format does not allow fails here, in one line, before the machine starts
     tb = SystemTB(dut, f"test_bundle/bundle={b.name}")
     t0 = time.monotonic()
 

@@ -124,14 +124,18 @@ def test_a_surplus_signal_after_the_await_is_an_overshoot() -> None:
 
 def test_machines_the_bundle_was_not_compiled_for_are_refused() -> None:
     b = Bundle("ops_log2_m32n64")
-    with pytest.raises(MachineMismatch, match="seeds 512 credits.*hold 32; raise inst_depth"):
+    with pytest.raises(MachineMismatch, match=r"machine\.inst_depth = 512 \(bundle\.json\), machine fused4 has 32"):
         check_machine(b, dataclasses.replace(FUSED4, inst_depth=32))
-    with pytest.raises(MachineMismatch, match="addresses memory from 0x80000000.*set mem_base"):
+    with pytest.raises(MachineMismatch, match=r"machine\.mem_window_base = 0x80000000 .*has 0x0 .*recompile it"):
         check_machine(b, dataclasses.replace(FUSED4, mem_base=0))
-    with pytest.raises(MachineMismatch, match="compiled for clusters"):
+    with pytest.raises(MachineMismatch, match=r"machine\.units\.MG = \[\[1, 1\], .*mm_mesh_sys has \[\[2, 1\]\]"):
         check_machine(b, MM_MESH_SYS)
     with pytest.raises(ValueError, match="raise dram_words"):
         check_machine(b, dataclasses.replace(FUSED4, dram_words=64))
+    step = next(s for p in b.meta["plan"] if p["kind"] == "round" for s in p["steps"] if s["op"] == "seed")
+    step["credits"] = 513  # more credit than the FIFOs the bundle itself declares
+    with pytest.raises(MachineMismatch, match=r"seeds 513 credits.*hold 512 \(inst_depth\); recompile"):
+        check_machine(b, FUSED4)
 
 
 def test_the_dram_is_at_machine_addresses_and_keeps_the_bytes_around_a_partial_store() -> None:
