@@ -89,7 +89,11 @@ def check_filter(pattern: str) -> None:
 
 
 def check_make_test() -> None:
-    """What `make test` passes on: JOBS (to pytest -n), WAVES, VERBOSE, the seed, the filter, the wall bound."""
+    """What `make test` passes on: SIM, JOBS (to pytest -n), WAVES, VERBOSE, the seed, the filter, the wall
+    bound (raises BadInput, or ValueError for SIM)."""
+    from tb.simulators import check_simulator
+
+    check_simulator(os.environ.get("SIM", "").strip() or "icarus")
     jobs_from_env()
     env_flag("WAVES")
     env_flag("VERBOSE")
@@ -103,7 +107,7 @@ def main() -> int:
     """`python -m tb.options`: 0 when make's variables are acceptable, else their one-line refusal and 2."""
     try:
         check_make_test()
-    except BadInput as exc:
+    except ValueError as exc:  # BadInput, and check_simulator's refusal
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -89,6 +89,16 @@ def waves_line(r: BenchResult, bench: str, bench_dir: Path) -> str:
             f"(e.g. {tests[0].name}); open one: make waves BENCH={bench} COCOTB_TEST_FILTER=<test>")
 
 
+def progress_key(sim: str, jobs: int, waves: bool, test_filter: str) -> tuple[str, bool]:
+    """(the durations.json key a run reads, whether it records its durations there).
+
+    Only comparable runs share a key: same simulator, as many benches side by side. A run with waves
+    (slower) or a test filter (fewer tests) records nothing; a waves run reads a key no run writes, so
+    its estimate comes from its own benches.
+    """
+    return f"regress/{sim}/{jobs} at a time" + ("/waves" if waves else ""), not (waves or test_filter)
+
+
 def _ignore_interrupts() -> None:
     """A worker leaves Ctrl-C to the main process, which ends it and its simulators (no traceback per worker)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -191,10 +201,8 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
     print(f"running {len(benches)} bench(es) on {compiler_version(args.sim)}, seed {seed}, {jobs} at a time",
           flush=True)
     error_lines: dict[str, int] = {}
-    # durations feed the next estimate only from comparable runs: same simulator, as many side by side,
-    # no waves (slower), no test filter (fewer tests); a WAVES=1 run reads a key no run records
-    job = f"regress/{args.sim}/{jobs} at a time" + ("/waves" if waves else "")
-    progress = Progress(job, [b.name for b in benches], record=not args.filter and not waves, workers=jobs)
+    job, record = progress_key(args.sim, jobs, waves, args.filter)
+    progress = Progress(job, [b.name for b in benches], record=record, workers=jobs)
     run = functools.partial(run_bench, sim=args.sim, test_filter=args.filter or None, seed=seed, waves=waves,
                             log_to_file=not verbose, build_root=build_root, announce=True)
 
