@@ -27,8 +27,7 @@ from tb.proctree import end_tree
 from tb.progress import Progress
 from tb.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests, run_bench
 from tb.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
-from tb.summary import (SHOWN_CHECKS, describe_failures, format_summary, merge_results, replay_command,
-                        scan_error_lines, scan_report_lines)
+from tb.summary import format_summary, merge_results, scan_error_lines, scan_report_lines
 
 INTERRUPTED = 130  # the shell's status for a run ended by Ctrl-C (128 + SIGINT)
 

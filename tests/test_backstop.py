@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tb.benches import get_bench
-from tb.regress import describe_failures
+from tb.summary import describe_failures
 from tb.runner import CaseResult, mark_unfinished, run_bench
 
 LINE = re.compile(r"^router: the simulator was stopped by the wall-clock backstop of 1 s after (\d+\.\d) s, before "

@@ -25,8 +25,8 @@ import os
 import pytest
 
 from tb.benches import BENCHES, Bench
-from tb.options import wall_override
-from tb.regress import describe_failures, seed_from_env
+from tb.options import seed_from_env, wall_override
+from tb.summary import describe_failures
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.simulators import bench_legs
 
