@@ -188,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return _run(args, benches, seed, waves, verbose, wanted_jobs, build_root)
+    except KeyboardInterrupt:  # outside the benches' run (which handles its own): nothing to end or summarise
+        print("\ninterrupted", file=sys.stderr)
+        return INTERRUPTED
     finally:
         release(build_root, owner)
 
