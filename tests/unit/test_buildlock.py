@@ -68,3 +68,39 @@ def test_the_main_job_refuses_a_held_build_folder(tmp_path: Path, other_run: sub
     assert rc == 2 and err.count("\n") == 1
     assert err.startswith(f"error: {tmp_path} is in use by another run (pid {other_run.pid}")
     assert (tmp_path / LOCK_NAME).exists()  # still the other run's
+
+
+def _suite_hooks(lock_root: Path, monkeypatch: pytest.MonkeyPatch):
+    """tests/conftest.py loaded as a plain module, its lock folder moved to `lock_root`."""
+    import importlib.util
+
+    from tb.benches import ROOT
+
+    spec = importlib.util.spec_from_file_location("suite_hooks", ROOT / "tests" / "conftest.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    monkeypatch.setattr(hooks, "LOCK_ROOT", lock_root)
+    return hooks
+
+
+def test_make_test_takes_the_lock_once_per_run_and_refuses_a_second(tmp_path: Path, other_run: subprocess.Popen,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    hooks = _suite_hooks(tmp_path, monkeypatch)
+    run = SimpleNamespace(option=SimpleNamespace(numprocesses=2))
+    hooks._start(run, hooks._bench_ids(["tests/unit/test_x.py::t", "tests/test_benches.py::test_bench[fifo-icarus]"]))
+    held = json.loads((tmp_path / LOCK_NAME).read_text())
+    assert held["pid"] == os.getpid() and run._agsim_progress.steps == ["fifo-icarus"]
+    hooks._start(run, ["fifo-icarus"])  # the next worker's collection report: the same run, nothing more
+    hooks.release(tmp_path, hooks._owner())
+    unit_only = SimpleNamespace(option=SimpleNamespace(numprocesses=2))
+    hooks._start(unit_only, hooks._bench_ids(["tests/unit/test_x.py::t"]))  # no bench: no lock
+    assert not (tmp_path / LOCK_NAME).exists()
+
+    acquire(tmp_path, "the other make test", pid=other_run.pid)
+    with pytest.raises(pytest.exit.Exception) as refused:
+        hooks._start(SimpleNamespace(option=SimpleNamespace(numprocesses=2)), ["fifo-icarus"])
+    assert refused.value.returncode == 2
+    assert str(refused.value.msg).startswith(f"error: {tmp_path} is in use by another run (pid {other_run.pid}")
+    assert "\n" not in str(refused.value.msg)
