@@ -11,7 +11,9 @@
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #
 # Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1 JOBS=n (benches or
-# pytest workers side by side; default: the machine's cores)
+# pytest workers side by side, 1 or more; default auto: the machine's cores); AGSIM_WALL_S=s (every
+# simulator's wall-clock backstop; default each bench's max_wall_s, an hour). Ctrl-C ends the run (status 130).
+# One run per build folder: a second `make SIM=...` or `make test` in the same clone is refused (run.lock there).
 # Both main targets bootstrap a .venv and the simulator first (tools/bootstrap.sh).
 
 SIM ?= icarus
@@ -21,7 +23,7 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto
@@ -41,6 +43,7 @@ regress: bootstrap
 
 test:
 	@tools/bootstrap.sh --with-verilator --with-cxx
+	@$(PY) -m tb.options
 	@$(PY) -m pytest -n $(JOBS) --dist worksteal tests
 
 lint:
@@ -58,7 +61,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,15p' Makefile
+	@sed -n '1,17p' Makefile
 
 list:
 	@python3 -m tb.benches

@@ -306,7 +306,7 @@ def save_file_text(
     fst_path: Path,
     gtkw_path: Path | None = None,
     *,
-    open_routers: bool | Collection[Coord] | None = None,
+    open_routers: bool | Collection[Coord] = True,
     open_links: bool = True,
     view: View | None = None,
     type_filter: Path | None = None,
@@ -326,8 +326,6 @@ def save_file_text(
 
     links = bench_links(bench)
     routers = list(dict.fromkeys(lk.router for lk in links))
-    if open_routers is None:
-        open_routers = len(routers) == 1
     for xy in routers:
         r_open = open_routers if isinstance(open_routers, bool) else xy in open_routers
         with save.group(f"router ({xy[0]},{xy[1]})", closed=not r_open):
@@ -338,7 +336,7 @@ def save_file_text(
     if top in CUBE_TOPS:
         n_pe = int(bench.parameters.get("R", 2)) * int(bench.parameters.get("C", 4))
         for pe in range(n_pe):
-            with save.group(f"PE {pe}", closed=pe != 0):
+            with save.group(f"PE {pe}"):
                 _traces(save, f"{top}.g_pe[{pe}].u_pe.u_core", PE_TRACES)
 
     if not links and top in FIFO_TOPS:
@@ -352,15 +350,16 @@ def write_save_file(
     fst_path: Path,
     gtkw_path: Path,
     *,
-    open_routers: bool | Collection[Coord] | None = None,
+    open_routers: bool | Collection[Coord] = True,
     open_links: bool = True,
     view: View | None = None,
 ) -> None:
     """Write a GTKWave save file for `bench`'s dump `fst_path` to `gtkw_path`.
 
-    Router groups start closed (open when the bench has a single router, or
-    as `open_routers` says: True, False, or a set of (x, y)); link groups
-    inside them start open unless `open_links` is False. `view` sets the
+    Every group starts expanded, as in the README's picture (GTKWave flags
+    @800200 / @1000200 around it; a collapsed one is @c00200 / @1401200),
+    unless `open_routers` says otherwise (False, or the set of (x, y) to
+    expand) or `open_links` is False for the link groups. `view` sets the
     window size, first time and zoom (default DEFAULT_VIEW). A translate
     filter that names flit types is written beside the save file
     (<gtkw stem>.types.txt) and used by every `type` trace.

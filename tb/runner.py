@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from tb.benches import ROOT, Bench
+from tb.options import WALL_ENV, wall_override
 from tb.params import check_names, check_shape, elaboration_check
 from tb.simulators import build_args, build_defines, built_simulator, make_runner, run_env, trace_args
 
@@ -121,11 +122,14 @@ def run_bench(
     extra_env: dict[str, str] | None = None,
     log_to_file: bool = False,
     test_module: str | None = None,
+    announce: bool = False,
 ) -> BenchResult:
     """Build `bench` and run its tests; never raises for a test failure.
 
     `test_module` runs another cocotb module than the table's against the
-    bench's top, sources and parameters (the benchmark uses it).
+    bench's top, sources and parameters (the benchmark uses it). `announce`
+    prints a line when a build starts and when it ends, with its duration
+    (a Verilator build can take minutes).
     """
 
     if test_module:
@@ -136,7 +140,8 @@ def run_bench(
     build_dir = bench_build_dir(build_root, sim, bench.name)
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
-    runner = make_runner(sim, bench.max_wall_s)
+    wall_s = wall_override() or bench.max_wall_s
+    runner = make_runner(sim, wall_s)
     # cocotb hands each test a seed derived from the run seed and the test's
     # name; benches print the run seed itself, which is what replays a run.
     env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath(), **run_env(sim)}
@@ -156,6 +161,9 @@ def run_bench(
                          "includes": _include_stamp(bench), "defines": build_defines(sim)})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
+    announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time
+    if announce:
+        print(f"    building {bench.name} on {sim} ...", flush=True)
     try:
         with _process_env(test_filter, seed, waves):
             runner.build(
@@ -178,6 +186,8 @@ def run_bench(
                 result.wall_s = time.monotonic() - t0
                 return result
         stamp.write_text(config)
+        if announce:
+            print(f"    built {bench.name} on {sim} in {time.monotonic() - t0:.1f} s", flush=True)
     except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
         log = build_dir / "build.log"
         result.build_log = log if log_to_file else None
@@ -210,6 +220,7 @@ def run_bench(
             trace = trace_args(sim, test_dir / "waves.fst")  # Verilator
             write_save_file(bench, test_dir / "waves.fst", test_dir / "waves.gtkw")
         test_filter_re = (re.escape(filt) + "$") if (waves and filt) else filt
+        t_run, failed_run, run_error = time.monotonic(), False, ""
         try:
             with _process_env(test_filter_re, seed, waves):
                 runner.test(
@@ -227,21 +238,52 @@ def run_bench(
                     log_file=test_dir / "sim.log" if log_to_file else None,
                 )
         except (SystemExit, Exception) as exc:
+            failed_run = True
             if not results_xml.exists():
-                result.error = f"simulation failed: {exc}"
+                run_error = f"simulation failed: {exc}"
+        ran_s = time.monotonic() - t_run
+        cases = _read_results(results_xml, stats) if results_xml.exists() else []
         if results_xml.exists():
             result.results_files.append(results_xml)
-            cases = _read_results(results_xml, stats)
-            for case in cases:
-                case.log = test_dir / "sim.log" if log_to_file else None
-            result.tests.extend(cases)
-        elif not result.error:
-            result.error = (f"no results.xml: the simulator ended before cocotb reported (crash, or killed "
-                            f"at the bench's wall-clock bound of {bench.max_wall_s} s); see {test_dir / 'sim.log'}")
+        if failed_run and ran_s >= wall_s:  # killed by the backstop: every test it left unfinished says so
+            expected = [n.removeprefix(bench.test_module + ".") for n in list_tests(bench)
+                        if not test_filter_re or re.search(test_filter_re, n)]
+            cases = mark_unfinished(cases, expected, backstop_message(bench.name, wall_s, ran_s))
+            run_error = ""
+        result.error = result.error or run_error
+        for case in cases:
+            case.log = test_dir / "sim.log" if log_to_file else None
+        result.tests.extend(cases)
+        if not results_xml.exists() and not cases and not result.error:
+            result.error = (f"no results.xml: the simulator ended before cocotb reported (a crash); "
+                            f"see {test_dir / 'sim.log'}")
     result.wall_s = time.monotonic() - t0
     if not result.tests and not result.error:
         result.error = "no test ran (check COCOTB_TEST_FILTER)"
     return result
+
+
+PREMATURE_END = "the simulation ended prematurely"  # cocotb's words for a simulator that went away mid-test
+
+
+def backstop_message(bench: str, wall_s: float, ran_s: float) -> str:
+    """The one line every test left unfinished by the wall-clock backstop fails with."""
+    return (f"{bench}: the simulator was stopped by the wall-clock backstop of {wall_s:g} s after {ran_s:.1f} s, "
+            f"before this test finished (a hung simulator, or a machine too slow or loaded for the bound); "
+            f"raise it with {WALL_ENV}=<seconds> or the bench's max_wall_s in tb/benches.py")
+
+
+def mark_unfinished(cases: list[CaseResult], expected: list[str], message: str) -> list[CaseResult]:
+    """`cases` with every test that did not finish (cocotb's premature-end failure, or absent from its
+    results although `expected`) failed with `message`; the finished ones as they were."""
+    out = []
+    for case in cases:
+        if not case.passed and PREMATURE_END in case.message:
+            case = dataclasses.replace(case, message=message, failures=[])
+        out.append(case)
+    seen = {c.name for c in cases}
+    out.extend(CaseResult(name=n, passed=False, message=message) for n in expected if n not in seen)
+    return out
 
 
 @contextmanager

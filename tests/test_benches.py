@@ -10,6 +10,12 @@ bench runs on Icarus except the ones in VERILATOR_LEG, whose composite fp32
 arithmetic Icarus interprets slowly; they run on Verilator (the same tests and
 checks, 3-4x faster with the build). `make SIM=icarus` still runs them on Icarus.
 With SIM=verilator every bench runs on Verilator.
+
+The simulator is bounded by the bench's wall-clock backstop (max_wall_s, or
+AGSIM_WALL_S), which names itself in every test it stops; pytest-timeout's
+suite-wide bound (pyproject.toml) is for the unit tests, so a bench's own is
+the backstop plus BUILD_ALLOWANCE_S for its build: the backstop always fires
+first.
 """
 
 from __future__ import annotations
@@ -19,14 +25,23 @@ import os
 import pytest
 
 from tb.benches import BENCHES, Bench
-from tb.regress import describe_failures, seed_from_env
+from tb.options import seed_from_env, wall_override
+from tb.summary import describe_failures
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.simulators import bench_legs
 
 LEGS = bench_legs(os.environ.get("SIM", "icarus") or "icarus")
+# a bench's build before its simulator starts: the longest measured, a Verilator build of an AHBM bench on a
+# loaded 2-core machine, took 4 min 23 s
+BUILD_ALLOWANCE_S = 1800
 
 
-@pytest.mark.parametrize(("bench", "sim"), LEGS, ids=[f"{b.name}-{s}" for b, s in LEGS])
+def _leg(bench: Bench, sim: str) -> object:
+    bound = BUILD_ALLOWANCE_S + (wall_override() or bench.max_wall_s)
+    return pytest.param(bench, sim, id=f"{bench.name}-{sim}", marks=pytest.mark.timeout(bound))
+
+
+@pytest.mark.parametrize(("bench", "sim"), [_leg(b, s) for b, s in LEGS])
 def test_bench(bench: Bench, sim: str) -> None:
     seed = seed_from_env() if os.environ.get("COCOTB_RANDOM_SEED", "").strip() else None  # refused by name
     result = run_bench(bench, sim=sim, seed=seed, build_root=BUILD_ROOT / "pytest", log_to_file=True)

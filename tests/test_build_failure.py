@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 from tb.benches import ROOT, get_bench
-from tb.regress import describe_failures
+from tb.summary import describe_failures
 from tb.runner import run_bench
 
 

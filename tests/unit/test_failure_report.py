@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tb.lib import artifacts
-from tb.regress import SHOWN_CHECKS, describe_failures, format_summary, scan_error_lines
+from tb.summary import SHOWN_CHECKS, describe_failures, format_summary, scan_error_lines
 from tb.runner import BenchResult, CaseResult, _read_results, compiler_errors
 
 

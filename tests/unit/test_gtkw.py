@@ -195,7 +195,7 @@ def test_machine_bench_save_file_shows_the_machine_mesh(tmp_path) -> None:
 
 
 def test_cube_bench_shows_every_pe() -> None:
-    """The AHBM CUBE: one group per PE (R*C of the bench), PE 0 open, the engine, DMA and IPCQ
+    """The AHBM CUBE: one group per PE (R*C of the bench), all expanded, the engine, DMA and IPCQ
     traces under g_pe[p].u_pe.u_core."""
     from tb.benches import get_bench
 
@@ -210,7 +210,7 @@ def test_cube_bench_shows_every_pe() -> None:
 
 def test_written_by_gtkwsave_with_a_group_per_router_of_a_4x4_mesh(monkeypatch: pytest.MonkeyPatch) -> None:
     """pyvcd's GTKWSave writes every trace and group (nothing is formatted beside it), and the
-    4x4 mesh bench gets one closed group per router, each holding that router's link groups."""
+    4x4 mesh bench gets one expanded group per router, each holding that router's link groups."""
     import vcd.gtkw
 
     import tb.gtkw
@@ -256,7 +256,7 @@ def test_written_by_gtkwsave_with_a_group_per_router_of_a_4x4_mesh(monkeypatch: 
         if flags & TR_GRP_BEGIN:
             depth += 1
             if depth == 1:
-                assert flags & TR_CLOSED  # 16 routers: all start closed
+                assert not flags & TR_CLOSED  # 16 routers: all start expanded
                 current = line
                 per_router[current] = 0
             else:
@@ -266,3 +266,38 @@ def test_written_by_gtkwsave_with_a_group_per_router_of_a_4x4_mesh(monkeypatch: 
     shape = bench.shape
     assert all(n >= 3 for n in per_router.values())  # in L, out L and at least one neighbour
     assert sum(per_router.values()) == len(expected_monitors(shape.nx, shape.ny, shape.edge_mask))
+
+
+# GTKWave's trace flags (its savefile.h: TR_BLANK is bit 9, TR_COLLAPSED 12, TR_CLOSED 22, TR_GRP_BEGIN 23,
+# TR_GRP_END 24): an expanded group is @800200 ... @1000200, a collapsed one @c00200 ... @1401200. A flags
+# line stays in force until the next one, so each group line is read with the flags in force there.
+EXPANDED_BEGIN, EXPANDED_END = 0x800200, 0x1000200
+COLLAPSED_BEGIN, COLLAPSED_END = 0xC00200, 0x1401200
+
+
+def _group_flags(text: str) -> dict[str, list[int]]:
+    """Per group name, the flags in force at its begin and at its end line."""
+    out: dict[str, list[int]] = {}
+    for flags, line in _flags_and_traces(text):
+        if line.startswith("-"):
+            out.setdefault(line[1:], []).append(flags)
+    return out
+
+
+@pytest.mark.parametrize("name", ["mesh_2x2", "mesh_4x4", "mesh_3x2_edge", "router", "ahbm"])
+def test_every_group_of_a_written_file_opens_expanded(tmp_path: Path, name: str) -> None:
+    """The file tb.runner writes beside each FST opens every group, as in docs/img/gtkwave_mesh_2x2.png."""
+    from tb.benches import get_bench
+
+    write_save_file(get_bench(name), tmp_path / "waves.fst", tmp_path / "waves.gtkw")
+    groups = _group_flags((tmp_path / "waves.gtkw").read_text())
+    assert groups
+    for group, flags in groups.items():
+        assert flags == [EXPANDED_BEGIN, EXPANDED_END] * (len(flags) // 2), group
+
+
+def test_a_collapsed_group_is_written_with_the_collapsed_flags() -> None:
+    """The other side of the flag check above: a router asked closed gets GTKWave's collapsed pair."""
+    groups = _group_flags(save_file_text(MESH_2X2, Path("/tmp/w.fst"), open_routers={(1, 1)}))
+    assert groups["router (2,1)"] == [COLLAPSED_BEGIN, COLLAPSED_END]
+    assert groups["router (1,1)"] == [EXPANDED_BEGIN, EXPANDED_END]

@@ -22,3 +22,10 @@ def test_a_verilator_run_bootstraps_the_cxx_tool_chain() -> None:
     assert "tools/bootstrap.sh --with-cxx" in _dry("SIM=verilator")
     assert "tools/bootstrap.sh --with-cxx" not in _dry("SIM=icarus")
     assert "tools/bootstrap.sh --with-verilator --with-cxx" in _dry("test")
+
+
+def test_the_suite_checks_its_options_before_pytest() -> None:
+    """JOBS=0 or JOBS=abc would reach pytest -n (0: no workers at all); tb.options refuses them first."""
+    lines = _dry("test", "JOBS=abc").splitlines()
+    check = lines.index(".venv/bin/python -m tb.options")
+    assert "pytest -n abc" in lines[check + 1]

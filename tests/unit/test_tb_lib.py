@@ -16,7 +16,7 @@ from tb.benches import BENCHES, ROOT, get_bench
 from tb.lib.harness import StallMode, StallPattern
 from tb.lib.stimulus import build_streams
 from tb.lib.verdict import STATS_FILE, Verdict, derive_seed
-from tb.regress import format_summary
+from tb.summary import format_summary
 from tb.runner import BenchResult, CaseResult, _read_results
 
 
@@ -150,7 +150,7 @@ def test_stimulus_src_is_the_sender_and_slot_is_tagged() -> None:
 @pytest.mark.parametrize("value,expected", [("1", True), ("yes", True), ("TRUE", True), ("on", True),
                                             ("0", False), ("no", False), ("false", False), ("", False)])
 def test_env_flags_read_like_cocotb(monkeypatch: pytest.MonkeyPatch, value: str, expected: bool) -> None:
-    from tb.regress import env_flag
+    from tb.options import env_flag
 
     monkeypatch.setenv("WAVES", value)
     assert env_flag("WAVES") is expected

@@ -1,0 +1,104 @@
+"""The suite run's own hooks: one run per bench build folder, and a line per finished bench.
+
+* A run that collects the bench wrappers (tests/test_benches.py) takes
+  sim_build/pytest/run.lock (tb.buildlock) before any bench builds, and a
+  second such run in the same clone is refused in one line naming the first.
+  The lock is the run's: under pytest-xdist the controller takes it when the
+  workers report what they collected, and the workers never touch it.
+* Each finished bench prints one line, `[k/N] bench-sim passed in 12 s,
+  elapsed 3m05s, about 6m left`, so a `make test` of many minutes says what it
+  has done instead of only dots (unit tests stay dots: there are thousands).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tb.buildlock import FolderBusy, acquire, release
+from tb.progress import Progress
+from tb.runner import BUILD_ROOT
+from tb.simulators import bench_legs
+
+BENCH_TESTS = "tests/test_benches.py::"
+LOCK_ROOT = BUILD_ROOT / "pytest"
+LEGS = bench_legs(os.environ.get("SIM", "icarus") or "icarus")
+
+
+def _controller(config: pytest.Config) -> bool:
+    return not hasattr(config, "workerinput")
+
+
+def _owner() -> str:
+    return f"pytest pid {os.getpid()}"
+
+
+def _bench_ids(ids: list[str]) -> list[str]:
+    """`bench-sim` of each bench wrapper among the collected node ids."""
+    return [i[len(BENCH_TESTS):].removeprefix("test_bench[").removesuffix("]") for i in ids
+            if i.startswith(BENCH_TESTS)]
+
+
+def _start(config: pytest.Config, bench_ids: list[str]) -> None:
+    """Once per run, in the controller: take the lock and set up the per-bench lines."""
+    if not bench_ids or getattr(config, "_agsim_progress", None) is not None:
+        return
+    try:
+        acquire(LOCK_ROOT, _owner())
+    except FolderBusy as exc:
+        pytest.exit(f"error: {exc}", returncode=2)
+    config._agsim_locked = True
+    workers = getattr(config.option, "numprocesses", None)
+    workers = workers if isinstance(workers, int) and workers > 0 else 1
+    sim = os.environ.get("SIM", "icarus") or "icarus"
+    config._agsim_progress = Progress(f"pytest/{sim}/{workers} workers", bench_ids, workers=workers)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if _controller(session.config):  # without xdist the controller collects itself
+        _start(session.config, _bench_ids([i.nodeid for i in session.items]))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids: list[str]) -> None:
+    _start(node.config, _bench_ids(ids))
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """One line per finished bench (its call, or a setup that failed), in the controller."""
+    if not report.nodeid.startswith(BENCH_TESTS) or not (report.when == "call" or report.failed):
+        return
+    config = _CONTROLLER[0] if _CONTROLLER else None  # None in an xdist worker: the controller prints
+    progress = getattr(config, "_agsim_progress", None)
+    if progress is None:
+        return
+    name = report.nodeid[len(BENCH_TESTS):].removeprefix("test_bench[").removesuffix("]")
+    if name in progress.finished:
+        return
+    line = progress.done(name, report.duration)
+    line = line.replace(f"] {name} ", f"] {name} {report.outcome} in ", 1)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        writer = getattr(reporter, "_tw", None)  # xdist writes its dots through it, not through the reporter
+        if getattr(writer, "width_of_current_line", 0):
+            reporter.write("\n")
+        reporter.write_line(line)
+
+
+_CONTROLLER: list[pytest.Config] = []  # the run's config, in the process that prints (a report carries none)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if _controller(config):
+        _CONTROLLER[:] = [config]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not _controller(config):
+        return
+    progress = getattr(config, "_agsim_progress", None)
+    if progress is not None and len(progress.finished) == len(progress.steps) == len(LEGS):
+        progress.save()  # only a run of the whole table feeds the next estimate
+    if getattr(config, "_agsim_locked", False):
+        release(LOCK_ROOT, _owner())
