@@ -64,6 +64,22 @@ def wall_override() -> float | None:
     return value
 
 
+def bench_wall_s(table_s: float) -> float:
+    """The wall-clock budget of a bench in this run: AGSIM_WALL_S when given, else the table's max_wall_s.
+    The runner's process backstop and the in-test wall watchdogs (tb/lib: system_tb.guard, noc_tb, mag_tb)
+    all use it, so one figure, generous on any healthy machine, bounds a bench's wall time."""
+    return wall_override() or float(table_s)
+
+
+def wall_budget(bench_name: str) -> float:
+    """The wall budget inside a test of the bench called `bench_name` (a name outside the table, e.g. a
+    machine bench run under another name, gets the table's default)."""
+    from tb.benches import BY_NAME, Bench
+
+    bench = BY_NAME.get(bench_name)
+    return bench_wall_s(bench.max_wall_s if bench else Bench.max_wall_s)
+
+
 def seed_from_env() -> int:
     """COCOTB_RANDOM_SEED as a 32-bit seed, or a fresh random one when it is not given."""
     raw = os.environ.get("COCOTB_RANDOM_SEED", "").strip()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Iterator
 
 from tb.benches import ROOT, Bench
-from tb.options import WALL_ENV, wall_override
+from tb.options import WALL_ENV, bench_wall_s
 from tb.params import check_names, check_shape, elaboration_check
 from tb.simulators import build_args, build_defines, built_simulator, make_runner, run_env, trace_args
 
@@ -140,7 +140,7 @@ def run_bench(
     build_dir = bench_build_dir(build_root, sim, bench.name)
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
-    wall_s = wall_override() or bench.max_wall_s
+    wall_s = bench_wall_s(bench.max_wall_s)
     runner = make_runner(sim, wall_s)
     # cocotb hands each test a seed derived from the run seed and the test's
     # name; benches print the run seed itself, which is what replays a run.

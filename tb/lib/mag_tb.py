@@ -23,11 +23,11 @@ import numpy as np
 from models.flit import describe_flit
 from models.mag import WORD_BYTES, DramImage, MagModel, Prediction
 from models.mesh import Coord, MeshGeometry
-from tb.benches import get_bench
 from tb.lib.dram import DramBackdoor
 from tb.lib.harness import NEVER, CaptureRecord, EndpointBank, HarnessClock, RunOutcome, StallPattern
 from tb.lib.mxfp7_stim import random_entries
 from tb.lib.verdict import begin_test
+from tb.options import wall_budget
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200
@@ -56,10 +56,7 @@ class MagTB:
         self.dut = dut
         self.log = dut._log
         self.bench_name = os.environ.get("AGSIM_BENCH") or "mag"
-        try:
-            self.max_wall_s = float(get_bench(self.bench_name).max_wall_s)
-        except ValueError:
-            self.max_wall_s = 600.0
+        self.max_wall_s = wall_budget(self.bench_name)
         nx, ny = int(dut.NX.value), int(dut.NY.value)
         self.mag: Coord = (int(dut.MAG_X.value), int(dut.MAG_Y.value))
         edge = int(dut.EDGE_MASK.value)

@@ -33,6 +33,7 @@ from tb.lib.scoreboard import FlitScoreboard, ScoreboardReport
 from tb.lib.stimulus import build_streams, count_flits
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
+from tb.options import wall_budget
 
 PERIOD_NS = 10
 SETTLE_CYCLES = 200  # cycles run after `done` to catch a surplus flit
@@ -125,7 +126,7 @@ class NocTB:
         )
         slots = await self.bank.load(streams)
         bound = max_cycles or max(20_000, 200 * max(total, expect))
-        outcome = await self._run_sliced(before + expect, bound, wall_limit_s or self.bench.max_wall_s)
+        outcome = await self._run_sliced(before + expect, bound, wall_limit_s or wall_budget(self.bench.name))
         if outcome.ended == "done":
             await self.bank.settle(SETTLE_CYCLES, PERIOD_NS)
             outcome = self.bank.status("done")

@@ -9,7 +9,9 @@ sequence library (tb.lib.host_sequence.HostSequence).
 
 Every test body runs under :meth:`SystemTB.guard`: a simulated-time watchdog
 and a wall-clock watchdog (checked every `WALL_SLICE` simulated cycles, so
-Python wakes rarely), each a named failure that also says what the host was
+Python wakes rarely; its budget is the bench's, tb.options.wall_budget: one
+hour unless AGSIM_WALL_S says otherwise, far above any healthy test on a slow
+or loaded machine), each a named failure that also says what the host was
 doing; any exception raised by the body is a named failure too. The guard
 then checks the RTL monitors (`mon_err`), writes the test's artifacts
 (tb.lib.artifacts) and the verdict (tb.lib.verdict), in that order.
@@ -35,6 +37,7 @@ from tb.lib.host import Orchestrator
 from tb.lib.host_sequence import HostSequence
 from tb.lib.landing import Landing
 from tb.lib.verdict import begin_test
+from tb.options import WALL_ENV, wall_budget
 
 PERIOD_NS = 10
 WALL_SLICE = 5_000  # simulated cycles between two wall-clock checks
@@ -123,7 +126,7 @@ class SystemTB:
             return self.doing()
         return self._seq.doing if self._seq is not None else "not started"
 
-    async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int, max_wall_s: float = 60.0,
+    async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int, max_wall_s: float | None = None,
                     expect_failures: Sequence[str] = ()) -> None:
         """Run `body` under both watchdogs, then check monitors, save artifacts, write the verdict.
 
@@ -133,6 +136,8 @@ class SystemTB:
         """
 
         v = self.verdict
+        if max_wall_s is None:
+            max_wall_s = wall_budget(self.bench_name)
         start_ns = self.cycle() * PERIOD_NS
         try:
             which, _ = await select(body(), Timer(max_cycles * PERIOD_NS, "ns"), self._wall_watch(max_wall_s))
@@ -140,8 +145,9 @@ class SystemTB:
                 v.check(False, f"watchdog: the test did not finish within {max_cycles} simulated cycles "
                                f"(host was: {self._doing()})")
             elif which == 2:
-                v.check(False, f"watchdog: the test did not finish within {max_wall_s} s of wall clock "
-                               f"(host was: {self._doing()})")
+                v.check(False, f"watchdog: the test did not finish within {max_wall_s:g} s of wall clock "
+                               f"(host was: {self._doing()}); if the machine is only slow, raise it with "
+                               f"{WALL_ENV}=<seconds>")
         except AssertionError as exc:
             v.check(False, f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a bench bug is a named failure too, with its traceback in the log

@@ -155,7 +155,7 @@ async def test_bundle(dut, bundle: BundleName) -> None:
                     "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
                     run.dram_read, run.dram_written, run.wr_data_sent)
 
-    await tb.guard(body, max_cycles=3_000_000, max_wall_s=900)
+    await tb.guard(body, max_cycles=3_000_000)
 
 
 async def _until_sent(tb: SystemTB, n: int, bound: int = 200) -> None:
@@ -201,7 +201,7 @@ async def test_unlanded_read_is_refused(dut) -> None:
         got = await client.rtl.read_dram(addr, 32)
         v.check(int.from_bytes(got.tobytes(), "little") == word, "the landed write reads back wrong")
 
-    await tb.guard(body, max_cycles=50_000, max_wall_s=60)
+    await tb.guard(body, max_cycles=50_000)
 
 
 async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
@@ -214,7 +214,7 @@ async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
                            timeouts=Timeouts(poll=6_000))
         await client.run(b)
 
-    await tb.guard(body, max_cycles=60_000, max_wall_s=60, expect_failures=expect)
+    await tb.guard(body, max_cycles=60_000, expect_failures=expect)
 
 
 @cocotb.test()
@@ -260,6 +260,6 @@ async def test_landing_timeout_names_the_outstanding_writes(dut) -> None:
         await client.rtl.wait_landed("an orphan write")
         tb.verdict.check(tb.mon_err == 1, "the memory agent did not report the orphan MEM_WR_DATA")
 
-    await tb.guard(body, max_cycles=20_000, max_wall_s=60, expect_failures=[
+    await tb.guard(body, max_cycles=20_000, expect_failures=[
         "an orphan write: writes did not land within 2000 cycles: 1 write(s) outstanding: 1 MEM_WR_DATA flit(s) "
         "handed to the mesh (wr_data_sent), 0 DRAM word(s) written (dram.wr_words)"])

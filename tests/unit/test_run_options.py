@@ -12,7 +12,8 @@ import pytest
 
 from tb import regress
 from tb.benches import ROOT
-from tb.options import BadInput, jobs_from_env, wall_override
+from tb.benches import Bench, get_bench
+from tb.options import BadInput, bench_wall_s, jobs_from_env, wall_budget, wall_override
 
 CASES = [
     ({"JOBS": "0"}, "JOBS='0' is not a number of jobs; write JOBS=1, JOBS=2, ... (side by side, at least 1) or JOBS=auto"),
@@ -83,3 +84,13 @@ def test_only_comparable_runs_feed_the_estimate() -> None:
     waves, rec_waves = regress.progress_key("icarus", 2, True, "")
     assert waves != full and not rec_waves                             # slower: neither read nor written
     assert regress.progress_key("icarus", 2, False, "hotspot") == (full, False)  # fewer tests: not written
+
+
+def test_one_wall_budget_for_the_backstop_and_the_in_test_watchdogs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner's backstop and the in-test wall watchdogs read one figure: the table's max_wall_s (the
+    clients bench's as any other), the default for a name outside the table, AGSIM_WALL_S over both."""
+    monkeypatch.delenv("AGSIM_WALL_S", raising=False)
+    assert wall_budget("clients") == bench_wall_s(get_bench("clients").max_wall_s) == 3600
+    assert wall_budget("a machine bench run under another name") == Bench.max_wall_s
+    monkeypatch.setenv("AGSIM_WALL_S", "90")
+    assert wall_budget("ahbm") == wall_budget("elsewhere") == bench_wall_s(3600) == 90
