@@ -4,23 +4,23 @@ Why: the simulator runs under `timeout` (tb.simulators.make_runner), which
 puts itself and the simulator in a process group of their own, out of reach of
 the terminal's Ctrl-C. Killing only the Python worker that started it leaves
 the simulator orphaned and, with `timeout` gone, with no wall limit. So on an
-interrupt the main job collects every descendant of its workers (read from
-/proc), ends the workers first (nothing new starts), then each process group
-found, SIGTERM and after a grace period SIGKILL.
+interrupt the main job collects every descendant of its workers (psutil),
+ends the workers first (nothing new starts), then each process group found,
+SIGTERM and after a grace period SIGKILL.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import time
 from dataclasses import dataclass
-from pathlib import Path
+
+import psutil
 
 
 @dataclass(frozen=True)
 class Proc:
-    """One process as /proc shows it."""
+    """One process: its pid, parent, process group, session and name."""
 
     pid: int
     ppid: int
@@ -29,37 +29,35 @@ class Proc:
     name: str
 
 
+def _proc(p: psutil.Process) -> Proc | None:
+    """The Proc of a live process, or None once it has gone."""
+    try:
+        with p.oneshot():
+            return Proc(p.pid, p.ppid(), os.getpgid(p.pid), os.getsid(p.pid), p.name())
+    except (psutil.NoSuchProcess, ProcessLookupError):
+        return None
+
+
 def processes() -> list[Proc]:
-    """Every process /proc lists now (those that vanish while being read are left out)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1:stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2:].split()  # state ppid pgrp session ...
-        out.append(Proc(int(entry.name), int(fields[1]), int(fields[2]), int(fields[3]), name))
-    return out
+    """Every process there is now (those that vanish while being read are left out)."""
+    return [proc for p in psutil.process_iter() if (proc := _proc(p)) is not None]
 
 
 def descendants(roots: list[int]) -> list[Proc]:
     """Every live process below the pids `roots` (children, theirs, ...)."""
-    table = processes()
     below: list[Proc] = []
-    frontier = set(roots)
-    while frontier:
-        kids = [p for p in table if p.ppid in frontier]
-        below.extend(kids)
-        frontier = {p.pid for p in kids}
+    for pid in roots:
+        try:
+            kids = psutil.Process(pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            continue
+        below.extend(proc for p in kids if (proc := _proc(p)) is not None)
     return below
 
 
-def _signal_group(pgid: int, sig: int) -> None:
+def _signal(pid: int, sig: int, group: bool = False) -> None:
     try:
-        os.killpg(pgid, sig)
+        (os.killpg if group else os.kill)(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
@@ -73,42 +71,34 @@ def end_tree(workers: list[int], grace_s: float = 3.0) -> list[Proc]:
     """
     below = descendants(workers)
     for pid in workers:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _signal(pid, signal.SIGKILL)
     own = os.getpgrp()
     groups = {p.pgid for p in below if p.pgid != own}
-    strays = [p.pid for p in below if p.pgid == own]  # below a worker but in our group (not under timeout)
     for pgid in groups:
-        _signal_group(pgid, signal.SIGTERM)
-    for pid in strays:
+        _signal(pgid, signal.SIGTERM, group=True)
+    for p in below:
+        if p.pgid == own:  # below a worker but in our group (not under timeout)
+            _signal(p.pid, signal.SIGTERM)
+    handles = []
+    for p in below:
         try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
+            handles.append(psutil.Process(p.pid))
+        except psutil.NoSuchProcess:
             pass
-    deadline = time.monotonic() + grace_s
-    pids = {p.pid for p in below}
-    while time.monotonic() < deadline and any(alive(pid) for pid in pids):
-        time.sleep(0.05)
+    _, left = psutil.wait_procs(handles, timeout=grace_s)
     for pgid in groups:
-        _signal_group(pgid, signal.SIGKILL)
-    for pid in pids:
-        if alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        _signal(pgid, signal.SIGKILL, group=True)
+    for p in left:
+        _signal(p.pid, signal.SIGKILL)
     return below
 
 
 def alive(pid: int) -> bool:
     """True while `pid` runs (a zombie waiting for its parent is not running)."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
 
 
 __all__ = ["Proc", "alive", "descendants", "end_tree", "processes"]
