@@ -15,6 +15,8 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
+
 from tb.benches import ROOT
 from tb.proctree import alive, processes
 
@@ -27,8 +29,8 @@ def _simulator_of(session: int, bench: str) -> int | None:
         if proc.sid != session or proc.name != "vvp" or not alive(proc.pid):
             continue
         try:
-            cmd = Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode(errors="replace")
-        except OSError:
+            cmd = " ".join(psutil.Process(proc.pid).cmdline())
+        except psutil.NoSuchProcess:
             continue
         if f"/{bench}/" in cmd and "agsim_elab_check" not in cmd:
             return proc.pid
