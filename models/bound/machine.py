@@ -31,7 +31,7 @@ from models.vc.link import Event
 from .cluster import BoundCluster
 from .mag import ERR, BoundMag, exact_word
 from .port import ErrorPort
-from .rules import SAFETY, BoundError
+from .rules import SAFETY, BoundError, f16, h16
 from .vector import BoundVectorCore
 
 DATA_TYPES = frozenset({FlitType.MEM_RD_RESP, FlitType.MEM_WR_DATA, FlitType.CU_DATA})
@@ -91,14 +91,49 @@ class BoundMachine(MachineModel):
         return self.mag
 
 
-class BoundHost(ModelHost):
-    """ModelHost whose DRAM writes keep the shadow in step: the image load is exact, each relayout (in plan
-    order) gathers the errors as it gathers the data."""
+@dataclass(frozen=True)
+class Constant:
+    """An image region the compiler filled with one constant: the real number it stands for (None: unstated)."""
 
-    def __init__(self, mm: BoundMachine, relayouts: list[Relayout]) -> None:
+    addr: int
+    nbytes: int
+    value: float | None
+
+
+CONST_TAG = ":const"  # a constant region's name ends ":const<value>" (clients/README.md)
+
+
+def constants(b: Bundle) -> list[Constant]:
+    """The bundle's constant regions (bundle.json dram.regions of kind "constant")."""
+    out = []
+    for r in b.meta.get("dram", {}).get("regions", []):
+        if r.get("kind") != "constant":
+            continue
+        name = str(r.get("name", ""))
+        try:
+            value: float | None = float(name.rsplit(CONST_TAG, 1)[1]) if CONST_TAG in name else None
+        except ValueError:
+            value = None
+        out.append(Constant(int(r["addr"], 16), int(r["nbytes"]), value))
+    return out
+
+
+def constant_error(stored: np.ndarray, value: float | None) -> np.ndarray:
+    """How far a constant's FP16 lanes are from the number the program means: exactly |stored - value| when
+    the bundle states it, else half an FP16 ulp (a constant rounded to nearest)."""
+    return np.abs(stored - value) if value is not None else h16(stored)
+
+
+class BoundHost(ModelHost):
+    """ModelHost whose DRAM writes keep the shadow in step: the image load is exact except its constant
+    regions (FP16 images of real constants, :func:`constant_error`); each relayout (in plan order) gathers
+    the errors as it gathers the data."""
+
+    def __init__(self, mm: BoundMachine, relayouts: list[Relayout], consts: list[Constant]) -> None:
         super().__init__(mm)
         self.bmm = mm
         self.relayouts = deque(relayouts)
+        self.consts = consts
         self.loaded = False
 
     async def write_dram(self, addr: int, data: np.ndarray) -> None:
@@ -109,6 +144,10 @@ class BoundHost(ModelHost):
             self.loaded = True
             n = np.asarray(data).nbytes // 2
             mag.set_lane_planes(off, np.stack([np.zeros(n), np.full(n, -np.inf)]))
+            for c in self.consts:
+                lanes = f16(np.frombuffer(self.mm.dump(c.addr, c.nbytes).tobytes(), dtype="<u2"))
+                c_off = self.mm.machine.dram_offset(c.addr, c.nbytes)
+                mag.set_lane_planes(c_off, np.stack([constant_error(lanes, c.value), np.full(lanes.size, -np.inf)]))
             return
         if not self.relayouts or self.relayouts[0].addr != addr:
             raise BoundError(f"a host DRAM write at {addr:#x} that is no relayout of the plan")
@@ -138,7 +177,7 @@ def derive(b: Bundle) -> DerivedBound:
     machine = get_machine(b.meta["machine"]["name"]) if "machine" in b.meta else FUSED4
     mm = BoundMachine(machine)
     relayouts = [r for prog in plan_rounds(b) for r in prog.relayouts]
-    run_sync(execute(b, BoundHost(mm, relayouts), machine))
+    run_sync(execute(b, BoundHost(mm, relayouts, constants(b)), machine))
     raw = {}
     for port, reg in b.outputs.items():
         off = machine.dram_offset(reg.addr, reg.nbytes)
@@ -146,4 +185,5 @@ def derive(b: Bundle) -> DerivedBound:
     return DerivedBound({p: SAFETY * e for p, e in raw.items()}, raw, mm.steps)
 
 
-__all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "DerivedBound", "derive", "port_lanes"]
+__all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Constant", "DerivedBound", "constant_error",
+           "constants", "derive", "port_lanes"]
