@@ -12,8 +12,9 @@ folder (the ones of clients/bundles, or a user's own export).
   milliseconds; the machine model's clock is its network deliveries.
 
 Printed per bundle: the per-round table (round, unit, slots staged, flits
-kicked, cycles, awaits met of awaits made, name), the first failures, and a
-verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
+kicked, cycles, awaits met of awaits made, name), the first failures, the
+float64 bound line (worst ``|y - ref|`` / bound over the output lanes, the
+largest bound, and its source: "derived", models/bound), and a verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
 ``expected.npz``, cycles, wall seconds); then one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
@@ -34,7 +35,7 @@ import numpy as np
 
 from models.bundle import Bundle
 from models.client_judge import check_count, judge, reference
-from models.client_report import BundleReport, format_rounds, format_summary, format_verdict
+from models.client_report import BundleReport, format_bound, format_rounds, format_summary, format_verdict
 from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
@@ -165,8 +166,8 @@ def print_report(rep: BundleReport, artifacts: Path) -> None:
     if rep.lanes_vs_rtl is None and rep.rows:
         print("  NOTE: no expected_rtl.npz in this bundle: its outputs are judged against the golden models' run "
               "only (RTL), or not bit for bit at all (--models)")
-    if rep.bound_note:
-        print(f"  NOTE: {rep.bound_note}")
+    if rep.rows:
+        print(format_bound(rep))
     print(format_verdict(rep))
 
 
