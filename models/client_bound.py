@@ -6,9 +6,9 @@ hardware does; it does not say the program computes the math it claims. Each
 bundle carries the float64 math of its kernel (``<port>__ref`` in
 expected.npz, from the FP16 inputs); models/bound runs the bundle's plan on the
 golden models with every lane carrying its error bound, operation by
-operation (docs/numerics.md §6), and this module fails a lane of a run (the
-RTL's or the models') whose distance from the reference exceeds
-``SAFETY x`` that bound. Nothing here knows a kernel by name: any program the
+operation (docs/numerics.md, "The float64 error bound"), and this module
+fails a lane of a run (the RTL's or the models') whose distance from the
+reference exceeds ``SAFETY x`` that bound. Nothing here knows a kernel by name: any program the
 analysis can follow is judged, and one it cannot (an opcode or mode without a
 rule) is a failure naming it, never a silent pass.
 

@@ -14,8 +14,9 @@ folder (the ones of clients/bundles, or a user's own export).
 Printed per bundle: the per-round table (round, unit, slots staged, flits
 kicked, cycles, awaits met of awaits made, name), the first failures, the
 float64 bound line (worst ``|y - ref|`` / bound over the output lanes, the
-largest bound, and its source: "derived", models/bound), and a verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
-``expected.npz``, cycles, wall seconds); then one closing line. The run's
+largest bound, and its source: "derived", models/bound), and a verdict line
+(checks, lanes differing from ``expected_rtl.npz`` and from ``expected.npz``,
+cycles, wall seconds); then one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
 when every bundle passed, 1 when one failed, 2 when the input was refused

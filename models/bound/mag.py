@@ -58,13 +58,15 @@ class BoundMag(ErrorPort, MagUnit):
         return flat[:, lo:lo + n].copy()
 
     def set_lane_planes(self, byte_off: int, planes: np.ndarray) -> None:
+        """Write the (2, n) shadow of n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
         planes = np.asarray(planes, dtype=np.float64)
-        for i in range(planes.shape[1]):
-            off = byte_off + 2 * i
-            w = off // WORD_BYTES
-            row = self.word_err(w).copy()
-            row[:, (off % WORD_BYTES) // 2] = planes[:, i]
-            self.err_words[w] = row
+        n = planes.shape[1]
+        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+        flat = np.concatenate([self.word_err(w) for w in range(first, last + 1)], axis=1)
+        lo = (byte_off % WORD_BYTES) // 2
+        flat[:, lo:lo + n] = planes
+        for i, w in enumerate(range(first, last + 1)):
+            self.err_words[w] = flat[:, LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)].copy()
 
     # ------------------------------------------------------------ reads and writes
     def quant_err(self, first: int) -> np.ndarray:

@@ -5,7 +5,7 @@ and an absolute error bound ``e`` against the exact real-number result of the
 program from its FP16 inputs (taken as exact). Each rule returns the result's
 bound from its operands' values and bounds, to first order with the
 operation's derivative, plus the operation's own rounding
-(docs/numerics.md §6 states every rule and its reason):
+(docs/numerics.md, "The float64 error bound", states every rule and its reason):
 
 * E8M15 ops (units.md V.6): one unit of the 15-bit fraction of the result's
   binade (:func:`ue`), floored at 2^-126 (results below flush);
@@ -40,8 +40,8 @@ E8_FLOOR = 2.0 ** -126  # below the smallest E8M15 normal a result flushes
 FP16_MIN_NORMAL = 2.0 ** -14
 FP16_MAX = 65504.0
 LN2 = float(np.log(2.0))
-SAFETY = 1.25  # first-order propagation: covers the second-order terms it drops (docs/numerics.md §6)
-QUANT_STEPS = 0.516  # MXFP7 element error in steps (units.md M.3; the derivation in docs/numerics.md §6)
+SAFETY = 1.25  # covers what the analysis takes on trust: measured table errors, float64 bounds (numerics.md)
+QUANT_STEPS = 0.516  # MXFP7 element error in steps (units.md M.3; the derivation in docs/numerics.md)
 # Measured maximum errors of the table functions in ulps of the result (docs/numerics.md §5): over every
 # FP16 input and over all 2^15 E8M15 mantissas (an operand the program computed need not be an FP16 value),
 # the larger of the two. VLOG2 is 19.2 ulp over FP16 inputs; over E8M15 inputs 0.55 ulp outside [0.5, 2)
@@ -183,7 +183,8 @@ def exp2(a: np.ndarray, ea: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def log2(a: np.ndarray, ea: np.ndarray, lo: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """VLOG2: table error (by the input's class, :data:`TABLE_ULPS`) plus |log2 a - log2 a*| <= ea / (ln2 min(a, lo)), finite only when the exact input
+    """VLOG2: table error (by the input's class, :data:`TABLE_ULPS`) plus |log2 a - log2 a*| <=
+    ea / (ln2 min(a, lo)), finite only when the exact input
     is known positive (``lo``: a lower bound of it, > 0)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         exact = np.log2(np.where(a > 0, a, 1.0))
@@ -216,6 +217,7 @@ def rsqrt(a: np.ndarray, ea: np.ndarray, lo: np.ndarray, r: np.ndarray) -> np.nd
     return _guard(ok, err)
 
 
-__all__ = ["BoundError", "E8_FLOOR", "FP16_MAX", "QUANT_STEPS", "SAFETY", "TABLE_ULPS", "U", "add", "e8", "exp2", "extreme",
+__all__ = ["BoundError", "E8_FLOOR", "FP16_MAX", "QUANT_STEPS", "SAFETY", "TABLE_ULPS", "U", "add", "e8", "exp2",
+           "extreme",
            "f16", "flip", "fma", "fp16_emit", "fp16_store", "h16", "inv", "log2", "mul", "rsqrt", "ue", "ue14",
            "unsure"]
