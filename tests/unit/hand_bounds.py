@@ -248,3 +248,41 @@ KERNELS: Mapping[str, Callable[[Arrays], tuple[np.ndarray, np.ndarray]]] = {
     "group_norm": _group_norm,
     "flash_attention": _flash_attention,
 }
+
+
+def comparison_rows() -> list[tuple[str, float, float, float, float]]:
+    """Per bundle, judged on upstream's RTL output (select_lt: its models'): (name, worst err/bound derived,
+    worst err/bound by hand, largest derived bound, largest hand bound), SAFETY applied to both."""
+    from models.bundle import Bundle, bundle_names
+    from models.client_bound import bound_check, derived_bound, judge_port, output_values
+    from models.client_judge import HAZARD_BUNDLES
+
+    rows = []
+    for name in bundle_names():
+        b = Bundle(name)
+        image = (b.expected_models if name in HAZARD_BUNDLES else b.expected_rtl)["dram_final"]
+        inputs = {k: b.dram_in[k].astype(np.float64) for k in b.meta["inputs"]}
+        hand = SAFETY * KERNELS[b.meta["kernel"]["reference"]](inputs)[1]
+        hand_worst = 0.0
+        for port in b.outputs:
+            ref = b.expected_models[f"{port}__ref"].astype(np.float64)
+            y, valid = output_values(b, image, port)
+            hand_worst = max(hand_worst, judge_port(port, y, valid, ref, np.broadcast_to(hand, ref.shape)).worst)
+        rows.append((name, max(r.worst for r in bound_check(b, image)[0]), hand_worst,
+                     max(float(v.max()) for v in derived_bound(b).bounds.values()), float(np.max(hand))))
+    return rows
+
+
+def main() -> None:
+    """Print the comparison table of docs/numerics.md ("The float64 error bound") and the median."""
+    rows = comparison_rows()
+    print("| bundle | worst err/bound (derived) | worst err/bound (by hand) | max derived / max by hand |")
+    print("|---|---|---|---|")
+    for name, worst, hand_worst, dmax, hmax in rows:
+        ratio = "— (both 0: exact selections)" if hmax == 0 else f"{dmax / hmax:.3g} ({dmax:.3g} / {hmax:.3g})"
+        print(f"| {name} | {worst:.3g} | {hand_worst:.3g} | {ratio} |")
+    print(f"median worst err/bound (derived): {float(np.median([r[1] for r in rows])):.3f}")
+
+
+if __name__ == "__main__":
+    main()
