@@ -18,13 +18,14 @@ FILL of pre-quantised entries (preq), CU_DATA into L1 or the accumulator
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Mapping
 
 import numpy as np
 
-from models.cluster.core import ClusterCore, gemm_blocks, gemm_tiles, l1_entry
+from models.cluster.core import BASE_TYPES, ClusterCore, gemm_blocks, gemm_tiles, l1_entry
 from models.cluster.isa import ACC_TILES, ANCHOR_NEUTRAL, ENTRY_GRANULES, Buf, one
-from models.flit import FIELDS
+from models.flit import FIELDS, FlitType
 from models.numerics.cluster import acc_emit, emit_granule, gemm_entry
 from models.numerics.formats import ACC, decode, e5m3_decode
 from models.numerics.layout import unpack_a_entry, unpack_b_entry
@@ -46,6 +47,7 @@ class BoundCluster(ErrorPort, ClusterCore):
     def reset(self) -> None:
         super().reset()
         self._init_port()
+        self.pending_err: deque[np.ndarray | None] = deque()  # the errors of the flits waiting in `pending`
         if not hasattr(self, "acc_err"):  # L1 and the accumulator survive a reset, so do their errors
             self.l1_err: dict[Entry, np.ndarray] = {}
             self.acc_err = np.zeros((ACC_TILES, 4, 4))
@@ -54,6 +56,18 @@ class BoundCluster(ErrorPort, ClusterCore):
         return self.l1_err.get((int(side), e), np.zeros((4, 32)))
 
     # ------------------------------------------------------------ inbound
+    def take(self, flit: int):
+        """As the golden take; a flit that enters the receive queue keeps its errors beside it (a response
+        held until its FILL starts is applied long after the network delivered it)."""
+        ftype = FIELDS["type"].extract(flit)
+        if ftype != FlitType.CU_INST and ftype not in BASE_TYPES:
+            self.pending_err.append(self.inbound)
+        return super().take(flit)
+
+    def _receive(self, flit: int):
+        self.inbound = self.pending_err.popleft()  # the golden pump applies `pending` in order
+        return super()._receive(flit)
+
     def _fill_word(self, flit: int):
         fl = self.fill
         assert fl is not None

@@ -61,7 +61,7 @@ from .isa import (
 
 PAYLOAD = (1 << 256) - 1
 MAG_DEFAULT: Coord = (0, 1)
-_BASE_TYPES = frozenset({FlitType.CU_CTRL, FlitType.MEM_WR_ACK, FlitType.ERROR})  # cu_base answers or drops them
+BASE_TYPES = frozenset({FlitType.CU_CTRL, FlitType.MEM_WR_ACK, FlitType.ERROR})  # cu_base answers or drops them
 
 
 @dataclass
@@ -150,7 +150,7 @@ class ClusterCore(TakesFlits):
         ftype = FIELDS["type"].extract(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
-        elif ftype not in _BASE_TYPES:
+        elif ftype not in BASE_TYPES:
             self.pending.append(flit)
         return self._pump()
 
@@ -326,4 +326,4 @@ class ClusterCore(TakesFlits):
         return [emit_granule(self.acc[t]) for t in range(n)]
 
 
-__all__ = ["ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "gemm_blocks", "gemm_tiles", "l1_entry"]
+__all__ = ["BASE_TYPES", "ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "gemm_blocks", "gemm_tiles", "l1_entry"]

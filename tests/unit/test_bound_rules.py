@@ -130,3 +130,23 @@ def test_the_mxfp7_rule_bounds_the_quantiser() -> None:
     ratio = err / (rules.QUANT_STEPS * step)
     assert np.all(ratio <= 1.0), f"worst error {np.max(ratio):.3f} of the rule"
     assert np.max(ratio) > 0.9  # the rule is not vacuous
+
+
+def test_a_held_fill_response_keeps_its_own_errors() -> None:
+    """A MEM_RD_RESP that arrives before its FILL (held, units.md C.3) is applied later, with the errors it
+    arrived with, not those of whatever flit was delivered last."""
+    from models.bound.cluster import BoundCluster
+    from models.cluster import isa
+    from models.cu_base import cu_inst
+    from models.flit import FlitType, make_flit
+
+    unit, mag, agent = (1, 1), (0, 1), (1, 0)
+    core = BoundCluster(unit, mag)
+    held = np.full((4, 32), 7.0)
+    for w in range(4):
+        core.inbound = held
+        core.take(make_flit(unit, mag, FlitType.MEM_RD_RESP, 5, int(w == 3), 0x11 * (w + 1), rsvd=w))
+    assert core.held
+    core.inbound = None  # the instruction carries no data
+    core.take(cu_inst(unit, agent, 0x40, 1, isa.fill(0x400, 1, 1, eoff=5)))
+    assert core.fill is None and np.array_equal(core.l1_err[(int(isa.Buf.L1B), 5)], held)
