@@ -29,6 +29,7 @@ from models.flit import FIELDS, FlitType
 from models.numerics.cluster import acc_emit, emit_granule, gemm_entry
 from models.numerics.formats import ACC, decode, e5m3_decode
 from models.numerics.layout import unpack_a_entry, unpack_b_entry
+from models.vc.link import Event
 
 from .port import ErrorPort
 from .rules import BoundError, f16, fp16_emit, ue14
@@ -56,7 +57,7 @@ class BoundCluster(ErrorPort, ClusterCore):
         return self.l1_err.get((int(side), e), np.zeros((4, 32)))
 
     # ------------------------------------------------------------ inbound
-    def take(self, flit: int):
+    def take(self, flit: int) -> list[Event]:
         """As the golden take; a flit that enters the receive queue keeps its errors beside it (a response
         held until its FILL starts is applied long after the network delivered it)."""
         ftype = FIELDS["type"].extract(flit)
@@ -64,11 +65,11 @@ class BoundCluster(ErrorPort, ClusterCore):
             self.pending_err.append(self.inbound)
         return super().take(flit)
 
-    def _receive(self, flit: int):
+    def _receive(self, flit: int) -> list[Event]:
         self.inbound = self.pending_err.popleft()  # the golden pump applies `pending` in order
         return super()._receive(flit)
 
-    def _fill_word(self, flit: int):
+    def _fill_word(self, flit: int) -> list[Event]:
         fl = self.fill
         assert fl is not None
         if fl.f["preq"]:
@@ -116,7 +117,8 @@ class BoundCluster(ErrorPort, ClusterCore):
                                  f"(an exponent wrap or saturation, quirks A1/A3 of units.md C.7.6)")
             acc_err = (acc_err if add else 0.0) + err + (ue14(new) if add else 0.0)
         flits = super().sweep(f)
-        assert np.array_equal(self.acc[tiles], acc_bits), "the shadow GEMM left the golden order"
+        if not np.array_equal(self.acc[tiles], acc_bits):
+            raise BoundError("the shadow GEMM's accumulator differs from the golden model's: a rule left its order")
         self.acc_err[tiles] = acc_err
         if flits:
             for t in tiles:

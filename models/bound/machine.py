@@ -77,13 +77,12 @@ class BoundMachine(MachineModel):
         self.producer = unit if isinstance(unit, ErrorPort) else None
         if self.producer is not None:
             self.producer.inbound = err
-        try:
-            return super().step()
-        finally:
-            if self.producer is not None and self.producer.outbox:
-                raise BoundError(f"the unit at {dst} derived errors for {len(self.producer.outbox)} data flit(s) "
-                                 f"it did not send")
-            self.producer = None
+        moved = super().step()
+        if self.producer is not None and self.producer.outbox:
+            raise BoundError(f"the unit at {dst} derived errors for {len(self.producer.outbox)} data flit(s) it did "
+                             f"not send")
+        self.producer = None
+        return moved
 
     @property
     def bound_mag(self) -> BoundMag:

@@ -23,7 +23,8 @@ import numpy as np
 from models.flit import FIELDS
 from models.numerics import e8m15_cvt as cvt
 from models.vc import isa
-from models.vc.core import Sources, VectorCore
+from models.vc.core import Sources, VectorCore, _Run
+from models.vc.link import Event
 from models.vc.isa import CMP_OPS, IMEM_WORDS, L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, SRC_C, SRC_K, SRC_S, \
     SRC_V, VL_MAX, RedKind, Word
 from models.vc.lanes import chunk_mask, shuffle
@@ -97,7 +98,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.v_floor[vd] = -np.inf if floor is None else floor
 
     # ------------------------------------------------------------ non-ALU words
-    def _step(self, w: Word, r, out) -> bool:
+    def _step(self, w: Word, r: _Run, out: list[Event]) -> bool:
         imm_pc = (r.pc + 1) % IMEM_WORDS
         halted = super()._step(w, r, out)
         if w.op == isa.OP_VSETI:  # an immediate stands for a constant within half an ulp of it
@@ -124,7 +125,8 @@ class BoundVectorCore(ErrorPort, VectorCore):
         src = Lanes(self.v[w.va], self.v_err[w.va], self.v_floor[w.va])
         top = bound_lanes.reduce(kind, src, self.vl) if self.vl % LANES == 0 else None
         super()._vred(w)
-        assert top is not None and int(top.bits[0]) == int(self.s[w.vd]), "the shadow tree left the golden order"
+        if top is None or int(top.bits[0]) != int(self.s[w.vd]):
+            raise BoundError(f"the shadow VRED.{kind.name} differs from the golden tree: a rule left its order")
         self.s_err[w.vd] = top.err[0]
         assert top.floor is not None
         self.s_floor[w.vd] = top.floor[0]
@@ -167,20 +169,20 @@ class BoundVectorCore(ErrorPort, VectorCore):
         super()._vshuf(w)
 
     # ------------------------------------------------------------ the link
-    def _fill_response(self, flit: int):
+    def _fill_response(self, flit: int) -> list[Event]:
         addr = self.fills.get(FIELDS["txn"].extract(flit))
         if addr is not None:
             self.l1_err[addr], self.l1_floor[addr] = self.take_inbound("a VFILL response")
         return super()._fill_response(flit)
 
-    def _cu_data(self, flit: int):
+    def _cu_data(self, flit: int) -> list[Event]:
         b = self.burst
         src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
         if b is not None and not b.drop and src == b.src:
             self.l1_err[b.ptr], self.l1_floor[b.ptr] = self.take_inbound("a CU_DATA word")
         return super()._cu_data(flit)
 
-    def _transfer(self, w: Word, out) -> None:
+    def _transfer(self, w: Word, out: list[Event]) -> None:
         super()._transfer(w, out)
         if w.op == isa.OP_VFILL:
             return
