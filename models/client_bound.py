@@ -46,13 +46,16 @@ class BoundResult:
 
 
 def derived_bound(b: Bundle) -> DerivedBound:
-    """The bundle's derived bound (cached per bundle folder); BoundError names what the analysis cannot bound."""
+    """The bundle's derived bound (cached per bundle folder); BoundError names what the analysis cannot bound
+    (an operation without a rule, or a run the shadowed models could not finish, by its own error)."""
     key = Path(b.path).resolve()
     if key not in _DERIVED:
         try:
             _DERIVED[key] = derive(b)
         except BoundError as exc:
             _DERIVED[key] = exc
+        except (ValueError, AssertionError) as exc:  # the models' refusals, a poll or landing that failed
+            _DERIVED[key] = BoundError(f"the plan did not run to its end: {type(exc).__name__}: {exc}")
     got = _DERIVED[key]
     if isinstance(got, BoundError):
         raise got
