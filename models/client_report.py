@@ -10,7 +10,8 @@ Per round: index, name, unit, slots staged, flits kicked, the round's cycles
 whose count, once the writes landed, is exactly baseline + expected) of awaits
 made, the signals the plan awaited, and the host relayouts run after the round. Per bundle: the verdict, the number of
 failures, lanes differing from each reference, the worst error against the
-float64 bound (models/client_bound.py), total cycles and wall seconds.
+float64 bound derived from the bundle's own run (models/client_bound.py,
+models/bound) and that bound's source, total cycles and wall seconds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from models.bundle import Bundle
-from models.client_bound import bound_check
+from models.client_bound import BOUND_SOURCE, bound_check
 from models.client_judge import lanes_vs_models, lanes_vs_rtl
 from models.executor import ExecResult
 from models.loader import COUNT_MOD
@@ -55,8 +56,10 @@ class BundleReport:
     lanes_vs_rtl: int | None = None  # lanes differing from upstream's RTL (expected_rtl.npz)
     lanes_vs_models: int | None = None  # lanes differing from upstream's Python models (expected.npz)
     bound_worst: float | None = None  # max |y - ref| / bound over the lanes (models/client_bound.py)
-    bound_note: str | None = None  # why no float64 bound applies (an unknown kernel)
+    bound_note: str | None = None  # why no float64 bound could be derived (a word the analysis has no rule for)
     extra: dict[str, Any] = field(default_factory=dict)
+    bound_source: str = BOUND_SOURCE  # where the bound comes from ("derived": models/bound)
+    bound_max: float | None = None  # the largest bound of a judged lane
 
     @classmethod
     def of_run(cls, b: Bundle, res: ExecResult, machine: str, failures: list[str], wall_s: float, checks: int,
@@ -68,7 +71,8 @@ class BundleReport:
         return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res), res.cycles, wall_s, checks,
                    sum(r.nbytes // 2 for r in b.outputs.values()),
                    None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
-                   max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}))
+                   max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}),
+                   bound_max=max((r.bound_max for r in bounds), default=None))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,13 +106,21 @@ def format_rounds(rep: BundleReport) -> str:
     return "\n".join(lines)
 
 
+def format_bound(rep: BundleReport) -> str:
+    """One line: the float64 bound's verdict (worst |y - ref| / bound, the largest bound) and its source."""
+    if rep.bound_worst is None:
+        return f"  float64 bound ({rep.bound_source}): none ({rep.bound_note or 'no output read'})"
+    return (f"  float64 bound ({rep.bound_source}): worst |y - ref|/bound {rep.bound_worst:.3g}, largest bound "
+            f"{rep.bound_max if rep.bound_max is not None else float('nan'):.3g}")
+
+
 def format_verdict(rep: BundleReport) -> str:
     """One line: PASS/FAIL, the bundle, the machine, checks, the lanes against both references, time."""
     vs_rtl = "-" if rep.lanes_vs_rtl is None else f"{rep.lanes_vs_rtl}"
     vs_mod = "-" if rep.lanes_vs_models is None else f"{rep.lanes_vs_models}"
     word = "PASS" if rep.passed else f"FAIL ({len(rep.failures)} failure(s))"
     clock = "cycles" if rep.machine == "rtl" else "deliveries"
-    bound = "-" if rep.bound_worst is None else f"{rep.bound_worst:.3g}"
+    bound = "-" if rep.bound_worst is None else f"{rep.bound_worst:.3g} ({rep.bound_source})"
     return (f"{word} {rep.bundle} on {rep.machine}: {rep.checks} checks, lanes differing from expected_rtl "
             f"{vs_rtl} / from expected {vs_mod} of {rep.lanes}, worst error/bound {bound}, {rep.cycles} {clock}, "
             f"{rep.wall_s:.2f} s")
@@ -123,4 +135,5 @@ def format_summary(reports: Iterable[BundleReport]) -> str:
     return f"{len(bad)} of {len(reps)} bundle(s) FAILED: {', '.join(bad)}"
 
 
-__all__ = ["BundleReport", "RoundRow", "format_rounds", "format_summary", "format_verdict", "round_rows"]
+__all__ = ["BundleReport", "RoundRow", "format_bound", "format_rounds", "format_summary", "format_verdict",
+           "round_rows"]

@@ -12,9 +12,11 @@ folder (the ones of clients/bundles, or a user's own export).
   milliseconds; the machine model's clock is its network deliveries.
 
 Printed per bundle: the per-round table (round, unit, slots staged, flits
-kicked, cycles, awaits met of awaits made, name), the first failures, and a
-verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
-``expected.npz``, cycles, wall seconds); then one closing line. The run's
+kicked, cycles, awaits met of awaits made, name), the first failures, the
+float64 bound line (worst ``|y - ref|`` / bound over the output lanes, the
+largest bound, and its source: "derived", models/bound), and a verdict line
+(checks, lanes differing from ``expected_rtl.npz`` and from ``expected.npz``,
+cycles, wall seconds); then one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
 when every bundle passed, 1 when one failed, 2 when the input was refused
@@ -33,9 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from models.bundle import Bundle
-from models.client_bound import KERNELS
 from models.client_judge import check_count, judge, reference
-from models.client_report import BundleReport, format_rounds, format_summary, format_verdict
+from models.client_report import BundleReport, format_bound, format_rounds, format_summary, format_verdict
 from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
@@ -49,34 +50,6 @@ RTL_MACHINE = "fused4"  # the machine of the `clients` bench
 
 class Refused(ValueError):
     """Input refused before anything ran."""
-
-
-def check_reference(b: Bundle) -> None:
-    """The float64 reference that `kernel.reference` names computes from the bundle's inputs (ValueError if
-    not): a kernel that reads a port the bundle does not declare, or inputs whose shapes do not fit it, are
-    refused here rather than mid-judgement. A kernel without a derived bound is the run's note, not an error."""
-    kind = b.meta["kernel"]["reference"]
-    if kind not in KERNELS:
-        return
-    inputs = {k: b.dram_in[k].astype(np.float64) for k in b.meta["inputs"]}
-    try:
-        with np.errstate(all="ignore"):
-            _, bound = KERNELS[kind](inputs)
-    except KeyError as exc:
-        raise ValueError(f"bundle.json kernel.reference: {kind!r} reads input {exc.args[0]!r}, bundle.json inputs "
-                         f"declares {sorted(inputs)}; name the kernel the bundle computes "
-                         f"(known: {', '.join(sorted(KERNELS))})") from None
-    except (ValueError, IndexError) as exc:
-        shapes = {k: list(v.shape) for k, v in inputs.items()}
-        raise ValueError(f"bundle.json kernel.reference: {kind!r} cannot be computed from inputs of shapes "
-                         f"{shapes} ({exc}); fix the kernel or the shapes") from None
-    for port, spec in b.meta["expected"].items():
-        try:
-            np.broadcast_to(bound, tuple(spec["shape"]))  # the bound lies over each output lane
-        except ValueError:
-            raise ValueError(f"bundle.json expected.{port}.shape: {spec['shape']}, the float64 reference of {kind!r} "
-                             f"has shape {list(np.shape(bound))} for these inputs; fix the shape or "
-                             f"kernel.reference") from None
 
 
 def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
@@ -102,7 +75,6 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
                               f"(run it with --models, or compile for {RTL_MACHINE})")
             check_machine(b, machine)
-            check_reference(b)
         except Refused:
             raise
         except ValueError as exc:  # BundleError, MachineMismatch, an unknown machine: each one line
@@ -192,8 +164,8 @@ def print_report(rep: BundleReport, artifacts: Path) -> None:
     if rep.lanes_vs_rtl is None and rep.rows:
         print("  NOTE: no expected_rtl.npz in this bundle: its outputs are judged against the golden models' run "
               "only (RTL), or not bit for bit at all (--models)")
-    if rep.bound_note:
-        print(f"  NOTE: {rep.bound_note}")
+    if rep.rows:
+        print(format_bound(rep))
     print(format_verdict(rep))
 
 

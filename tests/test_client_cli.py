@@ -49,6 +49,7 @@ def test_models_pass_prints_rounds_and_verdict(tmp_path: Path, capsys: pytest.Ca
     assert "awaits met" in out and "relayouts" in out
     assert out.count("\n      ") >= 4  # four rounds
     assert "PASS mlp_silu_m32k64f64n32 on models" in out and "lanes differing from expected_rtl 0" in out
+    assert "  float64 bound (derived): worst |y - ref|/bound 0.0" in out and "(derived), " in out
     arts = load(tmp_path / "models" / "artifacts.npz")
     rep = json.loads(str(arts["models.mlp_silu_m32k64f64n32"]["report_json"]))
     assert rep["passed"] and len(rep["rows"]) == 4 and sum(r["relayouts"] for r in rep["rows"]) == 1

@@ -61,7 +61,7 @@ from .isa import (
 
 PAYLOAD = (1 << 256) - 1
 MAG_DEFAULT: Coord = (0, 1)
-_BASE_TYPES = frozenset({FlitType.CU_CTRL, FlitType.MEM_WR_ACK, FlitType.ERROR})  # cu_base answers or drops them
+BASE_TYPES = frozenset({FlitType.CU_CTRL, FlitType.MEM_WR_ACK, FlitType.ERROR})  # cu_base answers or drops them
 
 
 @dataclass
@@ -102,6 +102,21 @@ def l1_entry(bank: int, off: int) -> int:
     return (bank & 1) * BANK_ENTRIES + (off % BANK_ENTRIES)
 
 
+def gemm_tiles(f: Mapping[str, int]) -> list[int]:
+    """The accumulator sub-tiles a GEMM sweeps, g-major (tile g * gn + h)."""
+    gn = one(f["gn"])
+    return [g * gn + h for g in range(one(f["gm"])) for h in range(gn)]
+
+
+def gemm_blocks(f: Mapping[str, int]) -> list[tuple[int, list[int], list[int], bool]]:
+    """Per K block kb of a GEMM (C.5): (kb, the L1A entry of each tile, the L1B entry of each tile, whether the
+    block adds to the accumulator rather than loads it), tiles in :func:`gemm_tiles` order."""
+    gm, gn, nk = one(f["gm"]), one(f["gn"]), one(f["nk"])
+    return [(kb, [l1_entry(f["abank"], f["aoff"] + g * nk + kb) for g in range(gm) for _ in range(gn)],
+             [l1_entry(f["bbank"], f["boff"] + h * nk + kb) for _ in range(gm) for h in range(gn)],
+             kb > 0 or bool(f["acc"])) for kb in range(nk)]
+
+
 class ClusterCore(TakesFlits):
     """One cluster at `coord` whose memory agent is at `mag`: its state and its answer to every inbound flit.
 
@@ -135,7 +150,7 @@ class ClusterCore(TakesFlits):
         ftype = FIELDS["type"].extract(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
-        elif ftype not in _BASE_TYPES:
+        elif ftype not in BASE_TYPES:
             self.pending.append(flit)
         return self._pump()
 
@@ -282,14 +297,10 @@ class ClusterCore(TakesFlits):
 
         Batched per K block: the tiles of one kb are distinct, so the g/h order inside it changes nothing.
         """
-        gm, gn, nk = one(f["gm"]), one(f["gn"]), one(f["nk"])
-        tiles = [g * gn + h for g in range(gm) for h in range(gn)]
-        for kb in range(nk):
-            a = np.array([self.entry(Buf.L1A, l1_entry(f["abank"], f["aoff"] + g * nk + kb))
-                          for g in range(gm) for _ in range(gn)], dtype=object)
-            b = np.array([self.entry(Buf.L1B, l1_entry(f["bbank"], f["boff"] + h * nk + kb))
-                          for _ in range(gm) for h in range(gn)], dtype=object)
-            add = np.full(len(tiles), kb > 0 or bool(f["acc"]))
+        tiles = gemm_tiles(f)
+        for kb, a_idx, b_idx, add in gemm_blocks(f):
+            a = np.array([self.entry(Buf.L1A, e) for e in a_idx], dtype=object)
+            b = np.array([self.entry(Buf.L1B, e) for e in b_idx], dtype=object)
             self.acc[tiles] = np.asarray(gemm_entry(a, b, f["anchor"], self.acc[tiles], add), dtype=np.uint32)
         if not emits(f):
             return []
@@ -315,4 +326,4 @@ class ClusterCore(TakesFlits):
         return [emit_granule(self.acc[t]) for t in range(n)]
 
 
-__all__ = ["ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "l1_entry"]
+__all__ = ["BASE_TYPES", "ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "gemm_blocks", "gemm_tiles", "l1_entry"]

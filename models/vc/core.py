@@ -70,6 +70,17 @@ class Stats:
         return sum(self.executed.values())
 
 
+Sources = tuple[tuple[int, int], tuple[int, int], tuple[int, int]]  # (selector, index) of operands a, b, c
+
+
+def stage_sources(words: list[Word]) -> list[Sources]:
+    """The (selector, index) of each chain stage's operands a, b, c: stage 0 reads the first word's register
+    fields, a later stage its own word's (V.5)."""
+    first = words[0]
+    return [((g.sa, first.va if k == 0 else g.va), (g.sb, first.vb if k == 0 else g.vb),
+             (g.sc, first.vc if k == 0 else g.vc)) for k, g in enumerate(words)]
+
+
 class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     """The vector core: state, the CU_INST envelope, the kernel sequencer and the link side."""
 
@@ -293,23 +304,24 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             if SRC_V in g.selectors:
                 raise WordFault(Fault.F_VSRC)
             words.append(g)
-        stages = [Stage(g.op, *(self._operand(sel, idx, k == 0) for sel, idx in
-                               ((g.sa, w.va if k == 0 else g.va), (g.sb, w.vb if k == 0 else g.vb),
-                                (g.sc, w.vc if k == 0 else g.vc))))
-                  for k, g in enumerate(words)]
+        sources = stage_sources(words)
+        stages = [Stage(g.op, *(self._operand(sel, idx, k == 0) for sel, idx in src))
+                  for k, (g, src) in enumerate(zip(words, sources))]
         value, pred = run_chain(stages)
         last = words[-1]
         below = np.arange(VL_MAX) < self.vl
-        if last.op in CMP_OPS:
+        compare = last.op in CMP_OPS
+        if not compare and last.pm:
+            self._check_pred(last.pr, r.pc, w)
+            p = self.p[last.pr]
+            below &= p if last.pm == 1 else ~p
+        self._observe_alu(words, sources, below)
+        if compare:
             assert pred is not None
             self.p[last.pr] = np.where(below, pred, self.p[last.pr])
             writes_p: int | None = last.pr
         else:
             writes_p = None
-            if last.pm:
-                self._check_pred(last.pr, r.pc, w)
-                p = self.p[last.pr]
-                below &= p if last.pm == 1 else ~p
             self.v[last.vd] = np.where(below, value, self.v[last.vd])
         self._issue(r.pc, w, IssueClass.FLAT_ALU if depth == 1 else IssueClass.OTHER, writes_p, depth > 1)
         self._count(w.name if depth == 1 else f"CHAIN{depth}")
@@ -319,6 +331,11 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                 self._count(f"{g.name}@stage")
         r.pc = (r.pc + depth) % IMEM_WORDS
 
+    def _observe_alu(self, words: list[Word], sources: list[Sources], written: np.ndarray) -> None:
+        """Called once per ALU word or chain, after the operands are gathered and before anything is written
+        (``written``: the lanes the result goes to, VL and predicate applied). Nothing here; an analysis that
+        shadows the core (models/bound/vector.py) overrides it."""
+
     # ------------------------------------------------------------ snapshot
     def snapshot(self) -> dict:
         """The architectural state a differential test compares after every RUN."""
@@ -326,4 +343,4 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                 "vl": self.vl, "mode": self.mode}
 
 
-__all__ = ["Event", "MAG_DEFAULT", "Stats", "VectorCore"]
+__all__ = ["Event", "MAG_DEFAULT", "Sources", "Stats", "VectorCore", "stage_sources"]

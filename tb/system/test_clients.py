@@ -13,6 +13,9 @@ readback), and judges it (models.client_judge):
   observed them, every await met by exact equality (no surplus once the writes
   landed), the signals per node the plan awaits, the flits staged read back
   equal to the bundle's;
+* every output lane within the float64 error bound derived from the bundle's
+  own run around the kernel's float64 math (models.client_bound,
+  models.bound; a program the analysis cannot follow fails by name);
 * no FAULT signal on the mesh (the top's ``faults_sent``), no RTL monitor
   error, the HAZARD H1 reports of the vector cores equal to the model's;
 * reported, not judged: lanes that differ from upstream's Python models
@@ -39,7 +42,7 @@ import numpy as np
 from cocotb.triggers import RisingEdge
 
 from models.bundle import Bundle, bundle_names
-from models.client_bound import bound_check
+from models.client_bound import BOUND_SOURCE, bound_check
 from models.client_judge import check_count, judge, lanes_vs_models, reference
 from models.client_report import BundleReport
 from models.executor import expected_signals
@@ -87,9 +90,12 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     v = tb.verdict
     lanes = sum(r.nbytes // 2 for r in b.outputs.values())
     v.add_checks(check_count(b, run.result), judge(b, run.result))
-    no_bound = bound_check(b, run.image)[1]
+    bounds, no_bound = bound_check(b, run.image)
     if no_bound:
         tb.log.warning("NOTE %s: %s", b.name, no_bound)
+    else:
+        tb.log.info("%s: float64 bound (%s): worst |y - ref|/bound %.3g", b.name, BOUND_SOURCE,
+                    max(r.worst for r in bounds))
     v.add_checks(len(run.result.rounds), run.stage_errors[:10])
     v.check(run.faults_sent == 0, f"{run.faults_sent} FAULT signal(s) crossed the mesh")
     rtl_hz = sum(run.hazards.values())
