@@ -303,6 +303,9 @@ module vc_exec #(
     // ============================================================ upstream hazards H2, H3, H4 (report only)
     // Strobes of the cycle a word issues: S_ISSUE for ALU words and chains, S_DEC for the words below
     // (each leaves S_DEC after one cycle).
+    // units.md V.8 H4: a D4 chain of 8 chunks (VL 113..128) issues 8 x 4 = 32 beats, which wrap upstream's
+    // 5-bit pending-beat count of its destination
+    localparam [3:0] H4_NCHUNK = 4'd8;
     wire        up_dec   = (st == S_DEC);
     wire        up_issue = (st == S_ISSUE);
     wire        up_drain = up_dec && ((f_op == OP_VSETMODE) || (f_op == OP_VLD) || (f_op == OP_VST) ||
@@ -322,7 +325,7 @@ module vc_exec #(
     endgenerate
     vc_chain_hazard u_chain_hazard (.clk(clk), .resetn(resetn), .clear((st == S_IDLE) && start), .drain(up_drain),
                                     .issue(up_issue), .depth(depth), .stages(up_stages),
-                                    .wide((depth == 3'd4) && (nchunk == 4'd8) && !g_cmp), .dest(g_vd),
+                                    .wide((depth == 3'd4) && (nchunk == H4_NCHUNK) && !g_cmp), .dest(g_vd),
                                     .vread(up_vread), .reads(up_reads), .pc(pc), .word(fw),
                                     .count_h2(hazards[63:32]), .count_h4(hazards[127:96]));
     vc_store_hazard u_store_hazard (.clk(clk), .resetn(resetn), .store(up_dec && (f_op == OP_VST) && (f_dt == 3'd2)),
