@@ -7,6 +7,7 @@ The model is split by role into models/vc/ (docs/vector_core.md describes each):
 * ``asm``     - program text -> words; ``disasm`` - words and CU_INST payloads -> text;
 * ``lanes``   - chains of ALU stages and the VRED trees over numpy vectors;
 * ``hazards`` - where upstream hardware would read a stale predicate (H1);
+* ``chain_hazards`` - where upstream's chains and FP32 stores may differ (H2, H3, H4);
 * ``core``    - ``VectorCore``: state, sequencing, faults and the flits it sends.
 
 This module re-exports them and adds the helpers benches share (program

@@ -41,6 +41,7 @@ from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
+from tb.lib.hazard_counts import model_counts
 from tb.runner import bench_build_dir
 from tb.simulators import SIMULATORS, SimulatorMissing
 
@@ -106,7 +107,8 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
         failures += [f"model error: {e}" for e in run.errors]
         checks = check_count(b, res) + 2  # judge()'s, then no FAULT signal and no model error
         rep = BundleReport.of_run(b, res, "models", failures, time.monotonic() - t0, checks,
-                                  {"hazards_h1": len(run.hazards), "reference": reference(b)})
+                                  {**{f"hazards_{hid.lower()}": n for hid, n in model_counts(run.hazards).items()},
+                                   "reference": reference(b)})
         for name, reg in b.outputs.items():
             lo = reg.addr - b.image_base
             art.add(f"obs_{name}", run.image[lo:lo + reg.nbytes].view(np.uint16))

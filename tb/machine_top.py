@@ -161,7 +161,7 @@ def render_machine(machine: Machine, rd_latency: int = 6) -> str:
             body.append(f"    wire busy_{x}_{y};")
             if kind == UnitKind.VECTOR:
                 body.append(f"    wire [15:0] inst_space_{x}_{y};")
-                body.append(f"    wire [31:0] hazards_{x}_{y};  // HAZARD H1 reports of the core")
+                body.append(f"    wire [127:0] hazards_{x}_{y};  // HAZARD report counts {{H4, H3, H2, H1}} of the core")
                 status += f", .inst_space(inst_space_{x}_{y}), .hazards(hazards_{x}_{y})"
             body.append("    /* verilator lint_on UNUSEDSIGNAL */")
             body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]}), "

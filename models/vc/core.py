@@ -34,6 +34,7 @@ from models.cu_base import completion
 from models.flit import FIELDS, FlitType, make_flit
 
 from . import isa
+from .chain_hazards import ChainHazard, ChainTracker, chain_dest, draining, fp32_store, stage_key
 from .hazards import Hazard, IssueClass, Issued, PredicateTracker
 from .isa import (
     ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
@@ -88,7 +89,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         self.coord = coord
         self.mag = mag
         self.stats = Stats()
-        self.hazards: list[Hazard] = []
+        self.hazards: list[Hazard | ChainHazard] = []  # H1..H4 reports in issue order (units.md V.8)
         self.protocol_errors: list[str] = []
         self.reset()
 
@@ -114,6 +115,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         self.queue: list[int] = []
         self.run: Optional[_Run] = None
         self.tracker = PredicateTracker()
+        self.chains = ChainTracker()
 
     def write_l1(self, addr: int, word: int) -> None:
         """Backdoor: one 256-bit L1 word (lane i = bits [16i+15:16i])."""
@@ -175,6 +177,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     def _start_run(self, inst: int, pc: int) -> list[Event]:
         self.loop = LoopState()
         self.tracker.reset()
+        self.chains.reset()
         self.stats.runs += 1
         if self.cud_pending:
             self.cud_pending = False
@@ -237,6 +240,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         }.get(op)
         if handler is not None:
             handler(w)
+            self._upstream_word(pc, w)
             self._issue(pc, w, IssueClass.DRAINS if op in DRAINING_OPS else IssueClass.OTHER)
             self._count(name if op not in (isa.OP_VRED, isa.OP_VSETMODE) else
                         f"VRED.{RedKind(w.kind).name}" if op == isa.OP_VRED else f"VSETMODE.{Mode(w.mode).name}")
@@ -270,6 +274,19 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
 
     def _issue(self, pc: int, w: Word, cls: IssueClass, writes_p: int | None = None, chained: bool = False) -> None:
         self.tracker.issue(Issued(pc, w.raw, cls, writes_p, chained))
+
+    def _upstream_word(self, pc: int, w: Word) -> None:
+        """H3 and H4 of a non-ALU word that issued (V.8); a draining word ends the chains' window."""
+        if w.op == isa.OP_VST and w.dt == isa.DT_FP32:
+            self.hazards.append(fp32_store(pc, w, self.vl))
+        if draining(w):
+            self.chains.drain()
+        else:
+            self._report(self.chains.read(pc, w))
+
+    def _report(self, hz: ChainHazard | None) -> None:
+        if hz is not None:
+            self.hazards.append(hz)
 
     def _check_pred(self, pred: int, pc: int, w: Word, name: str = "H1") -> None:
         hz = self.tracker.check_read(pred, pc, w.raw, self.vl, name)
@@ -307,6 +324,10 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         sources = stage_sources(words)
         stages = [Stage(g.op, *(self._operand(sel, idx, k == 0) for sel, idx in src))
                   for k, (g, src) in enumerate(zip(words, sources))]
+        self._report(self.chains.read(r.pc, w))
+        if depth > 1:
+            keys = [stage_key(g, self.s, self.k3) for g in words[1:]]
+            self._report(self.chains.chain(r.pc, w, keys, self.vl, chain_dest(words[-1])))
         value, pred = run_chain(stages)
         last = words[-1]
         below = np.arange(VL_MAX) < self.vl

@@ -54,6 +54,11 @@ class Hazard:
     window: str  # "measured" or "unmeasured"
     vl: int
 
+    @property
+    def hid(self) -> str:
+        """The hazard's id in the reports and the per-id counts ("H1" for both kinds of read)."""
+        return "H1"
+
     def line(self, disassemble) -> str:
         """The HAZARD line the model and the RTL print (the RTL prints the same fields)."""
         return (f"HAZARD H1 pc={self.pc} inst={self.word:08x} ({disassemble(self.word)}) p={self.pred} "

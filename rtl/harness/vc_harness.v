@@ -27,7 +27,7 @@ module vc_harness #(
     wire         mon_err = mesh_err | core_err | bay_mag_err;
     wire [15:0]  inst_space;
     wire         busy;
-    wire [31:0]  hazards;
+    wire [127:0] hazards;   // HAZARD report counts {H4, H3, H2, H1}
     /* verilator lint_on UNUSEDSIGNAL */
 
     vector_core #(.X(1), .Y(1), .MAG_X(0), .MAG_Y(1), .INST_DEPTH(INST_DEPTH), .RECV_DEPTH(RECV_DEPTH)) u_dut (

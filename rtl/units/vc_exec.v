@@ -14,7 +14,7 @@
 //             retire here; VBAR, VHALT and a VFILL behind an outstanding one
 //             wait here
 //   S_GATHER  chains (D2, D4): take the next D-1 words as stages
-//   S_ISSUE   an ALU word or chain: the predicate-hazard report, then S_ALU
+//   S_ISSUE   an ALU word or chain: the hazard reports (H1, H2, H4), then S_ALU
 //   S_ALU     one stage of one chunk per cycle through the 16 lanes; the last
 //             stage writes V[vd] (elements below VL, under pm) or P[pr]
 //   S_CVT, S_SHUF, S_BC   one chunk per cycle, whole chunks
@@ -59,7 +59,7 @@ module vc_exec #(
     input  wire [255:0] ext_wd,
     input  wire         cud_set,
     // status
-    output wire [31:0]  hazards,
+    output wire [127:0] hazards,      // report counts {H4, H3, H2, H1} (units.md V.8), 32 bits each
     output reg  [31:0]  insts,
     output wire         running
 );
@@ -120,6 +120,7 @@ module vc_exec #(
     reg [19:0]  g_op;               // 4 x 5 bits
     reg [23:0]  g_sel;              // 4 x {sa, sb, sc}
     reg [287:0] g_kv;               // 4 x {ka, kb, kc}, 24 bits each
+    reg [35:0]  g_rn;               // stages 1..3: {S/K register number of a, b, c}, 4 bits each (H2 only)
     reg [3:0]   h_va, h_vb, h_vc;   // the head's vector sources
     reg [3:0]   g_vd;
     reg [1:0]   g_pr, g_pm;
@@ -154,6 +155,10 @@ module vc_exec #(
     wire [3:0]  i_vd = ir[20:17], i_va = ir[16:13], i_vb = ir[12:9];
     wire [2:0]  i_dt = ir[26:24];
     wire [2:0]  mode_depth = (mode == 2'd1) ? 3'd2 : (mode == 2'd2) ? 3'd4 : 3'd1;
+
+    function automatic [3:0] sk_num(input [1:0] sel, input [3:0] idx);   // K registers are numbered mod 4
+        sk_num = (sel == SRC_S) ? idx : (sel == SRC_K) ? {2'd0, idx[1:0]} : 4'd0;
+    endfunction
 
     function automatic [23:0] kval(input [1:0] sel, input [1:0] idx, input [23:0] sv, input [23:0] k3v);
         if (sel == SRC_S) kval = sv;
@@ -293,7 +298,38 @@ module vc_exec #(
     vc_hazard u_hazard (.clk(clk), .resetn(resetn), .clear(hz_clear), .issue(hz_issue), .issue_cls(hz_cls),
                         .issue_wp(hz_wp), .issue_p(hz_p), .issue_chained(hz_chained), .issue_pc(hz_pc),
                         .read(hz_read), .read_p(hz_rp), .read_anyall(hz_anyall), .read_pc(hz_pc),
-                        .read_word(hz_word), .vl(vl), .count(hazards));
+                        .read_word(hz_word), .vl(vl), .count(hazards[31:0]));
+
+    // ============================================================ upstream hazards H2, H3, H4 (report only)
+    // Strobes of the cycle a word issues: S_ISSUE for ALU words and chains, S_DEC for the words below
+    // (each leaves S_DEC after one cycle).
+    // units.md V.8 H4: a D4 chain of 8 chunks (VL 113..128) issues 8 x 4 = 32 beats, which wrap upstream's
+    // 5-bit pending-beat count of its destination
+    localparam [3:0] H4_NCHUNK = 4'd8;
+    wire        up_dec   = (st == S_DEC);
+    wire        up_issue = (st == S_ISSUE);
+    wire        up_drain = up_dec && ((f_op == OP_VSETMODE) || (f_op == OP_VLD) || (f_op == OP_VST) ||
+                                      (f_op == OP_VCVT) || (f_op == OP_VSHUF) || (f_op == OP_VBCAST && f_sa == SRC_S));
+    wire        up_vread = up_dec && (f_op == OP_VBCAST) && (f_sa != SRC_S);
+    wire [15:0] head_reads = ((g_sel[5:4] == SRC_V) ? (16'd1 << h_va) : 16'd0) |
+                             ((g_sel[3:2] == SRC_V) ? (16'd1 << h_vb) : 16'd0) |
+                             ((g_sel[1:0] == SRC_V) ? (16'd1 << h_vc) : 16'd0);
+    wire [15:0] up_reads = up_issue ? head_reads : (16'd1 << f_va);
+    wire [284:0] up_stages;
+    genvar gs;
+    generate
+        for (gs = 1; gs < 4; gs = gs + 1) begin : g_up_stage
+            assign up_stages[95*(gs-1) +: 95] = {g_op[5*gs +: 5], g_sel[6*gs +: 6], g_rn[12*(gs-1) +: 12],
+                                                 g_kv[72*gs +: 72]};
+        end
+    endgenerate
+    vc_chain_hazard u_chain_hazard (.clk(clk), .resetn(resetn), .clear((st == S_IDLE) && start), .drain(up_drain),
+                                    .issue(up_issue), .depth(depth), .stages(up_stages),
+                                    .wide((depth == 3'd4) && (nchunk == H4_NCHUNK) && !g_cmp), .dest(g_vd),
+                                    .vread(up_vread), .reads(up_reads), .pc(pc), .word(fw),
+                                    .count_h2(hazards[63:32]), .count_h4(hazards[127:96]));
+    vc_store_hazard u_store_hazard (.clk(clk), .resetn(resetn), .store(up_dec && (f_op == OP_VST) && (f_dt == 3'd2)),
+                                    .pc(pc), .word(fw), .vl(vl), .count(hazards[95:64]));
 
     // ============================================================ the sequencer
     integer k;
@@ -307,7 +343,7 @@ module vc_exec #(
             xf_go <= 1'b0;
             cud_clr <= 1'b0;
             ch <= 3'd0; half <= 1'b0; stg <= 2'd0; depth <= 3'd1; g_k <= 3'd0;
-            g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0;
+            g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; g_rn <= 36'd0; h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0;
             g_vd <= 4'd0; g_pr <= 2'd0; g_pm <= 2'd0; g_cmp <= 1'b0;
             creg <= 384'd0;
             shift <= 4'd0;
@@ -373,6 +409,8 @@ module vc_exec #(
                         g_kv[72*g_k +: 72] <= {kval(g_sa, gw[14:13], sr[gw[16:13]], k3),
                                                kval(g_sb, gw[10:9], sr[gw[12:9]], k3),
                                                kval(g_sc, gw[6:5], sr[gw[8:5]], k3)};
+                        g_rn[12*(g_k-3'd1) +: 12] <= {sk_num(g_sa, gw[16:13]), sk_num(g_sb, gw[12:9]),
+                                                      sk_num(g_sc, gw[8:5])};
                         g_vd  <= gw[20:17];
                         g_pr  <= gw[4:3];
                         g_pm  <= gw[2:1];

@@ -9,6 +9,7 @@
 //   vc_xfer.v      the flits of VFILL and VDRAIN (V.11)
 //   vc_link.v      inbound CU_DATA and fill responses, the send path, link monitors (V.11, V.12)
 //   vc_hazard.v    the report of upstream's predicate hazard H1 (V.8)
+//   vc_chain_hazard.v, vc_store_hazard.v   the reports of upstream's hazards H2, H4 and H3 (V.8)
 //
 // CU_INST payload opcode [255:252] (V.2), one at a time:
 //   1 IMEM  addr [251:243], word [31:0]                          retires the cycle after acceptance, 0
@@ -40,7 +41,7 @@ module vector_core #(
     input  wire         noc_out_busy,
     output wire [15:0]  inst_space,
     output wire         busy,
-    output wire [31:0]  hazards,
+    output wire [127:0] hazards,      // HAZARD report counts {H4, H3, H2, H1} (units.md V.8)
     output wire         mon_err
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user

@@ -18,8 +18,8 @@ module is its host on the RTL (:class:`RtlHost`):
   round, bounded and named.
 
 :class:`RtlClient` runs one bundle and gathers what the bench judges beside
-the executor's result: the FAULT signals the mesh carried, the HAZARD H1
-reports of the vector cores, DRAM traffic and cycles.
+the executor's result: the FAULT signals the mesh carried, the HAZARD reports
+of the vector cores (by id, H1..H4), DRAM traffic and cycles.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from models.loader import COUNT_MOD, Poll
 from models.machines import Machine
 from models.orch import NodeStatus
 from tb.lib.dram import DramBackdoor
+from tb.lib.hazard_counts import delta, rtl_counts
 from tb.lib.host import Orchestrator
 from tb.lib.landing import Landing
 
@@ -143,7 +144,7 @@ class RtlRun:
 
     result: ExecResult
     faults_sent: int = 0
-    hazards: dict[tuple[int, int], int] = field(default_factory=dict)
+    hazards: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)  # core -> reports by id
     dram_read: int = 0
     dram_written: int = 0
     wr_data_sent: int = 0
@@ -179,8 +180,9 @@ class RtlClient:
         host_options.setdefault("waiting", lambda: rtl_waiting(top, machine))
         self.rtl = RtlHost(host, dram, landing, machine, **host_options)
 
-    def _hazards(self) -> dict[tuple[int, int], int]:
-        return {c: int(getattr(self.top, f"hazards_{c[0]}_{c[1]}").value) for c in self.machine.vector_cores}
+    def _hazards(self) -> dict[tuple[int, int], dict[str, int]]:
+        return {c: rtl_counts(int(getattr(self.top, f"hazards_{c[0]}_{c[1]}").value))
+                for c in self.machine.vector_cores}
 
     async def run(self, b: Bundle) -> RtlRun:
         """Every round of `b` through the loader (models.executor.execute); the machine's counters around it."""
@@ -190,7 +192,8 @@ class RtlClient:
         res = await execute(b, h, self.machine)
         rd1, wr1 = h.dram.traffic_bytes()
         hz1 = self._hazards()
-        return RtlRun(res, h.landing.faults_sent() - f0, {c: hz1[c] - hz0[c] for c in hz1 if hz1[c] != hz0[c]},
+        hz = {c: delta(hz1[c], hz0[c]) for c in hz1}
+        return RtlRun(res, h.landing.faults_sent() - f0, {c: n for c, n in hz.items() if any(n.values())},
                       rd1 - rd0, wr1 - wr0, h.landing.state().sent, h.polls, list(h.stage_errors))
 
 

@@ -13,7 +13,7 @@ injects, waits for exactly the predicted answers, and then compares:
 * the architectural state after the RUN: L1, V0..V15, S0..S15, K3, P0..P3, VL,
   mode, read from the RTL's registers;
 * the DRAM as the memory agent left it;
-* the HAZARD H1 reports (the RTL's counter against the model's list);
+* the HAZARD reports H1..H4, per id (the RTL's counters against the model's list, tb/lib/hazard_counts.py);
 * the RTL's assertion monitors.
 
 A mismatch names the case, the seed that replays it, the program
@@ -37,6 +37,7 @@ from models.vc.isa import L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, VL_MAX, Mo
 from models.vc.memory import CoreWithMemory
 from tb.lib.dram import DramBackdoor
 from tb.lib.expect import compare_per_port
+from tb.lib.hazard_counts import count_errors, delta, model_counts, rtl_counts
 from tb.lib.harness import StallMode, StallPattern
 from tb.lib.noc_tb import NocTB
 
@@ -99,7 +100,7 @@ class CaseResult:
     errors: list[str]
     cycles: int
     instructions: int
-    hazards: int
+    hazards: dict[str, int]  # HAZARD reports of the case, by id (H1..H4)
     run_cycles: list[int] = field(default_factory=list)  # the RUN results (cycle counts) the RTL returned
 
 
@@ -118,7 +119,7 @@ class VcBench:
         self.dram_first = self.dram_base >> 5  # the model's word index of DRAM word 0
         self.model = CoreWithMemory(VectorCore(UNIT, MAG))
         self.started = False
-        self.rtl_hazards = 0
+        self.rtl_hazards = rtl_counts(0)  # the RTL's counters as last read, by id
 
     def port(self, coord) -> int:
         return self.tb.geometry.port_index(coord)
@@ -139,7 +140,7 @@ class VcBench:
         image = await self.dram.read_words(0, self.dram_words)
         self.model.dram.clear()
         self.model.dram.update({self.dram_first + i: w for i, w in enumerate(image) if w})
-        self.rtl_hazards = int(self.dut.hazards.value)
+        self.rtl_hazards = rtl_counts(int(self.dut.hazards.value))
         self.started = True
 
     # ------------------------------------------------------------ RTL state
@@ -203,11 +204,11 @@ class VcBench:
             c, e = await self._compare_dram()
             checks, errors = checks + c, errors + e
         for hz in core.hazards[hz0:]:
-            self.v.report("HAZARD H1", hz.line(disassemble))
-        hz_rtl = int(self.dut.hazards.value)
-        checks += 1
-        if hz_rtl - self.rtl_hazards != len(core.hazards) - hz0:
-            errors.append(f"HAZARD H1 reports: RTL {hz_rtl - self.rtl_hazards}, model {len(core.hazards) - hz0}")
+            self.v.report(f"HAZARD {hz.hid}", hz.line(disassemble))
+        hz_rtl = rtl_counts(int(self.dut.hazards.value))
+        hz_model = model_counts(core.hazards[hz0:])
+        checks += len(hz_model)
+        errors += count_errors(delta(hz_rtl, self.rtl_hazards), hz_model)
         self.rtl_hazards = hz_rtl
         checks += 1
         if run.mon_err:
@@ -219,8 +220,7 @@ class VcBench:
             errors = [f"case {label or '?'}: {e}" for e in errors]
             if words:
                 errors.append("program:\n      " + "\n      ".join(listing(list(words))))
-        return CaseResult(checks, errors, run.outcome.cycles, core.stats.instructions - inst0,
-                          len(core.hazards) - hz0, run_cycles)
+        return CaseResult(checks, errors, run.outcome.cycles, core.stats.instructions - inst0, hz_model, run_cycles)
 
     def _take_cycle_counts(self, want: dict[int, list[int]], records, wild: list[tuple[int, int]],
                            errors: list[str]) -> list[int]:

@@ -3,8 +3,8 @@
 Every test hands the same flits to the RTL (on rtl/harness/vc_harness.v, with
 a real memory agent at (0,1)) and to models/vc (CoreWithMemory), and
 tb/lib/vc_bench.py compares every captured flit, the architectural state
-after each RUN (L1, V, S, K3, P, VL, mode), the DRAM, the HAZARD H1 reports
-and the monitors.
+after each RUN (L1, V, S, K3, P, VL, mode), the DRAM, the HAZARD reports
+(H1..H4, counted per id) and the monitors.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from models.cu_base import cu_inst
 from models.vector_core import (
     Descriptor, assemble, cu_data_burst, imem_payload, program_payloads, run_payload, u16_to_word,
 )
+from tb.lib.hazard_counts import HAZARD_IDS
 from tb.lib.vc_bench import HOST, UNIT, VcBench, compare_state
 
 
@@ -47,7 +48,7 @@ async def test_smoke_silu(dut) -> None:
 @cocotb.test()
 async def test_checkers_fail_on_planted_errors(dut) -> None:
     """Every comparison of the bench reports a wrong value planted in the model after a real run: a V
-    element, an L1 lane, S, K3, a P bit, VL, mode, a DRAM word, a captured flit, the hazard count."""
+    element, an L1 lane, S, K3, a P bit, VL, mode, a DRAM word, a captured flit, the count of each hazard id."""
     b = VcBench(dut, "test_checkers_fail_on_planted_errors")
     data = [u16_to_word([0x3C00 + k for k in range(16)]) for _ in range(8)]
     words = assemble(["VSETI s0, 16", "VSETVL s0", "VLD v0, A0", "VADD v1, v0, v0", "VST v1, A0+8",
@@ -79,9 +80,12 @@ async def test_checkers_fail_on_planted_errors(dut) -> None:
     run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted S")
     b.v.check(any("S3" in e for e in run.errors), "run_case did not report the planted S3")
     core.s[3] ^= 1
-    b.rtl_hazards -= 1  # the RTL now seems to have reported one hazard the model did not
-    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted hazard")
-    b.v.check(any("HAZARD" in e for e in run.errors), "run_case did not report a hazard count mismatch")
+    for hid in HAZARD_IDS:  # the RTL now seems to have reported one report of this id that the model did not
+        b.rtl_hazards[hid] -= 1
+        run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label=f"planted {hid}")
+        named = [e for e in run.errors if "HAZARD" in e]
+        b.v.check(len(named) == 1 and named[0].endswith(f"HAZARD {hid} reports: RTL 1, model 0"),
+                  f"run_case did not report the planted {hid} count alone: {named}")
     core.coord = (1, 2)  # every predicted flit now names another source: each captured flit must differ
     run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted flit")
     b.v.check(any("WRONG" in e for e in run.errors), "run_case did not report a wrong captured flit")
@@ -107,7 +111,10 @@ async def test_directed(dut, case: str) -> None:
     for src, off, n, buf in d.bursts_before:
         flits += cu_data_burst(UNIT, src, fp16_words(b.rng, n), off=off, buf=buf)
     flits += program(words, d.descriptors, pc=d.pc)
-    b.record(await b.run_case({HOST: flits}, dram=d.dram, label=case, words=words))
+    res = await b.run_case({HOST: flits}, dram=d.dram, label=case, words=words)
+    b.record(res)
+    if d.reports is not None:  # hazard cases: the reports the program must (and must not) make, RTL = model
+        b.v.check(res.hazards == dict(d.reports), f"HAZARD reports {res.hazards}, the case wants {dict(d.reports)}")
     b.v.finish()
 
 
@@ -134,7 +141,7 @@ def _reroute(flits, dst, src) -> list[int]:
 async def test_compiled_bundle(dut, bundle: BundleName) -> None:
     """The public compiler's vector program of a bundle, flit for flit as dispatched, on the RTL core:
     RTL = model after every kick, and the output lanes equal upstream RTL's (the hazard bundle: upstream's
-    models', with each H1 occurrence reported)."""
+    models', with each H1 occurrence reported; no bundle meets H2, H3 or H4)."""
     bundle = bundle.value
     b = VcBench(dut, f"test_compiled_bundle/bundle={bundle}")
     bun = Bundle(bundle)
@@ -146,7 +153,7 @@ async def test_compiled_bundle(dut, bundle: BundleName) -> None:
             lo = r.addr - bun.image_base
             image[lo:lo + r.nbytes] = final[lo:lo + r.nbytes]
     dram = bun.words(image)
-    hazards = 0
+    hazards = dict.fromkeys(HAZARD_IDS, 0)
     for rnd in bun.rounds:
         if rnd.unit != "VC":
             continue
@@ -154,15 +161,17 @@ async def test_compiled_bundle(dut, bundle: BundleName) -> None:
             flits = _reroute(kick.dispatched(bun.agent), UNIT, HOST)
             res = await b.run_case({HOST: flits}, dram=dram, label=f"round {rnd.index} kick {k}")
             dram = {}
-            hazards += res.hazards
+            hazards = {hid: hazards[hid] + res.hazards[hid] for hid in HAZARD_IDS}
             b.record(res)
     got = await b.dram.read_bytes(bun.image_base - b.dram_base, len(image))
     which = "models" if bundle == "select_lt_m32n64" else "rtl"
     for name, bad in output_mismatches(bun, got, which).items():
         b.v.check(len(bad) == 0, f"output {name}: {len(bad)} FP16 lanes differ from upstream's {which} "
                                  f"(first slots {list(bad[:5])})")
-    b.v.check((hazards > 0) == (bundle == "select_lt_m32n64"), f"{hazards} HAZARD H1 reports")
-    b.tb.log.info("bundle %s: %d HAZARD H1 report(s)", bundle, hazards)
+    b.v.check((hazards["H1"] > 0) == (bundle == "select_lt_m32n64"), f"{hazards['H1']} HAZARD H1 reports")
+    b.v.check(hazards["H2"] == hazards["H3"] == hazards["H4"] == 0, f"HAZARD reports {hazards}: compiled code "
+                                                                   "emits no chain and no FP32 store")
+    b.tb.log.info("bundle %s: HAZARD reports %s", bundle, hazards)
     b.v.finish()
 
 
@@ -189,11 +198,13 @@ async def test_random_programs(dut) -> None:
     seed = b.tb.seed
     state = CaseState()
     cycles = 0
+    hazards = dict.fromkeys(HAZARD_IDS, 0)
     for i in range(n):
         case = make_case(seed, i, state)
         res = await b.run_case(case.streams(), dram=case.dram, label=f"{i} of generator seed {seed} ({case.label})",
                                words=case.words, hostile=bool(i % 2))
         cycles += sum(res.run_cycles)
+        hazards = {hid: hazards[hid] + res.hazards[hid] for hid in HAZARD_IDS}
         b.record(res)
         if res.errors:
             b.tb.log.error("%s", case.describe())
@@ -206,6 +217,7 @@ async def test_random_programs(dut) -> None:
     stats = b.model.core.stats
     b.tb.log.info("random programs: %d run, %d instructions executed, %d RUN cycles (RTL), %d faults %s",
                   stats.runs, stats.instructions, cycles, sum(stats.faults.values()), dict(stats.faults))
+    b.tb.log.info("HAZARD reports in %d programs, RTL = model per RUN: %s", stats.runs, hazards)
     b.tb.log.info("coverage:\n%s", cov.report())
     out = os.environ.get(RANDOM_STATS_ENV)
     if out:
@@ -214,5 +226,5 @@ async def test_random_programs(dut) -> None:
         Path(out).write_text(json.dumps({
             "seed": seed, "programs": stats.runs, "instructions": stats.instructions, "run_cycles": cycles,
             "faults": dict(stats.faults), "opcodes": sum(1 for op in range(32) if cov.opcodes.get(op)),
-            "missing": gaps, "checks": b.v.checks, "failures": b.v.failures[:5], "sim_cycles": b.v.cycles}))
+            "missing": gaps, "hazards": hazards, "checks": b.v.checks, "failures": b.v.failures[:5], "sim_cycles": b.v.cycles}))
     b.v.finish()

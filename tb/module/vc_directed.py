@@ -1,4 +1,5 @@
-"""Directed vector-core cases: one per opcode 00..1F and one per fault code 1..9 (units.md V.8, V.10).
+"""Directed vector-core cases: one per opcode 00..1F, one per fault code 1..9 (units.md V.8, V.10), and for
+each upstream hazard H2, H3, H4 a program that must report it and its safe twin that must not (V.8).
 
 Each case is a short program with the set-up it needs; the module bench runs
 it on the RTL and on the golden model and compares everything after the RUN
@@ -33,6 +34,7 @@ class Directed:
     bursts_before: tuple[tuple[Coord, int, int, int], ...] = ()  # (source, L1 offset, words, buf) sent before the RUN
     targets: str = ""  # the opcode or fault this case is for
     pc: int = 0  # IMEM address of the first word and of the RUN (the program wraps past 511)
+    reports: Mapping[str, int] | None = None  # HAZARD reports by id the case must make (None: not checked)
 
 
 def fp16_words(rng: random.Random, n: int) -> list[int]:
@@ -57,6 +59,35 @@ OUT = Descriptor(256, ((1, 8),))          # 8 consecutive L1 words from 256
 def _alu(op: str, operands: str, extra: tuple[str, ...] = ()) -> Directed:
     return Directed(op, (f"{op} v5, {operands}", f"{op} v6, {operands} !p0", *extra, "VST v5, A0", "VST v6, A0+8",
                          "VHALT"), {0: OUT}, targets=op)
+
+
+# upstream hazards (V.8): a D4 chain writing v6 and a chain of the same stage settings reading it
+_D4_STAGES = ("VMUL {d}, c0, c0 [c=k0]", "VADD {d}, c0, k1 [b=k0]", "VMAX {d}, c0, s3 [c=k0]")
+_D4_WRITER = ("VSUB v6, v2, s1",) + tuple(t.format(d="v6") for t in _D4_STAGES)
+_D4_READER = ("VADD v7, v6, v1",) + tuple(t.format(d="v7") for t in _D4_STAGES)
+_D2_A = ("VADD v5, v0, v1", "VMUL v5, c0, s1 [c=k0]")
+_D2_B = ("VADD v6, v2, v3", "VSUB v6, c0, s3 [b=k0]")  # stage 1 differs from _D2_A's: op and S register
+_TAIL = ("VSETMODE FLAT", "VST v5, A0", "VST v6, A0+8", "VHALT")
+_STORE32 = Descriptor(256, ((1, 16),))
+
+
+def _reports(**n: int) -> dict[str, int]:
+    return {hid: n.get(hid, 0) for hid in ("H1", "H2", "H3", "H4")}
+
+
+def hazard_cases() -> list[Directed]:
+    """H2, H3 and H4 reported, and their safe twins (a draining word between, an FP16 store) not."""
+    return [
+        Directed("H2", ("VSETMODE D2", *_D2_A, *_D2_B, *_TAIL), {0: OUT}, targets="H2", reports=_reports(H2=1)),
+        Directed("H2_DRAINED", ("VSETMODE D2", *_D2_A, "VSHUF v7, v0, s2", *_D2_B, *_TAIL), {0: OUT},
+                 targets="H2", reports=_reports()),
+        Directed("H3", ("VST v0, A0, FP32", "VHALT"), {0: _STORE32}, targets="H3", reports=_reports(H3=1)),
+        Directed("H3_FP16", ("VST v0, A0", "VHALT"), {0: _STORE32}, targets="H3", reports=_reports()),
+        Directed("H4", ("VSETMODE D4", *_D4_WRITER, *_D4_READER, "VSETMODE FLAT", "VST v6, A0", "VST v7, A0+8",
+                        "VHALT"), {0: OUT}, targets="H4", reports=_reports(H4=1)),
+        Directed("H4_DRAINED", ("VSETMODE D4", *_D4_WRITER, "VSETMODE D4", *_D4_READER, "VSETMODE FLAT",
+                                "VST v6, A0", "VST v7, A0+8", "VHALT"), {0: OUT}, targets="H4", reports=_reports()),
+    ]
 
 
 def directed_cases() -> list[Directed]:
@@ -134,9 +165,10 @@ def directed_cases() -> list[Directed]:
         Directed("F_CUDATA", ("VADD v5, v0, v0", "VHALT"), {}, bursts_before=(((1, 0), 0, 4, 1),),
                  targets="F_CUDATA"),
     ]
-    return cases
+    return cases + hazard_cases()
 
 
 CASES = {c.name: c for c in directed_cases()}
 
-__all__ = ["CASES", "DRAM", "Directed", "L1W", "OUT", "PROLOGUE", "PROLOGUE_DESC", "directed_cases", "fp16_words"]
+__all__ = ["CASES", "DRAM", "Directed", "L1W", "OUT", "PROLOGUE", "PROLOGUE_DESC", "directed_cases", "fp16_words",
+           "hazard_cases"]

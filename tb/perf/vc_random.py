@@ -49,6 +49,8 @@ def run(programs: int = DEFAULT_PROGRAMS, seed: int = 1, verbose: bool = False) 
           f"{wall:.0f} s wall ({m['programs'] / wall:.1f} programs/s)")
     print(f"vc random: opcodes executed {m['opcodes']} of 32; faults raised: {faults}; "
           f"coverage goals missed: {m['missing'] or 'none'}; RUN cycle counts returned: {m['run_cycles']}")
+    print("vc random: HAZARD reports, RTL = model after every RUN: "
+          + ", ".join(f"{hid} {n}" for hid, n in m["hazards"].items()))
     if not passed:
         print(f"vc random: first failures: {m['failures']} (log {log})")
     return 0 if passed else 1

@@ -61,6 +61,7 @@ def test_select_lt_meets_hazard_h1_by_name() -> None:
     assert sum(map(len, vs_rtl.values())) == 542, "upstream's RTL reads the stale P0 in 542 lanes"
     # one occurrence per chunk: VCMPLT then a VMOV ?p0 right after it, 8 chunks x 2 rounds
     assert len(r.hazards) == 16
+    assert {h.hid for h in r.hazards} == {"H1"}  # and none of H2, H3, H4 (no chain, no FP32 store)
     assert {h.name for h in r.hazards} == {"H1"} and {h.window for h in r.hazards} == {"measured"}
     assert {h.pred for h in r.hazards} == {0}
 

@@ -179,6 +179,8 @@ def coverage(model: CoreWithMemory | VectorCore) -> Coverage:
         cov.faults[int(Fault[name])] += n
     if isinstance(core, TracingCore):
         cov.points = _points(core.trace, core.fault_log)
+        for hz in core.hazards:  # upstream hazard reports (units.md V.8), by id
+            cov.points[f"hazard:{hz.hid}"] += 1
     return cov
 
 
@@ -193,6 +195,7 @@ GOALS: tuple[str, ...] = tuple(
     + ["exp2:d1+", "exp2:d1-", "exp2:big+", "exp2:big-", "exp2:mid+", "exp2:mid-", "exp2:small+",
        "exp2:small-", "exp2:nan", "exp2:inf", "log2:neg", "log2:zero", "log2:pos",
        "inv:zero", "inv:normal", "inv:pow2", "rsqrt:even", "rsqrt:odd", "rsqrt:neg", "load:special"]
+    + ["hazard:H2", "hazard:H3", "hazard:H4"]
     + ["vcvt:dt1", "vcvt:dt2"] + _REDUCED + ["vred:ANY", "vred:ALL", "vred:kind-bit3"]
     + [f"loop:count{c}" for c in range(6)] + [f"loop:body{b}" for b in range(7)]
     + [f"{k}:{d}" for k in ("ld", "st") for d in ("FP16", "FP32")]

@@ -5,10 +5,11 @@ Each is a ``Focus`` (builder.py)."""
 from __future__ import annotations
 
 from models.vector_core import DT_FP32, L1_WORDS, LANES, SRC_S, SRC_V, VL_MAX, Descriptor, Mode, encode_alu
+from models.vc import isa
 
 from .builder import Builder, vl_any
 from .spec import ADDR_MOD
-from .units import ALU_OPS, TRANSC
+from .units import ALU_OPS, CMP, TRANSC
 from .values import E8_SPECIALS, pack_lanes, transc_value
 
 
@@ -52,6 +53,38 @@ def focus_chain2(b: Builder, k: int) -> str:
 
 def focus_chain4(b: Builder, k: int) -> str:
     return _focus_chain(b, k, Mode.D4)
+
+
+def focus_hazards(b: Builder, k: int) -> str:
+    """Upstream hazards H2-H4 (units.md V.8): chains back to back (stage settings equal or not), the
+    destination of a D4 chain at VL 113..128 read by the next chain or a VBCAST V->S, a draining word between
+    them now and then, and FP32 stores."""
+    rng = b.rng
+    b.emit(b.mode_to(Mode.D4 if k % 2 == 0 else Mode.D2))
+    b.emit(b.u_setvl(rng.randint(113, VL_MAX) if b.chance(0.7) else vl_any(b)))
+    b.prologue()
+    depth = isa.CHAIN_DEPTH[Mode(b.mode)]
+    writes = [op for op in ALU_OPS if op not in CMP]
+    for _ in range(rng.randint(2, 5)):
+        if b.room < 2 * depth + 6:
+            break
+        dest = b.reg()
+        ops = [b.alu_op(True) for _ in range(depth - 1)] + [rng.choice(writes)]
+        first = b.u_alu(ops, [{} for _ in range(depth - 1)] + [{"vd": dest}])
+        b.emit(first)
+        pick = rng.randrange(5)
+        if pick == 0:  # a draining word between: nothing to report
+            b.emit(rng.choice((b.u_vld, b.u_vst, lambda: b.u_vshuf(False), b.u_vcvt))())
+        elif pick == 1:  # the same stage settings with another head: H4 alone at VL 113..128 in D4
+            b.emit([b.alu_word(b.alu_op(False), True, sa=SRC_V, va=dest)] + first[1:])
+        elif pick == 2:  # VBCAST V->S of the destination
+            b.emit([encode_alu("VBCAST", vd=b.reg(), va=dest, sa=rng.choice((SRC_V, 2, 3)))])
+        else:  # a chain reading it on a random operand
+            x = rng.choice("abc")
+            b.emit(b.u_alu(None, [{f"v{x}": dest, f"s{x}": SRC_V}] + [{} for _ in range(depth - 1)]))
+    if b.chance(0.6):
+        b.emit(b.u_vst(DT_FP32))
+    return f"hazards H2-H4: {Mode(b.mode).name} chains at VL {b.vl}"
 
 
 def focus_tree(b: Builder, k: int) -> str:

@@ -9,7 +9,7 @@ from typing import Iterator, Mapping
 
 from .builder import Builder, Focus
 from .cases import DEFAULT_GEOMETRY, Case, CaseState, Geometry
-from .foci_alu import focus_chain2, focus_chain4, focus_flat, focus_misc, focus_transc, focus_tree
+from .foci_alu import focus_chain2, focus_chain4, focus_flat, focus_hazards, focus_misc, focus_transc, focus_tree
 from .foci_faults import (
     focus_f_chain, focus_f_cudata, focus_f_dtype, focus_f_len, focus_f_loop, focus_f_opcode, focus_f_redvl,
     focus_f_vl, focus_f_vsrc,
@@ -22,7 +22,7 @@ from .foci_memory import focus_bursts, focus_drain, focus_fill, focus_ldst, focu
 SEED_TAG = "vc_randprog"
 
 FOCI: Mapping[str, Focus] = MappingProxyType({
-    "flat": focus_flat, "chain2": focus_chain2, "chain4": focus_chain4, "tree": focus_tree,
+    "flat": focus_flat, "chain2": focus_chain2, "chain4": focus_chain4, "hazards": focus_hazards, "tree": focus_tree,
     "transc": focus_transc, "ldst": focus_ldst, "fill": focus_fill, "drain": focus_drain, "node": focus_node,
     "loop": focus_loop, "misc": focus_misc, "bursts": focus_bursts, "pcwrap": focus_pcwrap, "mixed": focus_mixed,
     "f_dtype": focus_f_dtype, "f_vsrc": focus_f_vsrc, "f_chain": focus_f_chain, "f_opcode": focus_f_opcode,
