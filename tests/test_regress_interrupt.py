@@ -20,7 +20,7 @@ import psutil
 from tb.benches import ROOT
 from tb.proctree import alive, processes
 
-HANG_GUARD_S = 60  # a bound on waiting, not a speed claim: the run must end on its own well before
+HANG_GUARD_S = 300  # a bound on waiting for a hung run, not a speed claim: generous for a loaded, slow machine
 
 
 def _simulator_of(session: int, bench: str) -> int | None:
