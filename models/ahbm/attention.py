@@ -1,5 +1,5 @@
 """The AHBM attn_tile composite (ADR-001 §3), the log-sum-exp merge (§4),
-finalize and the float64 reference (the derived FlashAttention bound is
+finalize (the float64 reference and the derived FlashAttention bound are
 models/ahbm/tolerance.py).
 
 Conventions:
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .tolerance import matmul_f64
 from .numerics import (
     F32, bf16_to_f32, dot_rows_seq, exp_f32, f32_to_bf16, matmul_seq, rowsum_seq,
     softmax_scale,
@@ -96,23 +95,3 @@ def finalize_f32(state: State) -> np.ndarray:
 def finalize(state: State) -> np.ndarray:
     """O / l cast to bf16 (round to nearest even) -> uint16 patterns."""
     return f32_to_bf16(finalize_f32(state))
-
-
-# ---------------------------------------------------------------- references
-
-
-def attention_f64(q, k, v, mask=None, d=None) -> np.ndarray:
-    """float64 reference from the same bf16 inputs (scale = 1/sqrt(d) in f64), every sum in a
-    fixed order (no BLAS), so it is the same number on every machine."""
-    qf = bf16_to_f32(q).astype(np.float64)
-    kf = bf16_to_f32(k).astype(np.float64)
-    vf = bf16_to_f32(v).astype(np.float64)
-    d = qf.shape[1] if d is None else d
-    S = matmul_f64(qf, kf.T) / np.sqrt(d)
-    if mask is not None:
-        S = S + np.asarray(mask, dtype=np.float64)
-    m = S.max(axis=1, keepdims=True)
-    m = np.where(m == -np.inf, 0.0, m)
-    P = np.exp(S - m)
-    l = P.sum(axis=1, keepdims=True)
-    return np.where(l == 0, 0.0, matmul_f64(P, vf) / np.where(l == 0, 1.0, l))

@@ -159,14 +159,5 @@ def check_attention(got, q, k, v, mask, *, tile: int, pes: int = 1, stored_bf16:
     return check_within(got, ref, bound, name)
 
 
-def worst_ratio(got, ref, bound) -> float:
-    """max |got - ref| / bound over the elements with a nonzero bound (a report figure)."""
-    got = np.asarray(got, dtype=np.float64)
-    ref = np.asarray(ref, dtype=np.float64)
-    bound = np.asarray(bound, dtype=np.float64)
-    pos = bound > 0
-    return float(np.max(np.abs(got - ref)[pos] / bound[pos], initial=0.0))
-
-
 __all__ = ["ABS_TINY", "EXP_REL", "SAFETY", "accumulation_steps", "attention_bound", "bf16_store_bound",
-           "check_attention", "check_within", "dot_running_bound", "gamma", "matmul_f64", "worst_ratio"]
+           "check_attention", "check_within", "dot_running_bound", "gamma", "matmul_f64"]

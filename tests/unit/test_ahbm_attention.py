@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from models.ahbm import attention as at
-from models.ahbm.tolerance import accumulation_steps, attention_bound, bf16_store_bound, check_attention, check_within, dot_running_bound, gamma, matmul_f64, worst_ratio
+from models.ahbm.tolerance import accumulation_steps, attention_bound, bf16_store_bound, check_attention, check_within, dot_running_bound, gamma, matmul_f64
 from models.ahbm.numerics import F32, bf16_to_f32, exp_f32, f32_to_bf16, to_bf16
 
 
@@ -138,7 +138,9 @@ def test_bound_fails_on_wrong_value():
     tiled = at.finalize_f32(_tiled(q, k, v, 32))
     ref, bound = attention_bound(q, k, v, None, 128, 32, accumulation_steps(128, 32))
     assert check_within(tiled, ref, bound) == []
-    assert 0 < worst_ratio(tiled, ref, bound) < 1
+    # the bound means something: the fp32 kernel's worst error reaches a measurable share of it (the
+    # derivation's worst cases are far from typical, so a share, not a match)
+    assert np.max(np.abs(tiled - ref) / bound) >= 1e-3
     bad = tiled.astype(np.float64)
     bad[3, 17] = ref[3, 17] + 1.01 * bound[3, 17]
     fails = check_within(bad, ref, bound)
