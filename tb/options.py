@@ -14,6 +14,8 @@ import random
 import re
 import sys
 
+from tb.benches import BY_NAME, Bench
+
 SEED_LIMIT = 2**32  # the per-test seeds are 32-bit (tb.lib.verdict.derive_seed)
 YES = ("1", "yes", "true", "on")
 NO = ("", "0", "no", "false", "off")
@@ -74,8 +76,6 @@ def bench_wall_s(table_s: float) -> float:
 def wall_budget(bench_name: str) -> float:
     """The wall budget inside a test of the bench called `bench_name` (a name outside the table, e.g. a
     machine bench run under another name, gets the table's default)."""
-    from tb.benches import BY_NAME, Bench
-
     bench = BY_NAME.get(bench_name)
     return bench_wall_s(bench.max_wall_s if bench else Bench.max_wall_s)
 
