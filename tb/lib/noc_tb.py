@@ -98,7 +98,6 @@ class NocTB:
         fault_port: int = 0,
         quiet_limit: int = 5_000,
         max_cycles: int | None = None,
-        wall_limit_s: float | None = None,
         reset: bool = True,
         clear: bool = False,
     ) -> StreamRun:
@@ -126,7 +125,7 @@ class NocTB:
         )
         slots = await self.bank.load(streams)
         bound = max_cycles or max(20_000, 200 * max(total, expect))
-        outcome = await self._run_sliced(before + expect, bound, wall_limit_s or wall_budget(self.bench.name))
+        outcome = await self._run_sliced(before + expect, bound, wall_budget(self.bench.name))
         if outcome.ended == "done":
             await self.bank.settle(SETTLE_CYCLES, PERIOD_NS)
             outcome = self.bank.status("done")

@@ -126,7 +126,7 @@ class SystemTB:
             return self.doing()
         return self._seq.doing if self._seq is not None else "not started"
 
-    async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int, max_wall_s: float | None = None,
+    async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int,
                     expect_failures: Sequence[str] = ()) -> None:
         """Run `body` under both watchdogs, then check monitors, save artifacts, write the verdict.
 
@@ -136,8 +136,7 @@ class SystemTB:
         """
 
         v = self.verdict
-        if max_wall_s is None:
-            max_wall_s = wall_budget(self.bench_name)
+        max_wall_s = wall_budget(self.bench_name)
         start_ns = self.cycle() * PERIOD_NS
         try:
             which, _ = await select(body(), Timer(max_cycles * PERIOD_NS, "ns"), self._wall_watch(max_wall_s))
