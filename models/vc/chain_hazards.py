@@ -87,9 +87,9 @@ def v_reads(w: Word) -> list[int]:
     return []
 
 
-def fp32_store(pc: int, w: Word, vl: int) -> ChainHazard:
-    """H3 of a VST with dt = 2 at VL `vl`: walk elements 0 .. 2*nchunk-1 may differ upstream."""
-    nchunk = -(-vl // LANES)
+def fp32_store(pc: int, w: Word, vl: int, nchunk: int) -> ChainHazard:
+    """H3 of a VST with dt = 2 at VL `vl` (`nchunk` chunks): walk elements 0 .. 2*nchunk-1 may differ
+    upstream."""
     return ChainHazard("H3", pc, w.raw, f"vl={vl} walk=0..{2 * nchunk - 1}")
 
 
@@ -106,9 +106,6 @@ class ChainTracker:
         self.prev_pc = None
         self.prev_stages = ()
         self.unguarded.clear()
-
-    def drain(self) -> None:
-        self.reset()
 
     def read(self, pc: int, w: Word) -> ChainHazard | None:
         """H4 when the word at pc reads a register a 32-beat chain writes (the lowest such register)."""

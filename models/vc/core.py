@@ -278,9 +278,9 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     def _upstream_word(self, pc: int, w: Word) -> None:
         """H3 and H4 of a non-ALU word that issued (V.8); a draining word ends the chains' window."""
         if w.op == isa.OP_VST and w.dt == isa.DT_FP32:
-            self.hazards.append(fp32_store(pc, w, self.vl))
+            self.hazards.append(fp32_store(pc, w, self.vl, self._nchunk()))
         if draining(w):
-            self.chains.drain()
+            self.chains.reset()
         else:
             self._report(self.chains.read(pc, w))
 

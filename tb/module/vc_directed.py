@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from models.vector_core import Descriptor, node_record
+from tb.lib.hazard_counts import HAZARD_IDS
 
 Coord = tuple[int, int]
 
@@ -72,7 +73,7 @@ _STORE32 = Descriptor(256, ((1, 16),))
 
 
 def _reports(**n: int) -> dict[str, int]:
-    return {hid: n.get(hid, 0) for hid in ("H1", "H2", "H3", "H4")}
+    return {hid: n.get(hid, 0) for hid in HAZARD_IDS}
 
 
 def hazard_cases() -> list[Directed]:
