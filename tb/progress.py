@@ -53,11 +53,13 @@ class Progress:
             return mean * len(left) / self.workers, "from this run's mean step"
         return None
 
-    def done(self, step: str, seconds: float) -> str:
-        """Record `step` as finished after `seconds`; the progress line."""
+    def done(self, step: str, seconds: float, outcome: str = "") -> str:
+        """Record `step` as finished after `seconds`; the progress line (`outcome`, e.g. "passed", before the
+        time when given)."""
         self.finished[step] = seconds
         k, n = len(self.finished), len(self.steps)
-        line = f"[{k}/{n}] {step} {fmt_s(seconds)}, elapsed {fmt_s(time.monotonic() - self.t0)}"
+        took = f"{outcome} in {fmt_s(seconds)}" if outcome else fmt_s(seconds)
+        line = f"[{k}/{n}] {step} {took}, elapsed {fmt_s(time.monotonic() - self.t0)}"
         est = self.estimate()
         if est is not None and k < n:
             line += f", about {fmt_s(est[0])} left ({est[1]})"

@@ -34,10 +34,14 @@ def _owner() -> str:
     return f"pytest pid {os.getpid()}"
 
 
+def _bench_id(nodeid: str) -> str:
+    """`bench-sim` of a bench wrapper's node id."""
+    return nodeid[len(BENCH_TESTS):].removeprefix("test_bench[").removesuffix("]")
+
+
 def _bench_ids(ids: list[str]) -> list[str]:
     """`bench-sim` of each bench wrapper among the collected node ids."""
-    return [i[len(BENCH_TESTS):].removeprefix("test_bench[").removesuffix("]") for i in ids
-            if i.startswith(BENCH_TESTS)]
+    return [_bench_id(i) for i in ids if i.startswith(BENCH_TESTS)]
 
 
 def _start(config: pytest.Config, bench_ids: list[str]) -> None:
@@ -73,11 +77,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     progress = getattr(config, "_agsim_progress", None)
     if progress is None:
         return
-    name = report.nodeid[len(BENCH_TESTS):].removeprefix("test_bench[").removesuffix("]")
+    name = _bench_id(report.nodeid)
     if name in progress.finished:
         return
-    line = progress.done(name, report.duration)
-    line = line.replace(f"] {name} ", f"] {name} {report.outcome} in ", 1)
+    line = progress.done(name, report.duration, report.outcome)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         writer = getattr(reporter, "_tw", None)  # xdist writes its dots through it, not through the reporter

@@ -28,7 +28,7 @@ def test_a_backstop_forced_low_names_itself_in_every_unfinished_test(tmp_path: P
     for t in unfinished:
         match = LINE.match(t.message)
         assert match, t.message
-        assert float(match.group(1)) >= 0.2
+    assert result.wall_s < 60, f"the run took {result.wall_s:.1f} s: the backstop did not stop the simulator"
     report = describe_failures(result)
     assert sum(line.startswith("FAILED router::") for line in report) == len(unfinished)
     assert "prematurely" not in "\n".join(report)

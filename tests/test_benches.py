@@ -25,7 +25,7 @@ import os
 import pytest
 
 from tb.benches import BENCHES, Bench
-from tb.options import seed_from_env, wall_override
+from tb.options import bench_wall_s, seed_from_env
 from tb.summary import describe_failures
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.simulators import bench_legs
@@ -37,7 +37,7 @@ BUILD_ALLOWANCE_S = 1800
 
 
 def _leg(bench: Bench, sim: str) -> object:
-    bound = BUILD_ALLOWANCE_S + (wall_override() or bench.max_wall_s)
+    bound = BUILD_ALLOWANCE_S + bench_wall_s(bench.max_wall_s)
     return pytest.param(bench, sim, id=f"{bench.name}-{sim}", marks=pytest.mark.timeout(bound))
 
 
