@@ -45,13 +45,16 @@ def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 class BoundCluster(ErrorPort, ClusterCore):
     """ClusterCore plus the error of every L1 element and accumulator lane (module doc)."""
 
+    def __init__(self, *args, **kwargs) -> None:
+        # L1 and the accumulator survive a reset, so do their errors (ClusterCore.__init__ calls reset)
+        self.l1_err: dict[Entry, np.ndarray] = {}
+        self.acc_err = np.zeros((ACC_TILES, 4, 4))
+        super().__init__(*args, **kwargs)
+
     def reset(self) -> None:
         super().reset()
         self._init_port()
         self.pending_err: deque[np.ndarray | None] = deque()  # the errors of the flits waiting in `pending`
-        if not hasattr(self, "acc_err"):  # L1 and the accumulator survive a reset, so do their errors
-            self.l1_err: dict[Entry, np.ndarray] = {}
-            self.acc_err = np.zeros((ACC_TILES, 4, 4))
 
     def _entry_err(self, side: Buf, e: int) -> np.ndarray:
         return self.l1_err.get((int(side), e), np.zeros((4, 32)))

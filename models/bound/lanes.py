@@ -157,11 +157,14 @@ def _tree8(kind: RedKind, x: Lanes) -> Lanes:
     return _part(_pairs(kind, _pairs(kind, _pairs(kind, x))), (Ellipsis, 0))
 
 
+KNOWN_REDUCTIONS = (RedKind.SUM, RedKind.MAX, RedKind.MIN)  # the VRED kinds with a rule
+
+
 def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
     """VRED SUM / MAX / MIN at VL: the combine order of models.vc.lanes.reduce_tree (per chunk a pair step and
     an 8-leaf tree, combined with the identity, then the same over the 16 accumulators), each combine with
     its rule; the result is one lane."""
-    if kind not in (RedKind.SUM, RedKind.MAX, RedKind.MIN):
+    if kind not in KNOWN_REDUCTIONS:
         raise BoundError(f"the error analysis knows no rule for VRED.{kind.name}")
     n = vl // LANES
     ident = np.uint32(IDENTITY[kind])
@@ -177,4 +180,4 @@ def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
     return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor)))
 
 
-__all__ = ["Lanes", "alu", "chain", "reduce"]
+__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "chain", "reduce"]

@@ -158,11 +158,9 @@ class BoundHost(ModelHost):
 
 @dataclass
 class DerivedBound:
-    """Per output port: the logical lanes' error bound (SAFETY applied), and what the run measured."""
+    """Per output port: the logical lanes' error bound (SAFETY applied)."""
 
     bounds: dict[str, np.ndarray]
-    raw: dict[str, np.ndarray]  # before SAFETY
-    deliveries: int
 
 
 def port_lanes(b: Bundle, port: str, lanes: np.ndarray) -> np.ndarray:
@@ -177,11 +175,11 @@ def derive(b: Bundle) -> DerivedBound:
     mm = BoundMachine(machine)
     relayouts = [r for prog in plan_rounds(b) for r in prog.relayouts]
     run_sync(execute(b, BoundHost(mm, relayouts, constants(b)), machine))
-    raw = {}
+    bounds = {}
     for port, reg in b.outputs.items():
         off = machine.dram_offset(reg.addr, reg.nbytes)
-        raw[port] = port_lanes(b, port, mm.bound_mag.lane_planes(off, reg.nbytes // 2)[ERR])
-    return DerivedBound({p: SAFETY * e for p, e in raw.items()}, raw, mm.steps)
+        bounds[port] = SAFETY * port_lanes(b, port, mm.bound_mag.lane_planes(off, reg.nbytes // 2)[ERR])
+    return DerivedBound(bounds)
 
 
 __all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Constant", "DerivedBound", "constant_error",

@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.numerics.formats import E8M15, FP16, decode
+from models.numerics.formats import ACC, E8M15, FP16, Format, decode
+from models.numerics.formats import FP16_MAX as FP16_MAX_BITS
+from models.numerics.reference import ulp
 
 U = 2.0 ** -15  # one unit of the E8M15 fraction, relative
 E8_FLOOR = 2.0 ** -126  # below the smallest E8M15 normal a result flushes
 FP16_MIN_NORMAL = 2.0 ** -14
-FP16_MAX = 65504.0
+FP16_MAX = float(decode(FP16_MAX_BITS, FP16))  # 65504
 LN2 = float(np.log(2.0))
 SAFETY = 1.25  # covers what the analysis takes on trust: measured table errors, float64 bounds (numerics.md)
 QUANT_STEPS = 0.516  # MXFP7 element error in steps (units.md M.3; the derivation in docs/numerics.md)
@@ -66,33 +68,29 @@ def f16(bits: np.ndarray) -> np.ndarray:
     return decode(np.asarray(bits, dtype=np.int64) & 0xFFFF, FP16)
 
 
-def _binade(x: np.ndarray) -> np.ndarray:
+def _ulp(x: np.ndarray, fmt: Format, floor: float, at_zero: float) -> np.ndarray:
+    """models.numerics.reference.ulp at |x| (which reads 0 as 1.0), at least `floor`, `at_zero` where x is
+    0, and infinite where x is not finite."""
     ax = np.abs(np.asarray(x, dtype=np.float64))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.floor(np.log2(np.where((ax > 0) & np.isfinite(ax), ax, 1.0)))
-
-
-def _ulp(x: np.ndarray, frac_bits: int, floor: float) -> np.ndarray:
-    ax = np.abs(np.asarray(x, dtype=np.float64))
-    ulp = np.where(ax > 0, 2.0 ** (_binade(ax) - frac_bits), 0.0)
-    return np.where(np.isfinite(ax), np.maximum(ulp, floor), np.inf)
+    step = np.where(ax > 0, np.maximum(ulp(ax, fmt), floor), at_zero)
+    return np.where(np.isfinite(ax), step, np.inf)
 
 
 def ue(*x: np.ndarray) -> np.ndarray:
     """One E8M15 ulp at the largest magnitude of the arguments (the computed result and the exact function of
     the computed operands: the rounding stays within one ulp of whichever binade is the larger)."""
-    return _ulp(np.maximum.reduce([np.abs(np.asarray(v, dtype=np.float64)) for v in x]), 15, E8_FLOOR)
+    return _ulp(np.maximum.reduce([np.abs(np.asarray(v, dtype=np.float64)) for v in x]), E8M15, E8_FLOOR, at_zero=E8_FLOOR)
 
 
 def ue14(x: np.ndarray) -> np.ndarray:
     """One unit of the accumulator's 14-bit fraction at |x| (S1E7M14 has no subnormals: +0 below)."""
-    return _ulp(x, 14, 0.0)
+    return _ulp(x, ACC, 0.0, at_zero=0.0)
 
 
 def h16(x: np.ndarray) -> np.ndarray:
     """Half an FP16 ulp at |x| (round to nearest), subnormals included."""
     ax = np.abs(np.asarray(x, dtype=np.float64))
-    return 0.5 * 2.0 ** (np.maximum(np.where(ax > 0, _binade(ax), -14), -14) - 10)
+    return 0.5 * np.where(ax > 0, ulp(ax, FP16), 2.0 ** -24)
 
 
 def fp16_store(value: np.ndarray, stored: np.ndarray) -> np.ndarray:

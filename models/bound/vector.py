@@ -35,7 +35,6 @@ from .lanes import Lanes
 from .port import ErrorPort
 from .rules import U, BoundError, e8, f16, flip, fp16_store
 
-KNOWN_REDUCTIONS = (RedKind.SUM, RedKind.MAX, RedKind.MIN)
 
 
 class BoundVectorCore(ErrorPort, VectorCore):
@@ -120,7 +119,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
 
     def _vred(self, w: Word) -> None:
         kind = RedKind(w.kind)
-        if kind not in KNOWN_REDUCTIONS:
+        if kind not in bound_lanes.KNOWN_REDUCTIONS:
             raise BoundError(f"the error analysis knows no rule for VRED.{kind.name}")
         src = Lanes(self.v[w.va], self.v_err[w.va], self.v_floor[w.va])
         top = bound_lanes.reduce(kind, src, self.vl) if self.vl % LANES == 0 else None
