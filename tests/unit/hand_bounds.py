@@ -15,12 +15,10 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from models.bound.rules import h16
+from models.bound.rules import SAFETY, U, h16
 
-U = 2.0 ** -15  # one unit of the E8M15 fraction, relative
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
-SAFETY = 1.25  # covers the second-order terms a first-order propagation drops
 BLOCK = 32  # MXFP7 K block
 SILU_SLOPE = 1.1  # max |d silu / dz|
 GELU_SLOPE = 1.13  # max |d gelu_tanh / dz|
