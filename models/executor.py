@@ -162,7 +162,7 @@ def described_as(b: Bundle, machine: Machine) -> list[tuple[str, Any, Any]]:
         ("routers", m["routers"], [machine.nx, machine.ny]),
         ("stage_flits", m["stage_flits"], machine.stage_slots),
         ("inst_depth", m["inst_depth"], machine.inst_depth),
-        ("mem_window_base", m["mem_window_base"], f"{machine.mem_base:#x}"),
+        ("mem_window_base", f"{int(m['mem_window_base'], 16):#x}", f"{machine.mem_base:#x}"),  # canonical hex
     ]
 
 
@@ -171,8 +171,7 @@ def check_machine(b: Bundle, machine: Machine) -> None:
     field of its ``machine`` entry must be this machine's), or one whose steps exceed the machine: one line
     naming the field, both values and the fix."""
     for name, compiled, have in described_as(b, machine):
-        same = int(compiled, 16) == int(have, 16) if name == "mem_window_base" else compiled == have
-        if not same:
+        if compiled != have:
             raise MachineMismatch(f"bundle {b.name} was compiled for machine.{name} = {compiled} (bundle.json), "
                                   f"machine {machine.name} has {have} (models/machines.py); recompile it for "
                                   f"{machine.name} as described there, or describe the machine it was compiled for "
