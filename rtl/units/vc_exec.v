@@ -131,6 +131,9 @@ module vc_exec #(
     reg         cud_clr;
 
     assign running = (st != S_IDLE);
+    // the execute probe: high in the cycle a word is decoded and executes; `cycles` is then its
+    // execute time t in upstream's kernel-count terms (clients/vec_timing/README.md)
+    wire word_exec = (st == S_DEC);
 
     // ============================================================ decode of the word at pc
     wire [31:0] fw   = imem[pc];
