@@ -229,7 +229,7 @@ def render_harness(machine: Machine) -> str:
         f"    wire rx_valid [0:{np_ - 1}];", f"    wire rx_busy [0:{np_ - 1}];",
         "    /* verilator lint_on UNUSEDSIGNAL */",
         f"    tb_ep_bank #(.NP({np_}), .PRESENT(64'd{present}), .INJ_DEPTH(4096), .CAP_DEPTH(4096)) u_bank (",
-        "        .clk(clk), .resetn(resetn), .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),",
+        "        .clk(clk), .resetn(resetn), .unit_busy(1'b0), .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),",
         "        .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));",
         "    /* verilator lint_off UNUSEDSIGNAL */  // read by Python",
         "    wire mon_err;",

@@ -26,7 +26,6 @@ module cl_harness #(
     wire         unit_err;
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire         mon_err = mesh_err | unit_err | bay_mag_err;
-    wire         busy;
     /* verilator lint_on UNUSEDSIGNAL */
 
     cluster_cu #(.X(1), .Y(1), .MAG_X(0), .MAG_Y(1), .INST_DEPTH(INST_DEPTH), .RECV_DEPTH(RECV_DEPTH)) u_dut (

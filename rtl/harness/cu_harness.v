@@ -23,7 +23,6 @@ module cu_harness #(
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire         mon_err = mesh_err | base_err | bay_mag_err;
     wire [15:0]  inst_space;
-    wire         busy;
     /* verilator lint_on UNUSEDSIGNAL */
 
     wire [287:0] inst_flit, send_flit, recv_flit;

@@ -106,7 +106,7 @@ module mag_harness #(
     assign mon_err = mesh_mon_err | mag_mon_err | dram_mon_err;
 
     tb_ep_bank #(.NP(NP), .PRESENT(BANK_PRESENT), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .unit_busy(1'b0),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 

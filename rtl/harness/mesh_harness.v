@@ -30,7 +30,7 @@ module mesh_harness #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     tb_ep_bank #(.NP(NP), .PRESENT(PRESENT), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .unit_busy(1'b0),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 

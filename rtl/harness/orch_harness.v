@@ -72,7 +72,7 @@ module orch_harness #(
     wire         rx_valid [0:NPB-1];
     wire         rx_busy  [0:NPB-1];
     tb_ep_bank #(.NP(NPB), .PRESENT(PRESENT), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .unit_busy(1'b0),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 

@@ -36,6 +36,7 @@ module tb_ep_bank #(
 ) (
     input  wire              clk,
     input  wire              resetn,
+    input  wire              unit_busy,   // a unit under test is working: the run is not quiet
     // endpoint -> DUT
     output wire [287:0]      tx_data [0:NP-1],
     output wire              tx_valid [0:NP-1],
@@ -231,7 +232,7 @@ module tb_ep_bank #(
                 cap_count <= wp;
                 inj_count <= inj_count + n_inj;
             end
-            if (seen != nth || n_inj != 32'd0 || !start) last_event <= cycle;
+            if (seen != nth || n_inj != 32'd0 || !start || unit_busy) last_event <= cycle;
             // A run ends with start falling: done and stalled clear for the next
             // run, which may follow without a reset (captures keep accumulating).
             if (!start) begin

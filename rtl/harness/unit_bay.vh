@@ -8,7 +8,8 @@
 // west endpoint (0,1) stands at the memory agent's coordinate to capture a
 // unit's memory traffic. The including module declares INJ_DEPTH, CAP_DEPTH and
 // BAY_MAG, and connects its unit to unit_in_* (mesh -> unit) and unit_out_*
-// (unit -> mesh). With BAY_MAG = 1 the west endpoint (0,1) is a real memory
+// (unit -> mesh), and its busy output to `busy` (declared here: a busy unit keeps
+// the bank's quiet detector from ending the run). With BAY_MAG = 1 the west endpoint (0,1) is a real memory
 // agent (u_mag) with its DRAM (dram, BAY_DRAM_WORDS words from byte address
 // BAY_DRAM_BASE, read latency BAY_RD_LATENCY) instead of a bench endpoint, so a unit's reads are answered
 // and its writes land; Python loads and reads the DRAM through dram's backdoor.
@@ -31,8 +32,9 @@
 
     localparam integer MAG_PORT = 3;   // (0,1)
     // Bench port 0 (the Local endpoint) is absent in the bank: the unit is there; so is port 3 with BAY_MAG.
+    wire         busy;          // the unit's busy output (the including harness connects it); keeps a run from reading as quiet
     tb_ep_bank #(.NP(NP), .PRESENT((BAY_MAG != 0) ? 64'h16 : 64'h1e), .INJ_DEPTH(INJ_DEPTH), .CAP_DEPTH(CAP_DEPTH)) u_bank (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .unit_busy(busy),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 

@@ -26,7 +26,6 @@ module vc_harness #(
     /* verilator lint_off UNUSEDSIGNAL */  // read by Python
     wire         mon_err = mesh_err | core_err | bay_mag_err;
     wire [15:0]  inst_space;
-    wire         busy;
     wire [127:0] hazards;   // HAZARD report counts {H4, H3, H2, H1}
     /* verilator lint_on UNUSEDSIGNAL */
 

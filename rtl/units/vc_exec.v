@@ -131,9 +131,15 @@ module vc_exec #(
     reg         cud_clr;
 
     assign running = (st != S_IDLE);
-    // the execute probe: high in the cycle a word is decoded and executes; `cycles` is then its
-    // execute time t in upstream's kernel-count terms (clients/vec_timing/README.md)
-    wire word_exec = (st == S_DEC);
+    // ============================================================ timing (vc_timing: upstream's cycles)
+    // A word waits at S_DEC until vc_timing lets it enter execute (`word_exec`, the execute probe: `cycles`
+    // is then its execute time t in upstream's kernel-count terms, clients/vec_timing/README.md), then until
+    // it may proceed (`tm_fire`: VBAR, VFILL and VHALT also wait for the fills).
+    wire        tm_may_exec, tm_may_fire;
+    wire [31:0] tm_halt;
+    reg         dec_seen;                               // the word at S_DEC has entered execute
+    wire        word_exec = (st == S_DEC) && tm_may_exec && !dec_seen;
+    wire        tm_fire   = (st == S_DEC) && tm_may_fire;
 
     // ============================================================ decode of the word at pc
     wire [31:0] fw   = imem[pc];
@@ -213,8 +219,7 @@ module vc_exec #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ============================================================ the walk
-    wire        agu_start = (st == S_DEC) && ((f_op == OP_VLD || f_op == OP_VST) ||
-                            (f_op == OP_VDRAIN) || (f_op == OP_VFILL && fills_out == 9'd0));
+    wire        agu_start = tm_fire && ((f_op == OP_VLD || f_op == OP_VST) || (f_op == OP_VDRAIN) || (f_op == OP_VFILL));
     wire [39:0] agu_off = (f_op == OP_VLD || f_op == OP_VST) ? {{26{fw[13]}}, fw[13:0]} : 40'd0;
     wire [39:0] agu_addr;
     wire [15:0] agu_total;
@@ -258,7 +263,7 @@ module vc_exec #(
 
     // VRED kinds 0..5: the engine says what the lanes compute (V.9)
     wire         red_on = (st == S_RED);
-    wire         red_start = (st == S_DEC) && (f_op == OP_VRED) && (f_vc[2:1] != 2'b11) && (vl[3:0] == 4'd0) &&
+    wire         red_start = tm_fire && (f_op == OP_VRED) && (f_vc[2:1] != 2'b11) && (vl[3:0] == 4'd0) &&
                              (mode == M_TREE);
     wire [383:0] red_tree;
     wire         red_alu, red_leaf_we, red_done;
@@ -309,7 +314,7 @@ module vc_exec #(
     // units.md V.8 H4: a D4 chain of 8 chunks (VL 113..128) issues 8 x 4 = 32 beats, which wrap upstream's
     // 5-bit pending-beat count of its destination
     localparam [3:0] H4_NCHUNK = 4'd8;
-    wire        up_dec   = (st == S_DEC);
+    wire        up_dec   = tm_fire;
     wire        up_issue = (st == S_ISSUE);
     wire        up_drain = up_dec && ((f_op == OP_VSETMODE) || (f_op == OP_VLD) || (f_op == OP_VST) ||
                                       (f_op == OP_VCVT) || (f_op == OP_VSHUF) || (f_op == OP_VBCAST && f_sa == SRC_S));
@@ -334,11 +339,17 @@ module vc_exec #(
     vc_store_hazard u_store_hazard (.clk(clk), .resetn(resetn), .store(up_dec && (f_op == OP_VST) && (f_dt == 3'd2)),
                                     .pc(pc), .word(fw), .vl(vl), .count(hazards[95:64]));
 
+    vc_timing u_timing (.clk(clk), .resetn(resetn), .start((st == S_IDLE) && start), .now(cycles), .nc(nchunk),
+                        .fills_out(fills_out), .word(fw), .may_exec(tm_may_exec), .may_fire(tm_may_fire),
+                        .halt_count(tm_halt), .exec(word_exec), .fire(tm_fire),
+                        .issue(st == S_ISSUE), .va(h_va), .vb(h_vb), .vc(h_vc), .vd(g_vd), .depth(depth), .wcmp(g_cmp),
+                        .xfer(xf_go), .xn(agu_total), .node(ir[24]));
+
     // ============================================================ the sequencer
     integer k;
     always @(posedge clk) begin
         if (!resetn) begin
-            st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; insts <= 32'd0;
+            st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; insts <= 32'd0; dec_seen <= 1'b0;
             done <= 1'b0; fault <= 1'b0; result <= 32'd0;
             vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0;
             lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
@@ -361,6 +372,7 @@ module vc_exec #(
             for (k = 0; k < 4; k = k + 1) preg[k] <= 128'd0;
         end else begin
             done <= 1'b0;
+            dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
             hz_clear <= 1'b0; hz_issue <= 1'b0; hz_read <= 1'b0;
             cud_pend <= (cud_pend && !cud_clr) || cud_set;
             cud_clr <= 1'b0;
@@ -400,7 +412,7 @@ module vc_exec #(
                         st <= S_DEC;
                     end
                 end
-                S_DEC: decode();
+                S_DEC: if (tm_fire) decode();
                 S_GATHER: begin
                     last_pr <= gw[4:3];
                     last_pm <= gw[2:1];
@@ -616,7 +628,7 @@ module vc_exec #(
                 end
                 default: if (fills_out == 9'd0) begin              // VHALT
                              insts <= insts + 32'd1;
-                             retire(1'b0, cycles + 32'd1);
+                             retire(1'b0, tm_halt);
                          end
             endcase
         end

@@ -18,13 +18,19 @@
 //                        `total` raw L1 words, last on the final one
 // A VDRAIN's `done` comes once its last flit has left the core (`x_sent`).
 // `step` advances the walk.
+// Pacing (upstream's rate, clients/vec_timing/latency.md rules 9 and 10): the first element's flits
+// start XFER_LEAD cycles after `go`, the next element's XFER_GAP cycles after the previous one's (a
+// memory drain's WR_DATA follows its WR_REQ in the next cycle; a node drain's descriptor leads its
+// first word by one cycle).
 `default_nettype none
 `timescale 1ns/1ps
 module vc_xfer #(
     parameter integer X = 1,
     parameter integer Y = 1,
     parameter integer MAG_X = 0,
-    parameter integer MAG_Y = 1
+    parameter integer MAG_Y = 1,
+    parameter integer XFER_LEAD = 0,   // cycles from `go` to the first element (calibrated)
+    parameter integer XFER_GAP  = 3    // cycles from one element's first flit to the next one's
 ) (
     input  wire         clk,
     input  wire         resetn,
@@ -56,6 +62,13 @@ module vc_xfer #(
     reg [15:0] n;            // elements done
     reg        ph;           // memory drain: 0 WR_REQ, 1 WR_DATA
     reg [15:0] pushed;
+    reg [7:0]  pace;         // cycles until the next element may start
+    initial begin
+        if (XFER_GAP < 2 || XFER_GAP > 255 || XFER_LEAD < 0 || XFER_LEAD > 255)
+            $fatal(1, "vc_xfer %m: XFER_GAP=%0d XFER_LEAD=%0d: need GAP 2..255 (a drained word is two flits), LEAD 0..255",
+                   XFER_GAP, XFER_LEAD);
+    end
+    localparam [7:0] GAP8 = XFER_GAP[7:0], LEAD8 = XFER_LEAD[7:0];
 
     function automatic [287:0] mkflit(input [3:0] dx, input [3:0] dy, input [3:0] typ, input [7:0] txn,
                                       input last, input [2:0] rsvd, input [255:0] payload);
@@ -70,7 +83,9 @@ module vc_xfer #(
     wire [255:0] nd_desc = {4'd0, ir[12:9], rec[15:0], tot_m1, 7'd0, ir[25], rec[23:16], 208'd0};
 
     assign l1_addr    = ir[8:0] + n[8:0];
-    assign x_push     = !xq_full && (xs == X_FILL || xs == X_NDESC || xs == X_NDATA || xs == X_MDRAIN);
+    wire   elem_start = (xs == X_FILL) || (xs == X_NDATA) || (xs == X_MDRAIN && !ph);
+    assign x_push     = !xq_full && (xs == X_FILL || xs == X_NDESC || xs == X_NDATA || xs == X_MDRAIN) &&
+                        !(elem_start && pace != 8'd0);
     assign step       = x_push && (xs == X_FILL || (xs == X_MDRAIN && ph));
     assign fill_issue = x_push && (xs == X_FILL);
     assign fill_l1    = l1_addr;
@@ -89,9 +104,12 @@ module vc_xfer #(
 
     always @(posedge clk) begin
         if (!resetn) begin
-            xs <= X_IDLE; n <= 16'd0; ph <= 1'b0; pushed <= 16'd0;
+            xs <= X_IDLE; n <= 16'd0; ph <= 1'b0; pushed <= 16'd0; pace <= 8'd0;
         end else begin
             if (x_push) pushed <= pushed + 16'd1;
+            if (go) pace <= LEAD8;
+            else if (x_push && elem_start) pace <= GAP8 - 8'd1;
+            else if (pace != 8'd0) pace <= pace - 8'd1;
             case (xs)
                 X_IDLE: if (go && !len_fault) begin
                     n  <= 16'd0;

@@ -45,6 +45,13 @@ UNIT = (1, 1)
 HOST, SOUTH, MAG, EAST = (1, 0), (1, 2), (0, 1), (2, 1)
 HOSTILE = {"idle": StallPattern(StallMode.RANDOM, 60), "backpressure": StallPattern(StallMode.BURST, 40)}
 CHUNKS = VL_MAX // LANES
+# The run's cycle bound, derived from the words the model executed: the costliest word under upstream's
+# timing rules (clients/vec_timing/latency.md) is a VFILL or VDRAIN of 256 elements, 8 + 3 x 256 cycles at
+# the core plus, behind a memory that serves one read every 12 cycles, about 3,100 cycles; 4,000 a word
+# leaves room without letting a hang run long. It bounds the run; the quiet detector does not apply while
+# the core is busy.
+WORD_CYCLES_MAX = 4_000
+RUN_CYCLES_BASE = 20_000
 
 
 def flit_key(flit: int) -> str:
@@ -188,8 +195,9 @@ class VcBench:
                 wild.append((port, n))
             want.setdefault(port, []).append(ev.flit)
         total = sum(map(len, want.values()))
+        bound = RUN_CYCLES_BASE + WORD_CYCLES_MAX * (core.stats.instructions - inst0) + 200 * total
         run = await self.tb.run_streams({self.port(c): list(f) for c, f in streams.items()}, expect_total=total,
-                                        reset=False, clear=True, **(HOSTILE if hostile else {}))
+                                        reset=False, clear=True, max_cycles=bound, **(HOSTILE if hostile else {}))
         checks, errors = 1, []
         if run.outcome.ended != "done":
             errors.append(f"run ended by {run.outcome.ended}: {run.outcome.captured}/{total} answers captured")
