@@ -94,6 +94,7 @@ module vt_harness #(
     reg  [31:0]  sig_n, tr_n, run_n, cudo_n, wl_n, rq_n, rs_n, retired;
     reg  [6:0]   err;
     wire         core_err;
+    wire         mon_err = core_err || (err[4:0] != 5'd0);  // a core monitor or a harness protocol error
     wire [127:0] hazards;                    // the core's HAZARD report counts {H4, H3, H2, H1}
     wire [15:0]  inst_space;
     wire         core_busy;
