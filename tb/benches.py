@@ -48,6 +48,8 @@ VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + tuple(f"rtl/units/{m}.v" for m in (
     "cu_base", "vc_alu", "vc_lanes", "vc_agu", "vc_red", "vc_xfer", "vc_hazard", "vc_chain_hazard", "vc_store_hazard", "vc_timing", "vc_link", "vc_exec", "vector_core"))
 VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + MAG_RTL + ("rtl/harness/vc_harness.v",)
+VT_BENCH_RTL: tuple[str, ...] = NOC_RTL[:2] + ("rtl/harness/harness_clock.v",) + VC_UNIT_RTL + (
+    "rtl/harness/vt_harness.v",)
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                       "rtl/harness/pe_dma_harness.v")
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",
@@ -258,6 +260,22 @@ BENCHES: tuple[Bench, ...] = (
         shape=MeshShape(1, 1, _full_ring(1, 1)),
         description="vector core behind cu_base with a memory agent: RTL = model after every RUN for one case per "
                     "opcode and fault, the compiled VC bundles and 300 constrained-random programs",
+    ),
+    Bench(
+        name="vec_timing",
+        level="module",
+        toplevel="vt_harness",
+        sources=VT_BENCH_RTL,
+        test_module="tb.module.test_vec_timing",
+        # the logs hold the largest record of the corpus with room (measured: 197 flits, 82 completions, 60
+        # executed words, 2 RUNs, 97 CU_DATA flits, 96 drained lines); a record that does not fit is refused
+        # before simulation (tb/lib/vec_timing/observed.py refusal). MAX_CYCLES, the per-record watchdog: 9x the
+        # longest record upstream (2,210 bench cycles)
+        parameters={"FLIT_DEPTH": 1024, "SIG_DEPTH": 256, "TRACE_DEPTH": 2048, "RUN_DEPTH": 16, "CUDO_DEPTH": 512,
+                    "WLOG_DEPTH": 1024, "RDQ_DEPTH": 512, "MLOG_DEPTH": 1024, "MAX_CYCLES": 20_000},
+        description="upstream's vector-core timing corpus (clients/vec_timing) replayed on the core, fed as "
+                    "upstream's bench fed it: completions, drained DRAM and node drains exact; each RUN's cycle "
+                    "count and per-word execute times against upstream's (a subset; make bench: all 909)",
     ),
     Bench(
         name="ipcq",

@@ -25,6 +25,9 @@
    assert: a test's verdict may not depend on the machine).
 7. The vector core's long differential run (tb/perf/vc_random.py): 5,000
    constrained-random programs, RTL = model after every RUN (--quick: 1,000).
+8. The vector core on upstream's timing corpus (tb/perf/vec_timing.py, Icarus): all
+   909 programs of clients/vec_timing/, functional verdict and one timing line per
+   set against its target.
 
 Exits non-zero only if a run failed its checks (a missed speed target is
 reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
@@ -37,7 +40,7 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_launch, ahbm_sweep, model_speed, noc_sweep, targets, vc_random
+from tb.perf import ahbm_launch, ahbm_sweep, model_speed, noc_sweep, targets, vc_random, vec_timing
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 from tb.progress import Progress
 from tb.simulators import SIMULATORS
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
         steps += ["AHBM launch sweep", "simulation speed", "Python model speed",
-                  "vector core differential run"]
+                  "vector core differential run", "vector core timing corpus"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
     t = time.monotonic()
 
@@ -109,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     if vc_random.run(1000 if args.quick else vc_random.DEFAULT_PROGRAMS, seed=seed, verbose=args.verbose) != 0:
         rc = 1
     step_done("vector core differential run")
+    print("", flush=True)
+    if vec_timing.run(seed=seed, verbose=args.verbose) != 0:
+        rc = 1
+    step_done("vector core timing corpus")
     progress.save()
     return rc
 
