@@ -30,7 +30,7 @@ import numpy as np
 from models.bundle_arrays import EXPORT_AGAIN, check_dram_in, check_expected, read_npz
 from models.bundle_schema import BundleError, check_bundle_json
 from models.round_timing import RoundTiming
-from models.timing_schema import TIMING_FILE, check_timing_json
+from models.timing_schema import TIMING_FILE, TIMING_FIX, check_timing_json
 
 BUNDLES = Path(__file__).resolve().parent.parent / "clients" / "bundles"
 Coord = tuple[int, int]
@@ -93,18 +93,17 @@ class Bundle:
         self.path = path
         self.name = path.name
 
-    def _read_json(self, file: str) -> Any:
+    def _read_json(self, file: str, fix: str = EXPORT_AGAIN) -> Any:
         """A JSON file of the folder, or BundleError in one line (unreadable, not UTF-8, not JSON)."""
         try:
             return json.loads((self.path / file).read_text(encoding="utf-8"))
         except OSError as exc:
-            raise BundleError(f"{file}: cannot be read ({type(exc).__name__}: {exc.strerror}); "
-                              f"{EXPORT_AGAIN}") from None
+            raise BundleError(f"{file}: cannot be read ({type(exc).__name__}: {exc.strerror}); {fix}") from None
         except UnicodeDecodeError as exc:
-            raise BundleError(f"{file}: byte {exc.start} is not UTF-8; {EXPORT_AGAIN}") from None
+            raise BundleError(f"{file}: byte {exc.start} is not UTF-8; {fix}") from None
         except json.JSONDecodeError as exc:
             raise BundleError(f"{file}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                              f"{EXPORT_AGAIN}") from None
+                              f"{fix}") from None
 
     @cached_property
     def meta(self) -> dict[str, Any]:
@@ -123,7 +122,7 @@ class Bundle:
         """Upstream's per-round timing (timing_rtl.json, checked against the plan), None without the file."""
         if not self.has_timing_rtl:
             return None
-        timing = self._read_json(TIMING_FILE)
+        timing = self._read_json(TIMING_FILE, TIMING_FIX)
         check_timing_json(timing, self.meta)
         return [RoundTiming.from_json(r) for r in timing["rounds"]]
 
