@@ -86,8 +86,7 @@ class BundleReport:
         vs_rtl, bounds_and_note = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
         bounds, no_bound = bounds_and_note
         return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl"), res.cycles,
-                   wall_s, checks,
-                   sum(r.nbytes // 2 for r in b.outputs.values()),
+                   wall_s, checks, sum(r.nbytes // 2 for r in b.outputs.values()),
                    None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
                    max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}),
                    bound_max=max((r.bound_max for r in bounds), default=None),
@@ -164,9 +163,9 @@ def format_timing(rep: BundleReport) -> str:
 
 
 def format_table(reports: Iterable[BundleReport]) -> str:
-    """One row per bundle: verdict, rounds, cycles (load to readback; deliveries on the models), machine cycles ours and upstream, their
-    ratio and the worst round's ratio ("no timing" on the golden models, "no reference" without
-    timing_rtl.json)."""
+    """One row per bundle: verdict, rounds, cycles (load to readback; deliveries on the models), machine cycles
+    ours and upstream's, their ratio and the worst round's ratio ("no timing" on the golden models, "no
+    reference" without timing_rtl.json)."""
     reps = list(reports)
     clock = "cycles" if any(rep.timed for rep in reps) else "deliveries"
     lines = [f"  {'bundle':34s} {'verdict':7s} {'rounds':>6s} {clock:>10s} {'machine ours':>12s} "

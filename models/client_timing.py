@@ -162,8 +162,10 @@ class TimingVerdict:
     rounds: int = 0
     targets: Targets = TARGETS
 
-    def lines(self, enforced: bool = TIMING_ENFORCED) -> list[str]:
-        """The verdict as printed: a head line, then one line per reason and per bundle not judged."""
+    def lines(self, enforced: bool | None = None) -> list[str]:
+        """The verdict as printed: a head line, then one line per reason and per bundle not judged; `enforced`
+        defaults to TIMING_ENFORCED as it is when called."""
+        enforced = TIMING_ENFORCED if enforced is None else enforced
         state = "enforced" if enforced else "reported, not enforced (TIMING_ENFORCED in models/client_timing.py)"
         word = "MET" if self.passed else f"NOT MET ({len(self.reasons)} reason(s))"
         head = (f"timing against upstream's RTL: {word}; {len(self.judged)} bundle(s), {self.rounds} round(s) "

@@ -155,6 +155,7 @@ def test_timing_fails_the_command_only_when_enforced(monkeypatch: pytest.MonkeyP
     assert print_timing([rep]) is False
     out = capsys.readouterr().out
     assert out.count("bundle k round 0 (MG) machine cycles: ours 500, upstream 1000, ratio 0.500") == 2
+    assert "; reported, not enforced (TIMING_ENFORCED" in out and out.rstrip().splitlines()[-3].endswith("; enforced")
     good = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, theirs.to_json())],
                         900, 1.0, upstream_timing=[theirs.to_json()])
     assert print_timing([good]) is True
