@@ -3,16 +3,17 @@
 A bundle holds the staged instruction flits of every round, the ordered
 dispatch plan, the initial DRAM image and the expected outputs (upstream RTL's
 bit-exact ones in ``expected_rtl.npz``, upstream's Python models' in
-``expected.npz``). This module reads one and answers what a replay needs:
+``expected.npz``) and, optionally, upstream RTL's execution time per round
+(``timing_rtl.json``). This module reads one and answers what a replay needs:
 the rounds with their kicks as the dispatcher sends them (dst = the kicked
 node, src = the agent), the DRAM image by byte address, and the output
 regions. It runs nothing; models.vc.replay runs the vector-core rounds on the
 golden model.
 
 Every file is checked as it is read (models/bundle_schema.py for bundle.json,
-models/bundle_arrays.py for the .npz files): anything the format does not
-allow is a :class:`BundleError`, one line naming the file, the field and what
-was expected. :meth:`Bundle.check` reads every file, so a caller refuses a
+models/timing_schema.py for timing_rtl.json, models/bundle_arrays.py for the
+.npz files): anything the format does not allow is a :class:`BundleError`, one
+line naming the file, the field and what was expected. :meth:`Bundle.check` reads every file, so a caller refuses a
 bad bundle before anything runs.
 """
 
@@ -28,6 +29,8 @@ import numpy as np
 
 from models.bundle_arrays import EXPORT_AGAIN, check_dram_in, check_expected, read_npz
 from models.bundle_schema import BundleError, check_bundle_json
+from models.round_timing import RoundTiming
+from models.timing_schema import TIMING_FILE, TIMING_FIX, check_timing_json
 
 BUNDLES = Path(__file__).resolve().parent.parent / "clients" / "bundles"
 Coord = tuple[int, int]
@@ -90,21 +93,38 @@ class Bundle:
         self.path = path
         self.name = path.name
 
+    def _read_json(self, file: str, fix: str = EXPORT_AGAIN) -> Any:
+        """A JSON file of the folder, or BundleError in one line (unreadable, not UTF-8, not JSON)."""
+        try:
+            return json.loads((self.path / file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise BundleError(f"{file}: cannot be read ({type(exc).__name__}: {exc.strerror}); {fix}") from None
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"{file}: byte {exc.start} is not UTF-8; {fix}") from None
+        except json.JSONDecodeError as exc:
+            raise BundleError(f"{file}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                              f"{fix}") from None
+
     @cached_property
     def meta(self) -> dict[str, Any]:
         """bundle.json, checked against the format (BundleError names the first field that breaks it)."""
-        try:
-            meta = json.loads((self.path / "bundle.json").read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise BundleError(f"bundle.json: cannot be read ({type(exc).__name__}: {exc.strerror}); "
-                              f"{EXPORT_AGAIN}") from None
-        except UnicodeDecodeError as exc:
-            raise BundleError(f"bundle.json: byte {exc.start} is not UTF-8; {EXPORT_AGAIN}") from None
-        except json.JSONDecodeError as exc:
-            raise BundleError(f"bundle.json: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
-                              f"{EXPORT_AGAIN}") from None
+        meta = self._read_json("bundle.json")
         check_bundle_json(meta)
         return meta
+
+    @property
+    def has_timing_rtl(self) -> bool:
+        """Whether upstream's RTL execution time came with the bundle (a user's own export may lack it)."""
+        return (self.path / TIMING_FILE).exists()
+
+    @cached_property
+    def timing_rtl(self) -> list[RoundTiming] | None:
+        """Upstream's per-round timing (timing_rtl.json, checked against the plan), None without the file."""
+        if not self.has_timing_rtl:
+            return None
+        timing = self._read_json(TIMING_FILE, TIMING_FIX)
+        check_timing_json(timing, self.meta)
+        return [RoundTiming.from_json(r) for r in timing["rounds"]]
 
     def check(self) -> None:
         """Read and check every file of the bundle (BundleError on the first problem); cached afterwards."""
@@ -112,6 +132,7 @@ class Bundle:
         self.expected_models
         if self.has_expected_rtl:
             self.expected_rtl
+        self.timing_rtl
 
     @cached_property
     def dram_in(self) -> dict[str, np.ndarray]:

@@ -32,22 +32,24 @@ class BundleError(ValueError):
 
 @dataclass(frozen=True)
 class At:
-    """Where a value sits: the file, its path inside it, and context for a reader (round, step)."""
+    """Where a value sits: the file, its path inside it, context for a reader (round, step), and the fix a
+    refusal there names (each file of a bundle has its own)."""
 
     file: str
     path: str = ""
     context: tuple[str, ...] = ()
+    fix: str = FIX
 
     def child(self, key: str | int, label: str = "") -> "At":
         step = f"[{key}]" if isinstance(key, int) else (f".{key}" if self.path else key)
-        return At(self.file, self.path + step, self.context + ((label,) if label else ()))
+        return At(self.file, self.path + step, self.context + ((label,) if label else ()), self.fix)
 
     def where(self) -> str:
         ctx = f" ({', '.join(self.context)})" if self.context else ""
         return f"{self.file} {self.path}{ctx}" if self.path else f"{self.file}{ctx}"
 
-    def refuse(self, problem: str, fix: str = FIX) -> BundleError:
-        return BundleError(f"{self.where()}: {problem}; {fix}")
+    def refuse(self, problem: str, fix: str | None = None) -> BundleError:
+        return BundleError(f"{self.where()}: {problem}; {self.fix if fix is None else fix}")
 
 
 def shown(value: Any) -> str:
@@ -161,7 +163,7 @@ class Obj(Spec):
         if not isinstance(value, dict):
             raise self.wrong(value, at)
         if self.label is not None:
-            at = At(at.file, at.path, at.context + (self.label(value),))
+            at = At(at.file, at.path, at.context + (self.label(value),), at.fix)
         for name, spec in self.fields.items():
             if name not in value:
                 raise at.refuse(f"no field {name!r} (expected {spec.what})")
@@ -190,7 +192,7 @@ class Tagged(Spec):
         self.variants[kind].check(value, at)
 
 
-def _round_label(entry: dict[str, Any]) -> str:
+def round_label(entry: dict[str, Any]) -> str:
     r = entry.get("round")
     return f"round {r}" if isinstance(r, int) and not isinstance(r, bool) else "round ?"
 
@@ -219,7 +221,7 @@ ROUND = Obj(
     {"round": Int(0), "unit": Text(("MG", "VC")), "name": Text(), "nflits": Int(1, unit="slots staged"),
      "steps": ListOf(STEP, described="a list of steps")},
     {"observed": MapOf(Obj({"baseline": Int(0, COUNT_MAX), "after": Int(0, COUNT_MAX)}), NODE_KEY,
-                       "an object {'x,y': {baseline, after}}", "a node 'x,y'")}, label=_round_label)
+                       "an object {'x,y': {baseline, after}}", "a node 'x,y'")}, label=round_label)
 
 HOST_CONVERT = Obj({"after_round": Int(0), "addr": ADDR, "read_nbytes": Int(2), "write_nbytes": Int(2),
                     "gather": GATHER})
@@ -282,7 +284,7 @@ def check_plan(meta: dict[str, Any], at: At) -> None:
     all_nodes = kind_nodes["MG"] | kind_nodes["VC"]
     rounds_seen: set[int] = set()
     for i, entry in enumerate(meta["plan"]):
-        here = at.child("plan").child(i, _round_label(entry) if entry["kind"] == "round" else "host_convert")
+        here = at.child("plan").child(i, round_label(entry) if entry["kind"] == "round" else "host_convert")
         if entry["kind"] == "host_convert":
             if entry["after_round"] not in rounds_seen:
                 raise here.child("after_round").refuse(
@@ -327,4 +329,4 @@ def check_bundle_json(meta: Any, file: str = "bundle.json") -> None:
 
 
 __all__ = ["BUNDLE_JSON", "At", "BundleError", "check_bundle_json", "check_in_image", "check_plan", "check_regions",
-           "shown"]
+           "round_label", "shown"]

@@ -20,6 +20,11 @@ Per round (units.md §H, models/loader.py builds the operations):
    surplus signal that arrived after the poll is an overshoot);
 5. the plan's host relayouts after that round (read, gather, write).
 
+Each round's timing is stamped on the host's clock (``host.cycle()``: the
+simulated clock on the RTL) at the moments upstream's ``timing_rtl.json``
+uses: the round's start before its baselines, each KICK write as it is
+issued, each await as the poll that met it returns (models/round_timing.py).
+
 At the end the image span is read back. Hard failures raise (a poll that
 never matches, writes that never land, a read of unlanded data); the rest is
 recorded in :class:`ExecResult` for the caller to judge. Bad input is refused
@@ -37,6 +42,7 @@ from models.bundle import Bundle
 from models.loader import COUNT_MOD, Poll, RoundProgram, Write, plan_rounds
 from models.machines import Machine, UnitKind
 from models.orch import NodeStatus, ProgStat, Reg, flit_to_words, node_status_addr, stage_addr
+from models.round_timing import RoundTiming
 
 Coord = tuple[int, int]
 T = TypeVar("T")
@@ -115,6 +121,7 @@ class RoundResult:
     observed: dict[Coord, tuple[int, int]] = field(default_factory=dict)  # upstream: (baseline, after)
     cycles: int = 0
     relayouts: int = 0
+    timing: RoundTiming | None = None  # the round's figures as timing_rtl.json defines them (models/round_timing.py)
 
     def signals(self) -> dict[Coord, int]:
         """Signals each awaited node sent during the round (after landing)."""
@@ -220,13 +227,19 @@ async def run_round(host: Host, b: Bundle, prog: RoundProgram, observed: Mapping
     res = RoundResult(rnd.index, rnd.name, rnd.unit, len(prog.stage), sum(len(k.flits) for k in rnd.kicks), base,
                       observed=dict(observed))
     await host.stage(prog.stage)
+    kicks: list[int] = []  # the clock as each KICK write is issued, and as each await is seen met
+    met: list[tuple[Coord, int]] = []
     for cmd in prog.commands(base):
         if isinstance(cmd, Write):
+            if cmd.addr == Reg.PROG_KICK:
+                kicks.append(host.cycle())
             await host.write(cmd.addr, cmd.value)
         else:
             await host.poll(cmd, tag)
             if cmd.node is not None:
+                met.append((cmd.node, host.cycle()))
                 res.expected[cmd.node] = cmd.expected
+    res.timing = RoundTiming.of_stamps(rnd.index, c0, kicks, met)
     await host.wait_landed(f"{tag}: after its awaits")
     for node in prog.await_nodes:
         st = NodeStatus.decode(await host.read(node_status_addr(node)))

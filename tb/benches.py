@@ -326,7 +326,8 @@ BENCHES: tuple[Bench, ...] = (
     _machine_bench("clients", "fused4", "tb.system.test_clients",
                    "every program the public KohakuTPU compiler built (clients/bundles), unmodified, through the "
                    "host's loader on fused4: outputs bit exact to upstream's RTL and to the machine model, exact "
-                   "awaits, landing before every readback", max_cycles=20_000_000),
+                   "awaits, landing before every readback; each round's cycles beside upstream RTL's",
+                   max_cycles=20_000_000),
 
 )
 

@@ -12,11 +12,18 @@ folder (the ones of clients/bundles, or a user's own export).
   milliseconds; the machine model's clock is its network deliveries.
 
 Printed per bundle: the per-round table (round, unit, slots staged, flits
-kicked, cycles, awaits met of awaits made, name), the first failures, the
-float64 bound line (worst ``|y - ref|`` / bound over the output lanes, the
-largest bound, and its source: "derived", models/bound), and a verdict line
-(checks, lanes differing from ``expected_rtl.npz`` and from ``expected.npz``,
-cycles, wall seconds); then one closing line. The run's
+kicked, cycles, awaits met of awaits made; on the RTL the round's host cycles
+and machine cycles, ours / upstream's from the bundle's ``timing_rtl.json``,
+and the machine ratio ours / upstream; name), the first failures, the float64
+bound line (worst ``|y - ref|`` / bound over the output lanes, the largest
+bound, and its source: "derived", models/bound), the timing line (machine
+cycles ours and upstream's, their ratio, the round farthest from 1; "no
+timing" on the models, "no reference" without ``timing_rtl.json``) and a
+verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
+``expected.npz``, cycles, wall seconds). Then, for several bundles, a table of
+them (verdict, rounds, cycles, machine cycles ours and upstream's, ratio,
+worst round), the timing judge's verdict (models/client_timing.py: it fails
+the command only when TIMING_ENFORCED is set) and one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
 when every bundle passed, 1 when one failed, 2 when the input was refused
@@ -34,9 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
+from models import client_timing
 from models.bundle import Bundle
 from models.client_judge import check_count, judge, reference
-from models.client_report import BundleReport, format_bound, format_rounds, format_summary, format_verdict
+from models.client_report import (BundleReport, format_bound, format_rounds, format_summary, format_table,
+                                  format_timing, format_verdict)
 from models.executor import check_machine
 from models.machine_model import ModelRefused, run_bundle
 from models.machines import get_machine
@@ -168,7 +177,21 @@ def print_report(rep: BundleReport, artifacts: Path) -> None:
               "only (RTL), or not bit for bit at all (--models)")
     if rep.rows:
         print(format_bound(rep))
+        print(format_timing(rep))
     print(format_verdict(rep))
+
+
+def print_timing(reports: list[BundleReport]) -> bool:
+    """The table over the bundles (when more than one ran) and the timing judge's verdict on an RTL run;
+    whether the timing counts as passed (always, unless TIMING_ENFORCED)."""
+    if len(reports) > 1:
+        print(format_table(reports))
+    if not any(rep.timed for rep in reports):
+        print(f"timing: {client_timing.NO_TIMING} (the golden models have no clock of cycles)")
+        return True
+    verdict = client_timing.judge(rep.timing() for rep in reports)
+    print("\n".join(verdict.lines()))
+    return verdict.passed or not client_timing.TIMING_ENFORCED
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,9 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         artifacts = bench_build_dir(args.build, args.sim, "clients") / FILE_NAME
     for rep in reports:
         print_report(rep, artifacts)
+    timing_ok = print_timing(reports)
     print(f"artifacts: {artifacts}" + ("" if not args.waves else " (one per bundle folder with --waves)"))
     print(format_summary(reports))
-    return 0 if reports and all(r.passed for r in reports) else 1
+    return 0 if reports and all(r.passed for r in reports) and timing_ok else 1
 
 
 if __name__ == "__main__":

@@ -4,12 +4,16 @@ The command is what a user points at an exported bundle, so each outcome is
 tested on a real run: a pass exits 0, a planted wrong lane in the bundle's
 expected output exits 1 naming the output, bad input exits 2 before anything
 runs, a bundle without upstream's RTL run says how it was judged. One RTL run
-(two small bundles, one of them planted) shows the same on the simulator.
+(two small bundles, one of them planted) shows the same on the simulator,
+with each round's timing beside upstream's ("no reference" for the planted
+copy, its timing_rtl.json removed); the timing judge fails the command only
+when TIMING_ENFORCED is set.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,8 +22,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from models import client_timing
 from models.bundle import BUNDLES, Bundle
-from tb.client import main
+from models.client_report import BundleReport, RoundRow
+from models.round_timing import RoundTiming
+from tb.client import main, print_timing
 from tb.lib.artifacts import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +57,8 @@ def test_models_pass_prints_rounds_and_verdict(tmp_path: Path, capsys: pytest.Ca
     assert out.count("\n      ") >= 4  # four rounds
     assert "PASS mlp_silu_m32k64f64n32 on models" in out and "lanes differing from expected_rtl 0" in out
     assert "  float64 bound (derived): worst |y - ref|/bound 0.0" in out and "(derived), " in out
+    assert "  timing: no timing (a run on the golden models" in out and "ours/upstream" not in out
+    assert "timing: no timing (the golden models have no clock of cycles)" in out
     arts = load(tmp_path / "models" / "artifacts.npz")
     rep = json.loads(str(arts["models.mlp_silu_m32k64f64n32"]["report_json"]))
     assert rep["passed"] and len(rep["rows"]) == 4 and sum(r["relayouts"] for r in rep["rows"]) == 1
@@ -107,9 +116,11 @@ def test_bad_input_refused_before_running(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_rtl_run_passes_and_fails_by_exit_status(tmp_path: Path) -> None:
-    """On the simulator: a good bundle passes, a planted one fails; exit 1, both tables printed."""
+    """On the simulator: a good bundle passes, a planted one fails; exit 1, both tables printed; the good one's
+    rounds timed beside upstream's, the planted one (its timing_rtl.json removed) with no reference."""
     bad = _copy(tmp_path, "ops_log2_m32n64", "planted")
     _plant(bad, lane=7)
+    (bad / "timing_rtl.json").unlink()
     proc = subprocess.run([sys.executable, "-m", "tb.client", "run", str(BUNDLES / "matmul_m32k64n32"), str(bad),
                            "--build", str(tmp_path / "build")], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
@@ -119,3 +130,32 @@ def test_rtl_run_passes_and_fails_by_exit_status(tmp_path: Path) -> None:
     assert "FAILED: output y: 1 FP16 lane(s) differ from upstream's rtl (first slots [7])" in out
     assert "FAIL (1 failure(s)) planted on rtl" in out and "cycles" in out
     assert (tmp_path / "build" / "clients" / "artifacts.npz").exists()
+    # timing: matmul's one round, ours beside upstream's (host 188, machine 1236 in its timing_rtl.json)
+    row = next(line for line in out.splitlines() if line.endswith("matmul:0")).split()
+    host, machine, rate = row[-4].split("/"), row[-3].split("/"), float(row[-2])
+    assert host[1] == "188" and machine[1] == "1236" and int(host[0]) > 0 and int(machine[0]) > 0
+    assert rate == round(int(machine[0]) / 1236, 3)
+    assert f"  timing: machine cycles {machine[0]} ours / 1236 upstream, ratio {rate:.3f}; worst round 0 (MG)" in out
+    assert re.search(r"  timing: no reference \(the bundle has no timing_rtl.json\); machine cycles \d+ ours", out)
+    table = [line.split() for line in out.splitlines() if line.startswith("  matmul_m32k64n32 ")]
+    assert table and table[0][4:7] == [machine[0], "1236", f"{rate:.3f}"] and table[0][7:] == ["r0", f"{rate:.3f}"]
+    assert "timing against upstream's RTL: " in out and "; 1 bundle(s), 1 round(s) judged" in out
+    assert "  not judged: planted: no reference" in out
+
+
+def test_timing_fails_the_command_only_when_enforced(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A run whose timing misses a target: printed either way, a failure only with TIMING_ENFORCED."""
+    ours, theirs = RoundTiming(0, 188, (0,), ((1, 1, 500),), 500), RoundTiming(0, 188, (0,), ((1, 1, 1000),), 1000)
+    rep = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, ours.to_json())], 900,
+                       1.0, upstream_timing=[theirs.to_json()])
+    monkeypatch.setattr(client_timing, "TIMING_ENFORCED", False)
+    assert print_timing([rep]) is True
+    monkeypatch.setattr(client_timing, "TIMING_ENFORCED", True)
+    assert print_timing([rep]) is False
+    out = capsys.readouterr().out
+    assert out.count("bundle k round 0 (MG) machine cycles: ours 500, upstream 1000, ratio 0.500") == 2
+    assert "; reported, not enforced (TIMING_ENFORCED" in out and out.rstrip().splitlines()[-3].endswith("; enforced")
+    good = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, theirs.to_json())],
+                        900, 1.0, upstream_timing=[theirs.to_json()])
+    assert print_timing([good]) is True

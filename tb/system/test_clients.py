@@ -20,7 +20,11 @@ readback), and judges it (models.client_judge):
   error, the HAZARD reports of the vector cores equal to the model's, per id
   (H1..H4; compiled code meets only H1);
 * reported, not judged: lanes that differ from upstream's Python models
-  (``expected.npz``), cycles and wall seconds per bundle.
+  (``expected.npz``), cycles and wall seconds per bundle; each round's host
+  and machine cycles beside upstream RTL's (``timing_rtl.json``), and, in
+  ``test_timing_against_upstream`` after the bundles, the timing judge's
+  verdict over them (models/client_timing.py: judged, failing the tests,
+  only once TIMING_ENFORCED is set).
 
 Four self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
@@ -42,6 +46,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import RisingEdge
 
+from models import client_timing
 from models.bundle import Bundle, bundle_names
 from models.client_bound import BOUND_SOURCE, bound_check
 from models.client_judge import check_count, judge, lanes_vs_models, reference
@@ -68,6 +73,9 @@ def _bundle_paths() -> dict[str, str]:
         return {n: n for n in bundle_names()}
     return {Path(p).name: p for p in raw.split(os.pathsep) if p}
 
+
+# each bundle's rounds timed beside upstream's, as the bundles of this run finish (test_timing_against_upstream)
+TIMED: dict[str, client_timing.BundleTiming] = {}
 
 # an Enum, so cocotb names each test after its bundle (it numbers plain strings longer than 10 characters)
 BundleName = Enum("BundleName", _bundle_paths())
@@ -125,10 +133,31 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     want = expected_signals(b)
     for node, k in run.result.signals().items():
         art.count(f"signals_{node[0]}_{node[1]}", want.get(node, 0), k)
+    _time(tb, b, run)
     report = BundleReport.of_run(b, run.result, "rtl", v.failures, time.monotonic() - t0, v.checks,
                                  {**{f"hazards_{hid.lower()}": n for hid, n in rtl_hz.items()}, "polls": run.polls, "dram_read": run.dram_read,
                                   "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
     art.add("report_json", json.dumps(report.to_json()))
+
+
+def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:
+    """The run's rounds timed beside upstream's (models/client_timing.py): logged, kept for
+    test_timing_against_upstream, and the per-round targets checked only when TIMING_ENFORCED."""
+    res = run.result
+    timing = client_timing.compare(b.name, [r.unit for r in res.rounds], [r.timing for r in res.rounds], b.timing_rtl)
+    TIMED[b.name] = timing
+    if not timing.compared:
+        tb.log.info("REPORT %s timing: %s", b.name, timing.note)
+        return
+    worst = timing.worst
+    assert worst is not None
+    tb.log.info("REPORT %s timing: machine cycles %d ours / %d upstream, ratio %.3f, worst round %d ratio %.3f; "
+                "per round (host, machine) ours/upstream: %s", b.name, timing.machine_ours, timing.machine_upstream,
+                timing.machine_ratio, worst.round, worst.machine_ratio,
+                ", ".join(f"r{p.round} ({p.ours.host_cycles}/{p.upstream.host_cycles}, "
+                          f"{p.ours.machine_cycles}/{p.upstream.machine_cycles})" for p in timing.pairs))
+    if client_timing.TIMING_ENFORCED:
+        tb.verdict.add_checks(2 * len(timing.pairs), client_timing.judge_rounds(timing))
 
 
 def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
@@ -164,6 +193,23 @@ async def test_bundle(dut, bundle: BundleName) -> None:
                     run.dram_read, run.dram_written, run.wr_data_sent)
 
     await tb.guard(body, max_cycles=3_000_000)
+
+
+@cocotb.test()
+async def test_timing_against_upstream(dut) -> None:
+    """The timing judge over every bundle this run timed (models/client_timing.py): per round the machine
+    cycles within 10 % and the host cycles within 5 % of upstream's, the machine cycles summed within 3 %.
+    Its verdict is logged on every run; it fails the test only when TIMING_ENFORCED is set."""
+    tb = SystemTB(dut, "test_timing_against_upstream")
+
+    async def body() -> None:
+        verdict = client_timing.judge(TIMED.values())
+        for line in verdict.lines():
+            tb.log.info("REPORT %s", line)
+        if client_timing.TIMING_ENFORCED:
+            tb.verdict.add_checks(1 + verdict.rounds * 2, verdict.reasons)
+
+    await tb.guard(body, max_cycles=10)
 
 
 async def _until_sent(tb: SystemTB, n: int, bound: int = 200) -> None:

@@ -32,31 +32,31 @@ MLP = "mlp_silu_m32k64f64n32"  # plan[3] is a host relayout after round 2
 Edit = Callable[[Path], None]
 
 
-def json_edit(change: Callable[[dict[str, Any]], Any]) -> Edit:
+def json_edit(change: Callable[[dict[str, Any]], Any], file: str = "bundle.json") -> Edit:
     def edit(folder: Path) -> None:
-        meta = json.loads((folder / "bundle.json").read_text())
+        meta = json.loads((folder / file).read_text())
         change(meta)
-        (folder / "bundle.json").write_text(json.dumps(meta))
+        (folder / file).write_text(json.dumps(meta))
     return edit
 
 
-def set_field(path: str, value: Any) -> Edit:
-    """bundle.json with the field at `path` ("plan.0.steps.1.nflits") set to `value`."""
+def set_field(path: str, value: Any, file: str = "bundle.json") -> Edit:
+    """`file` with the field at `path` ("plan.0.steps.1.nflits") set to `value`."""
     def change(meta: dict[str, Any]) -> None:
         *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
         for key in parents:
             meta = meta[key]
         meta[last] = value  # type: ignore[index]
-    return json_edit(change)
+    return json_edit(change, file)
 
 
-def drop_field(path: str) -> Edit:
+def drop_field(path: str, file: str = "bundle.json") -> Edit:
     def change(meta: dict[str, Any]) -> None:
         *parents, last = path.split(".")
         for key in parents:
             meta = meta[int(key) if key.isdigit() else key]
         del meta[last]
-    return json_edit(change)
+    return json_edit(change, file)
 
 
 def npz_edit(file: str, **arrays: Any) -> Edit:
@@ -216,6 +216,48 @@ JSON_CASES: list[tuple[str, str, Edit, str]] = [
      f"bundle.json upstream_model.busy_cycles.1,1: '300' is not an integer >= 0; {FIX}"),
 ]
 
+TIMING = "timing_rtl.json"
+TIMING_FIX = ("correct it, export the bundle again (the format: clients/README.md), or remove timing_rtl.json (the "
+              "run is then reported with no reference timing)")
+T0 = "timing_rtl.json rounds[0]"
+# matmul's timing_rtl.json: one round, kicks [0, 36], awaits [1, 1, 900] and [2, 1, 1236], host 188, total 1424
+TIMING_CASES: list[tuple[str, str, Edit, str]] = [
+    ("timing_not_json", MATMUL, write_text(TIMING, '{"rounds": '),
+     f"timing_rtl.json: not JSON (Expecting value at line 1 column 12); {TIMING_FIX}"),
+    ("timing_no_rounds", MATMUL, drop_field("rounds", TIMING),
+     f"timing_rtl.json: no field 'rounds' (expected a list of rounds); {TIMING_FIX}"),
+    ("timing_host_text", MATMUL, set_field("rounds.0.host_cycles", "188", TIMING),
+     f"{T0}.host_cycles (round 0): '188' is not an integer >= 0 (cycles); {TIMING_FIX}"),
+    ("timing_no_machine", MATMUL, drop_field("rounds.0.machine_cycles", TIMING),
+     f"{T0} (round 0): no field 'machine_cycles' (expected an integer >= 0 (cycles)); {TIMING_FIX}"),
+    ("timing_await_pair", MATMUL, set_field("rounds.0.awaits.1", [2, 1], TIMING),
+     f"{T0}.awaits[1] (round 0): [2, 1] is not [node x, node y, cycle met] (x, y 0..15, cycle >= 0); {TIMING_FIX}"),
+    ("timing_rounds_count", MATMUL, json_edit(lambda t: t["rounds"].append(t["rounds"][0]), TIMING),
+     f"timing_rtl.json rounds: 2 round(s), the plan (bundle.json) has 1; expected one entry per round, in plan "
+     f"order; {TIMING_FIX}"),
+    ("timing_round_number", MATMUL, set_field("rounds.0.round", 1, TIMING),
+     f"{T0}.round (round 1): 1, the plan's round at this place is 0; expected the rounds in plan order; "
+     f"{TIMING_FIX}"),
+    ("timing_staged", MATMUL, set_field("rounds.0.staged", 9, TIMING),
+     f"{T0}.staged (round 0): 9, the round stages 8 slot(s) (bundle.json nflits); expected the same; {TIMING_FIX}"),
+    ("timing_kick_count", MATMUL, set_field("rounds.0.kicks", [0], TIMING),
+     f"{T0}.kicks (round 0): 1 KICK cycle(s), the round has 2 kick(s); expected one cycle per kick; {TIMING_FIX}"),
+    ("timing_kick_first", MATMUL, set_field("rounds.0.kicks", [4, 36], TIMING),
+     f"{T0}.kicks (round 0): [4, 36]: expected cycles relative to the first KICK, so 0 first, never decreasing; "
+     f"{TIMING_FIX}"),
+    ("timing_await_nodes", MATMUL, set_field("rounds.0.awaits", [[2, 1, 1236], [1, 1, 900]], TIMING),
+     f"{T0}.awaits (round 0): nodes [[2, 1], [1, 1]], the round awaits [[1, 1], [2, 1]]; expected one [x, y, "
+     f"cycle] per await, in plan order; {TIMING_FIX}"),
+    ("timing_machine_not_last", MATMUL, set_field("rounds.0.machine_cycles", 1200, TIMING),
+     f"{T0}.machine_cycles (round 0): 1200, the last await was met at 1236; expected the first KICK to the last "
+     f"await met; {TIMING_FIX}"),
+    ("timing_round_total", MATMUL, set_field("rounds.0.total", 1425, TIMING),
+     f"{T0}.total (round 0): 1425, host_cycles + machine_cycles = 1424; expected their sum; {TIMING_FIX}"),
+    ("timing_sum", MLP, set_field("machine_cycles", 6741, TIMING),
+     f"timing_rtl.json machine_cycles: 6741, the rounds' machine_cycles sum to 6740; expected their sum; "
+     f"{TIMING_FIX}"),
+]
+
 ARRAY_CASES: list[tuple[str, str, Edit, str]] = [
     ("dram_in_missing", MATMUL, remove("dram_in.npz"),
      f"dram_in.npz missing (a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
@@ -296,8 +338,8 @@ MACHINE_CASES: list[tuple[str, Any, str]] = [
 ]
 
 
-@pytest.mark.parametrize("case, name, edit, words", JSON_CASES + ARRAY_CASES,
-                         ids=[c[0] for c in JSON_CASES + ARRAY_CASES])
+@pytest.mark.parametrize("case, name, edit, words", JSON_CASES + TIMING_CASES + ARRAY_CASES,
+                         ids=[c[0] for c in JSON_CASES + TIMING_CASES + ARRAY_CASES])
 def test_a_broken_bundle_is_refused_in_one_line(tmp_path: Path, case: str, name: str, edit: Edit,
                                                 words: str) -> None:
     assert refusal(broken(tmp_path, edit, name)) == words
@@ -317,6 +359,12 @@ def test_every_shipped_bundle_is_read_without_a_refusal() -> None:
         b.check()
         check_machine(b, get_machine(b.meta["machine"]["name"]))
     assert len(resolve([str(BUNDLES / n) for n in bundle_names()], rtl=True)) == len(bundle_names())
+
+
+def test_a_bundle_without_timing_is_read_with_no_reference(tmp_path: Path) -> None:
+    folder = broken(tmp_path, remove(TIMING))
+    assert [b.name for b in resolve([str(folder)], rtl=True)] == [MATMUL]
+    assert Bundle(folder).timing_rtl is None and Bundle(MATMUL).timing_rtl is not None
 
 
 def test_the_reader_refuses_what_a_property_would_read_later(tmp_path: Path) -> None:
