@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from models.mesh import MeshGeometry
+from models.unit_timing import check_overrides
 
 Coord = tuple[int, int]
 
@@ -54,6 +55,8 @@ class Machine:
     mem_base: int = 0  # byte address of DRAM word 0 (the memory agent's BASE)
     dram_words: int = 65536  # 32-byte words of the DRAM behind the memory agent
     fifo_depth: int = 32  # every router's input FIFO depth (noc_router FIFO_DEPTH; 32 is the reference's)
+    # Timing facts overridden by name ("vector.FETCH": 2); every other fact is upstream's (models/unit_timing.py)
+    timing: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         geometry = self.geometry  # validates nx, ny and every coordinate
@@ -67,6 +70,7 @@ class Machine:
         if self.mem_base % 32 or not 0 <= self.mem_base < (1 << 40) - 32 * self.dram_words:
             raise ValueError(f"machine {self.name}: mem_base={self.mem_base:#x} must be 32-byte aligned and leave "
                              f"the {self.dram_words}-word DRAM below 2^40 (a 40-bit byte address)")
+        check_overrides(self.name, self.timing)
         seen: set[int] = set()
         for coord in self.units:
             index = geometry.port_index(coord)  # refuses corners and off-ring coordinates

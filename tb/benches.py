@@ -55,7 +55,7 @@ PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",
                                    "rtl/ahbm/ipcq_mesh.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                    "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v", "rtl/ahbm/ahbm_cube.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness", "rtl/ahbm")
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness", "rtl/ahbm", "rtl/units")
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ host port, DRAM instance `dram` with its one-dimensional array `mem`) and
 `<machine>_harness.v` (clock and reset, a bench endpoint bank on every `ext`
 port, AXI host pins as bench-driven registers). Nothing about a machine is
 written twice by hand: the instruction-FIFO depth of the compute units, the
-staging slots, the memory agent's BASE and the DRAM's size come from the
-machine description.
+staging slots, the memory agent's BASE, the DRAM's size and every unit's
+timing facts (models/unit_timing.py, with the machine's overrides) come from
+the machine description.
 
 Besides the units, the top counts what a host needs to know that every posted
 write has landed (completion is not landing, units.md §H.5):
@@ -27,6 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from models.machines import Machine, UnitKind
+from models.unit_timing import unit_params
 
 # RTL each unit kind needs (the mesh's own files come from tb.benches.NOC_RTL).
 UNIT_RTL: dict[UnitKind, tuple[str, ...]] = {
@@ -164,8 +166,9 @@ def render_machine(machine: Machine, rd_latency: int = 6) -> str:
                 body.append(f"    wire [127:0] hazards_{x}_{y};  // HAZARD report counts {{H4, H3, H2, H1}} of the core")
                 status += f", .inst_space(inst_space_{x}_{y}), .hazards(hazards_{x}_{y})"
             body.append("    /* verilator lint_on UNUSEDSIGNAL */")
+            timing = "".join(f", .{p}({v})" for p, v in unit_params(kind.value, machine.timing))
             body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]}), "
-                        f".INST_DEPTH({machine.inst_depth})) {name} (")
+                        f".INST_DEPTH({machine.inst_depth}){timing}) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {status}, .mon_err({err}));")
         elif kind == UnitKind.MAG:
             body += [

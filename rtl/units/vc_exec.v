@@ -7,7 +7,7 @@
 // `start` runs the kernel from `start_pc` until VHALT or a fault, then pulses
 // `done` with `fault` and `result` (the fault code, or the cycle count).
 //
-// One word at a time, in order (timing is ours; docs/vector_core.md):
+// One word at a time, in order; vc_timing holds each word at S_DEC until upstream's cycle (docs/vector_core.md):
 //   S_BOUND   an instruction boundary: a pending F_CUDATA faults here, then the
 //             loop closes if pc == loop_end (count > 1: back to the top)
 //   S_DEC     decode the word at pc; faults checked at decode; one-cycle words
@@ -29,7 +29,8 @@ module vc_exec #(
     parameter integer X = 1,
     parameter integer Y = 1,
     parameter integer MAG_X = 0,
-    parameter integer MAG_Y = 1
+    parameter integer MAG_Y = 1,
+`include "vc_timing_params.vh"
 ) (
     input  wire         clk,
     input  wire         resetn,
@@ -233,7 +234,7 @@ module vc_exec #(
     wire [8:0]   x_l1;                                 // L1 side of VFILL / VDRAIN: consecutive words
     wire [255:0] l1_x   = l1[x_l1];
     wire         xf_fault, xf_done;
-    vc_xfer #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y)) u_xfer (
+    vc_xfer #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y), .XFER_LEAD(XFER_LEAD), .XFER_GAP(XFER_GAP)) u_xfer (
         .clk(clk), .resetn(resetn), .go(xf_go), .ir(ir), .rec(d_base[ir[23:21]]), .addr(agu_addr),
         .total(agu_total), .step(xf_step), .l1_addr(x_l1), .l1_data(l1_x), .x_push(x_push), .x_flit(x_flit),
         .xq_full(xq_full), .x_sent(x_sent), .fill_issue(fill_issue), .fill_l1(fill_l1), .len_fault(xf_fault),
@@ -339,7 +340,9 @@ module vc_exec #(
     vc_store_hazard u_store_hazard (.clk(clk), .resetn(resetn), .store(up_dec && (f_op == OP_VST) && (f_dt == 3'd2)),
                                     .pc(pc), .word(fw), .vl(vl), .count(hazards[95:64]));
 
-    vc_timing u_timing (.clk(clk), .resetn(resetn), .start((st == S_IDLE) && start), .now(cycles), .nc(nchunk),
+    vc_timing #(
+`include "vc_timing_pass.vh"
+    ) u_timing (.clk(clk), .resetn(resetn), .start((st == S_IDLE) && start), .now(cycles), .nc(nchunk),
                         .fills_out(fills_out), .word(fw), .may_exec(tm_may_exec), .may_fire(tm_may_fire),
                         .halt_count(tm_halt), .exec(word_exec), .fire(tm_fire),
                         .issue(st == S_ISSUE), .va(h_va), .vb(h_vb), .vc(h_vc), .vd(g_vd), .depth(depth), .wcmp(g_cmp),

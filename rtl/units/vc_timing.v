@@ -24,29 +24,7 @@
 `default_nettype none
 `timescale 1ns/1ps
 module vc_timing #(
-    parameter integer FIRST_T     = 2,   // rule 1: a RUN's first word executes at count 2
-    parameter integer FETCH       = 4,   // rule 2: fetch and decode of the next word
-    parameter integer RAW_LAT     = 18,  // rule 4: last beat to a dependent beat, FLAT
-    parameter integer STAGE_LAT   = 15,  // rule 4: each further chain stage
-    parameter integer PEND_BITS   = 5,   // rule 4: the scoreboard's pending-beat counter (wraps: H4)
-    parameter integer PIPE_DRAIN  = 79,  // rule 5: last beat to an empty lane pipeline
-    parameter integer PORT_SETUP  = 5,   // rule 5: a whole-chunk word after the pipeline is empty
-    parameter integer LD16_CHUNK  = 4,   // rule 5: VLD FP16, per chunk
-    parameter integer LD32_CHUNK  = 8,   // rule 5: VLD FP32, per chunk
-    parameter integer ST16_CHUNK  = 3,   // rule 5: VST FP16, per chunk
-    parameter integer ST32_CHUNK  = 4,   // rule 5: VST FP32, per chunk
-    parameter integer XFORM_CHUNK = 3,   // rule 5: VCVT, VSHUF, VBCAST S->V, per chunk
-    parameter integer V2S_T       = 8,   // rule 5: VBCAST V->S
-    parameter integer RED_TAIL    = 66,  // rule 7: VRED, empty pipeline to the next word
-    parameter integer SETI_T      = 6,   // rule 8: VSETI (two words)
-    parameter integer BAR_TAIL    = 4,   // rule 8: VBAR after its fills landed
-    parameter integer HALT_TAIL   = 2,   // rule 1: VHALT, to the count's last cycle
-    parameter integer HALT_LEAD   = 1,   // ours: VHALT retires this many counts before its last (calibrated)
-    parameter integer FILL_SETUP  = 8,   // rule 9: VFILL, to the next word beside its requests
-    parameter integer DRAIN_SETUP = 10,  // rule 10: VDRAIN, to the next word beside its words
-    parameter integer XFER_GAP    = 3,   // rules 9, 10: one read request / one drained word every 3
-    parameter integer NODE_EXTRA  = 1,   // rule 10: a node-form VDRAIN of 2+ words: its descriptor
-    parameter integer FILL_LAND   = 5    // rule 9: last response taken to fills_done (calibrated)
+`include "vc_timing_params.vh"
 ) (
     input  wire        clk,
     input  wire        resetn,
@@ -78,6 +56,9 @@ module vc_timing #(
                      OP_VBCAST = 5'h16, OP_VSHUF = 5'h17, OP_VSETMODE = 5'h19, OP_VSETI = 5'h1A,
                      OP_VBAR = 5'h1C, OP_VFILL = 5'h1D, OP_VDRAIN = 5'h1E, OP_VHALT = 5'h1F;
     localparam [1:0] SRC_S = 2'd1;
+    /* verilator lint_off UNUSEDPARAM */  // XFER_LEAD is vc_xfer's (the list is shared)
+    localparam integer UNUSED_LEAD = XFER_LEAD;
+    /* verilator lint_on UNUSEDPARAM */
     initial begin
         if (PEND_BITS < 1 || PEND_BITS > 8)
             $fatal(1, "vc_timing %m: PEND_BITS=%0d: need 1..8 (a chain issues at most 32 beats)", PEND_BITS);

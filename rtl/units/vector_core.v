@@ -8,6 +8,7 @@
 //   vc_red.v       the VRED engine of kinds 0..5 in the exact combine order (V.9)
 //   vc_xfer.v      the flits of VFILL and VDRAIN (V.11)
 //   vc_link.v      inbound CU_DATA and fill responses, the send path, link monitors (V.11, V.12)
+//   vc_timing.v    when each word executes: upstream's cycles (vc_timing_params.vh: the facts)
 //   vc_hazard.v    the report of upstream's predicate hazard H1 (V.8)
 //   vc_chain_hazard.v, vc_store_hazard.v   the reports of upstream's hazards H2, H4 and H3 (V.8)
 //
@@ -19,7 +20,7 @@
 //           FAULT with the fault code
 //   0, 4..15: no effect, retire with 0
 // Parameters: X, Y (own coordinate), MAG_X, MAG_Y (where VFILL reads and VDRAIN writes go),
-// INST_DEPTH, RECV_DEPTH (cu_base FIFOs).
+// INST_DEPTH, RECV_DEPTH (cu_base FIFOs), and the timing facts of vc_timing_params.vh.
 `default_nettype none
 `timescale 1ns/1ps
 `include "noc_pkg.vh"
@@ -29,7 +30,8 @@ module vector_core #(
     parameter integer MAG_X = 0,
     parameter integer MAG_Y = 1,
     parameter integer INST_DEPTH = 32,
-    parameter integer RECV_DEPTH = 8
+    parameter integer RECV_DEPTH = 8,
+`include "vc_timing_params.vh"
 ) (
     input  wire         clk,
     input  wire         resetn,
@@ -147,7 +149,9 @@ module vector_core #(
     wire [31:0]  peer_words;
     wire         link_err;
 
-    vc_exec #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y)) u_exec (
+    vc_exec #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y),
+`include "vc_timing_pass.vh"
+    ) u_exec (
         .clk(clk), .resetn(resetn),
         .imem_we(imem_we), .imem_wa(ci[251:243]), .imem_wd(ci[31:0]),
         .desc_we(desc_we), .desc_ad(ci[251:249]), .desc_fld(ci[248:246]), .desc_val({ci[68:63], ci[245:212]}),
