@@ -23,6 +23,7 @@ from tb.lib.cluster_bench import (
     P_AGENT, P_MAG, P_PEER, P_SINK, PAYLOAD, UNIT, Scenario, data_payloads, operands, random_scales, signals,
 )
 from tb.lib.noc_tb import NocTB
+from tb.module import cluster_timing
 
 
 def tb_rng(tb: NocTB) -> np.random.Generator:
@@ -411,3 +412,22 @@ async def test_send_and_peer_add(dut, hostile: bool) -> None:
     got = sc.captured(run, P_SINK)
     v.check(len(got) == 18 + 3 + 2 * (9 + 2), f"{len(got)} flits at the sink, {18 + 3 + 2 * 11} expected")
     sc.finish(run)
+
+
+# ---------------------------------------------------------------- upstream's cycles (tb/module/cluster_timing.py)
+@cocotb.test()
+async def test_timing_matmul_round(dut) -> None:
+    """matmul_m32k64n32's cluster round: GEMM 6 cycles after the FILL, DRAIN 32 156 after the GEMM."""
+    await cluster_timing.matmul_round(dut)
+
+
+@cocotb.test()
+async def test_timing_drains(dut) -> None:
+    """DRAINs of 32, 8, 16, 32 sub-tiles: 22 + 10 n/8 cycles from their start."""
+    await cluster_timing.drains(dut)
+
+
+@cocotb.test()
+async def test_timing_sweep_waits(dut) -> None:
+    """Back-to-back GEMMs wait for the sweep (wide) or the array (small); pacing; DRAIN waits for the array."""
+    await cluster_timing.sweep_waits(dut)
