@@ -3,14 +3,19 @@
 // the write port). Instantiated by cluster_cu.v, which applies each command to the accumulator the
 // edge after it issues and pushes the granules it produces here; cl_wport.v takes them from the head.
 //
-// A transfer is either an explicit DRAIN (start: n sub-tiles, send = OP_SEND two granules each,
-// else OP_EMIT one) or an emitting GEMM's sweep (fstart: the sweep's ADD_EMITs are its commands,
-// counted by emit_issue). One transfer at a time (the sequencer starts one only when `busy` is low
-// and the write port is idle).
+// A transfer of `gran` granules is either an explicit DRAIN (start: n sub-tiles, send = OP_SEND two
+// granules each, else OP_EMIT one) or an emitting GEMM's sweep (fstart: the sweep's ADD_EMITs are its
+// commands, counted by emit_issue). One transfer at a time (the sequencer starts one only when `busy`
+// is low and the write port is idle). A fused DRAIN of n (fdrain, its drain_start) waits, as
+// upstream's barrier (d_wait), until n granules of the transfer have been taken, or all of them.
 //   * explicit: from the cycle after start, one command a cycle (`iss`, tile `iss_tile`), every other
 //     cycle for OP_SEND, while fewer than DQ_LIMIT granules are issued and not yet taken (`out`);
 //   * stall (to the sweep): `out` >= DQ_LIMIT;
-//   * busy: issuing, or a granule issued and not yet taken.
+//   * busy: issuing, a granule issued and not yet taken, or a fused DRAIN waiting;
+//   * more: granules of the transfer are still to come, or a fused DRAIN waits (the write port
+//     hands over a partial bank only when not `more`: upstream's flush on !drain_busy, which with
+//     upstream's timing is low only after the transfer's last granule; ours for any timing, so
+//     bursts are full except the last).
 // The queue: cluster_cu pushes each granule the edge after its command issued (push, with `psweep`:
 // an ADD_EMIT of the sweep, `psend`: an OP_SEND half), and the granule becomes readable at the head
 // in the cycle upstream's queue would hold it (docs/cluster.md "Timing"):
@@ -32,10 +37,13 @@ module cl_drain #(
     input  wire [8:0]   n,
     input  wire         send,
     input  wire         fstart,
+    input  wire [9:0]   gran,
+    input  wire         fdrain,
     input  wire         emit_issue,
     output wire         iss,
     output wire [7:0]   iss_tile,
     output wire         busy,
+    output wire         more,
     output wire         stall,
     output wire         idle_for_peer,   // no command issuing, nothing outstanding (upstream's peer_ready terms)
     input  wire         push,
@@ -51,21 +59,24 @@ module cl_drain #(
     localparam integer D_EMIT  = ACU_STAGES + 3;          // push edge D+1 -> readable D+ACU_STAGES+4
     localparam integer D_SEND  = ACU_STAGES + 2;
     localparam integer D_SWEEP = SW_LEN + ACU_STAGES + 1; // push edge I+2 -> readable I+SW_LEN+ACU_STAGES+3
-    localparam integer VIS_LEN = D_SWEEP;
+    localparam integer VIS_LEN = (D_SWEEP < 3) ? 3 : D_SWEEP;   // elaborates whatever the parameters
     localparam integer CW      = (DQ_DEPTH <= 2) ? 2 : $clog2(DQ_DEPTH) + 1;
+    localparam integer QD      = (DQ_DEPTH < 1) ? 1 : DQ_DEPTH;
     initial begin
-        if (SW_LEN < 3 || ACU_STAGES < 2 || DQ_DEPTH < 16 || DQ_LIMIT < 2 || DQ_LIMIT > DQ_DEPTH - 4)
-            $fatal(1, "cl_drain %m: SW_LEN=%0d ACU_STAGES=%0d DQ_DEPTH=%0d DQ_LIMIT=%0d: need SW_LEN >= 3, ACU_STAGES >= 2, DQ_DEPTH >= 16 and 2 <= DQ_LIMIT <= DQ_DEPTH - 4",
+        if (SW_LEN < 3 || ACU_STAGES < 1 || DQ_DEPTH < 16 || DQ_LIMIT < 2 || DQ_LIMIT > DQ_DEPTH - 4)
+            $fatal(1, "cl_drain %m: SW_LEN=%0d ACU_STAGES=%0d DQ_DEPTH=%0d DQ_LIMIT=%0d: need SW_LEN >= 3, ACU_STAGES >= 1, DQ_DEPTH >= 16 and 2 <= DQ_LIMIT <= DQ_DEPTH - 4 (room for the granules issued while the limit is seen)",
                    SW_LEN, ACU_STAGES, DQ_DEPTH, DQ_LIMIT);
     end
 
-    reg        run, dsend, gap;
+    reg        run, dsend, gap, fwait;
     reg [8:0]  d_iss, d_n;
+    reg [9:0]  total, pops, fn;
     reg [15:0] d_got, d_out;
     wire       pop = head_valid && take;
     assign iss      = run && {7'd0, d_iss} < {7'd0, d_n} && d_out < DQ_LIMIT[15:0] && !gap;
     assign iss_tile = d_iss[7:0];
-    assign busy     = run || d_out != 16'd0;
+    assign busy     = run || d_out != 16'd0 || fwait;
+    assign more     = run || pops != total || fwait;
     assign stall    = d_out >= DQ_LIMIT[15:0];
     assign idle_for_peer = !run && d_out == 16'd0;
 
@@ -78,6 +89,10 @@ module cl_drain #(
             d_n <= 9'd0;
             d_got <= 16'd0;
             d_out <= 16'd0;
+            total <= 10'd0;
+            pops <= 10'd0;
+            fwait <= 1'b0;
+            fn <= 10'd0;
         end else if (start || fstart) begin
             run   <= start;
             dsend <= start && send;
@@ -86,8 +101,19 @@ module cl_drain #(
             d_n   <= n;
             d_got <= 16'd0;
             d_out <= 16'd0;
+            total <= gran;
+            pops  <= 10'd0;
+            fwait <= 1'b0;
         end else begin
             if (push) d_got <= d_got + 16'd1;
+            if (pop)  pops <= pops + 10'd1;
+            // the barrier: armed at the fused DRAIN's start, released the edge after its n are taken
+            if (fdrain) begin
+                fwait <= pops < {1'b0, n} && pops != total;
+                fn    <= {1'b0, n};
+            end else if (fwait && (pops >= fn || pops == total)) begin
+                fwait <= 1'b0;
+            end
             d_out <= d_out + (iss ? (dsend ? 16'd2 : 16'd1) : 16'd0) + (emit_issue ? 16'd1 : 16'd0)
                            - (pop ? 16'd1 : 16'd0);
             if (iss) begin
@@ -103,7 +129,7 @@ module cl_drain #(
     // ---------------- the queue and when its entries become readable
     wire [271:0] q_head;
     wire         q_empty, q_full, q_err;
-    noc_fifo #(.WIDTH(272), .DEPTH(DQ_DEPTH)) u_q (
+    noc_fifo #(.WIDTH(272), .DEPTH(QD)) u_q (
         .clk(clk), .resetn(resetn), .push(push), .din({d_got, pdata}),
         .pop(pop), .dout(q_head), .empty(q_empty), .full(q_full), .mon_err(q_err));
     assign head_data = q_head[255:0];

@@ -59,9 +59,13 @@ module cl_sweep #(
     output wire       gemm_busy
 );
     localparam integer SW_LEN = ISSUE_LAT + CASCADE_LAT + 1;
+    // widths that elaborate whatever the parameters, so a bad value reaches the $fatal below
+    localparam integer SWW = (SW_LEN < 1) ? 1 : SW_LEN;
+    localparam integer ILW = (ISSUE_LAT < 1) ? 1 : ISSUE_LAT;
+    localparam integer ASW = (ACU_STAGES < 1) ? 1 : ACU_STAGES;
     initial begin
-        if (ISSUE_LAT < 1 || CASCADE_LAT < 1 || ACU_STAGES < 2 || REUSE_MIN < 1 || REUSE_MIN > 15)
-            $fatal(1, "cl_sweep %m: ISSUE_LAT=%0d CASCADE_LAT=%0d ACU_STAGES=%0d REUSE_MIN=%0d: need ISSUE_LAT >= 1, CASCADE_LAT >= 1, ACU_STAGES >= 2 and 1 <= REUSE_MIN <= 15",
+        if (ISSUE_LAT < 1 || CASCADE_LAT < 1 || ACU_STAGES < 1 || REUSE_MIN < 1 || REUSE_MIN > 15)
+            $fatal(1, "cl_sweep %m: ISSUE_LAT=%0d CASCADE_LAT=%0d ACU_STAGES=%0d REUSE_MIN=%0d: need ISSUE_LAT, CASCADE_LAT, ACU_STAGES >= 1 and 1 <= REUSE_MIN <= 15 (the 4-bit pace and busy tail)",
                    ISSUE_LAT, CASCADE_LAT, ACU_STAGES, REUSE_MIN);
     end
 
@@ -130,28 +134,32 @@ module cl_sweep #(
     end
 
     // ---------------- delay lines: bit k is the command issued k+1 edges ago
-    reg [SW_LEN-1:0]     sw_sr;      // issued, not yet at the accumulator (upstream: s1, s1b, s2, pending)
-    reg [ISSUE_LAT:0]    em_sr;      // emitting commands, to upstream's s2 stage
-    reg [ACU_STAGES-1:0] acu_sr;     // at the accumulator 1..ACU_STAGES cycles ago
+    reg [SWW-1:0] sw_sr;             // issued, not yet at the accumulator (upstream: s1, s1b, s2, pending)
+    reg [ILW:0]   em_sr;             // emitting commands, to upstream's s2 stage
+    reg [ASW-1:0] acu_sr;            // at the accumulator 1..ACU_STAGES cycles ago
     reg [3:0]            tail;       // REUSE_MIN after the last stage empties
+    integer k;
     wire issue    = run && !stall && pace == 4'd0;
-    wire acu_cmd  = sw_sr[SW_LEN-1] || dcmd;
+    wire acu_cmd  = sw_sr[SWW-1] || dcmd;
     wire acu_live = acu_cmd || (|acu_sr);
     always @(posedge clk) begin
         if (!resetn) begin
-            sw_sr <= {SW_LEN{1'b0}};
-            em_sr <= {(ISSUE_LAT + 1){1'b0}};
-            acu_sr <= {ACU_STAGES{1'b0}};
+            sw_sr <= {SWW{1'b0}};
+            em_sr <= {(ILW + 1){1'b0}};
+            acu_sr <= {ASW{1'b0}};
             tail <= 4'd0;
         end else begin
-            sw_sr  <= {sw_sr[SW_LEN-2:0], issue};
-            em_sr  <= {em_sr[ISSUE_LAT-1:0], issue && r_emit && last_kb};
-            acu_sr <= {acu_sr[ACU_STAGES-2:0], acu_cmd};
+            sw_sr[0]  <= issue;
+            em_sr[0]  <= issue && r_emit && last_kb;
+            acu_sr[0] <= acu_cmd;
+            for (k = 1; k < SWW; k = k + 1)  sw_sr[k]  <= sw_sr[k-1];
+            for (k = 1; k <= ILW; k = k + 1) em_sr[k]  <= em_sr[k-1];
+            for (k = 1; k < ASW; k = k + 1)  acu_sr[k] <= acu_sr[k-1];
             if (acu_live)          tail <= REUSE_MIN[3:0];
             else if (tail != 4'd0) tail <= tail - 4'd1;
         end
     end
-    assign emit_issue = em_sr[ISSUE_LAT];
+    assign emit_issue = em_sr[ILW];
     assign sweep_busy = run || (|sw_sr);
     assign gemm_busy  = sweep_busy || acu_live || tail != 4'd0;
 

@@ -13,9 +13,9 @@
 //     to (dst_x, dst_y), then k data flits.
 // q counts granules (head_idx); txn of every flit = the burst's index in the transfer mod 256.
 // Timing (upstream's): a granule is collected the cycle it is readable at the head, unless the
-// collecting bank is full; a bank is handed to the sender when it is full, or when the source is no
-// longer busy (`src_busy` low: nothing more will come) with granules in it; the hand-over takes the
-// cycle the sender is idle, the descriptor and each data flit one cycle each once the send register
+// collecting bank is full; a bank is handed to the sender when it is full, or when the source says
+// no more granules come (`more` low, cl_drain.v) with granules in it; the hand-over takes the cycle
+// the sender is idle, the descriptor and each data flit one cycle each once the send register
 // can take them: 10 cycles per full burst. idle: nothing collected and no burst being sent.
 `default_nettype none
 `timescale 1ns/1ps
@@ -33,7 +33,7 @@ module cl_wport #(
     input  wire         head_valid,
     input  wire [255:0] head_data,
     input  wire [15:0]  head_idx,
-    input  wire         src_busy,
+    input  wire         more,
     output wire         take,
     output wire         has_flit,
     output reg  [287:0] flit,
@@ -67,7 +67,7 @@ module cl_wport #(
     reg [7:0]   burst;
 
     wire full  = fill == WBURST;
-    wire flush = fill != 4'd0 && (full || !src_busy);
+    wire flush = fill != 4'd0 && (full || !more);
     wire hand  = st == W_IDLE && flush;
     assign take     = head_valid && !full;
     assign has_flit = st != W_IDLE;

@@ -226,7 +226,7 @@ module cluster_cu #(
         .s1_anchor(s1_anchor), .emit_issue(emit_issue), .sweep_busy(sweep_busy), .gemm_busy(gemm_busy));
 
     // ------------------------------------------------------------ drain queue and write port
-    wire         dr_iss, dr_busy, dr_peer_ok, dr_head_valid, dr_err, wp_take, wp_has, wp_idle;
+    wire         dr_iss, dr_busy, dr_more, dr_peer_ok, dr_head_valid, dr_err, wp_take, wp_has, wp_idle;
     wire [7:0]   dr_tile;
     wire [255:0] dr_head_data;
     wire [15:0]  dr_head_idx, wp_expect;
@@ -238,16 +238,18 @@ module cluster_cu #(
     wire         dr_start  = drain_start && !i_fuse;
     wire         dr_fstart = gemm_start && emitting;
     wire         wp_start  = dr_start || dr_fstart;
+    wire [9:0]   tr_gran   = dr_fstart ? gm_x_gn[9:0] : (i_send ? {i_n[8:0], 1'b0} : {1'b0, i_n[8:0]});
     cl_drain #(.SW_LEN(SW_LEN), .ACU_STAGES(ACU_STAGES), .DQ_DEPTH(DQ_DEPTH), .DQ_LIMIT(DQ_LIMIT)) u_drain (
         .clk(clk), .resetn(resetn), .start(dr_start), .n(i_n[8:0]), .send(i_send), .fstart(dr_fstart),
-        .emit_issue(emit_issue), .iss(dr_iss), .iss_tile(dr_tile), .busy(dr_busy), .stall(dr_stall),
+        .gran(tr_gran), .fdrain(drain_start && i_fuse),
+        .emit_issue(emit_issue), .iss(dr_iss), .iss_tile(dr_tile), .busy(dr_busy), .more(dr_more), .stall(dr_stall),
         .idle_for_peer(dr_peer_ok), .push(e_push), .psweep(e_psweep), .psend(e_psend), .pdata(e_pdata),
         .head_valid(dr_head_valid), .head_data(dr_head_data), .head_idx(dr_head_idx), .take(wp_take),
         .mon_err(dr_err));
     cl_wport #(.X(X), .Y(Y), .MAG_X(MAG_X), .MAG_Y(MAG_Y)) u_wport (
         .clk(clk), .resetn(resetn), .start(wp_start),
-        .gran(dr_fstart ? gm_x_gn[9:0] : (i_send ? {i_n[8:0], 1'b0} : {1'b0, i_n[8:0]})), .ip(ip),
-        .head_valid(dr_head_valid), .head_data(dr_head_data), .head_idx(dr_head_idx), .src_busy(dr_busy),
+        .gran(tr_gran), .ip(ip),
+        .head_valid(dr_head_valid), .head_data(dr_head_data), .head_idx(dr_head_idx), .more(dr_more),
         .take(wp_take), .has_flit(wp_has), .flit(wp_flit), .load(snd_wp),
         .idle(wp_idle), .expected(wp_expect));
     // nothing collected, no burst being sent, none of its flits in the send register
