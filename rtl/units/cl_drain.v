@@ -1,7 +1,8 @@
 // The cluster's drain sequencer and drain queue, in the upstream cluster's cycles (KohakuTPU 7703ee8
 // mx_cluster_node.v: the pipelined drain sequencer and the 128-deep queue between the accumulator and
-// the write port). Instantiated by cluster_cu.v, which applies each command to the accumulator the
-// edge after it issues and pushes the granules it produces here; cl_wport.v takes them from the head.
+// the write port). Instantiated by cluster_cu.v, which applies each command to the accumulator (the
+// edge after a DRAIN command issues, two after a sweep command) and pushes the granules it produces
+// here; cl_wport.v takes them from the head.
 //
 // A transfer of `gran` granules is either an explicit DRAIN (start: n sub-tiles, send = OP_SEND two
 // granules each, else OP_EMIT one) or an emitting GEMM's sweep (fstart: the sweep's ADD_EMITs are its
@@ -9,15 +10,15 @@
 // is low and the write port is idle). A fused DRAIN of n (fdrain, its drain_start) waits, as
 // upstream's barrier (d_wait), until n granules of the transfer have been taken, or all of them.
 //   * explicit: from the cycle after start, one command a cycle (`iss`, tile `iss_tile`), every other
-//     cycle for OP_SEND, while fewer than DQ_LIMIT granules are issued and not yet taken (`out`);
-//   * stall (to the sweep): `out` >= DQ_LIMIT;
+//     cycle for OP_SEND, while fewer than DQ_LIMIT granules are issued and not yet taken (d_out);
+//   * stall (to the sweep): d_out >= DQ_LIMIT;
 //   * busy: issuing, a granule issued and not yet taken, or a fused DRAIN waiting;
 //   * more: granules of the transfer are still to come, or a fused DRAIN waits (the write port
 //     hands over a partial bank only when not `more`: upstream's flush on !drain_busy, which with
 //     upstream's timing is low only after the transfer's last granule; ours for any timing, so
 //     bursts are full except the last).
-// The queue: cluster_cu pushes each granule the edge after its command issued (push, with `psweep`:
-// an ADD_EMIT of the sweep, `psend`: an OP_SEND half), and the granule becomes readable at the head
+// The queue: cluster_cu pushes each granule as it applies the command (push, with `psweep`: an
+// ADD_EMIT of the sweep, `psend`: an OP_SEND half), and the granule becomes readable at the head
 // in the cycle upstream's queue would hold it (docs/cluster.md "Timing"):
 //   OP_EMIT   (issue edge D)  D + ACU_STAGES + 4     (emit 8 edges after the command, +1 queue write)
 //   OP_SEND   low D + ACU_STAGES + 3, high one later (pushed the cycle after the low half)

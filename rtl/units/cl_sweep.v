@@ -14,14 +14,16 @@
 // (upstream's buckets: (1,1) one issue per 5 cycles, (1,2)/(2,1) per 3, (1,3)/(1,4)/(3,1)/(4,1)/(2,2)
 // per 2), so one tile address recurs no sooner than REUSE_MIN cycles.
 //
-// Times (edge I: the command issues; cycle c(k): the cycle after edge k):
-//   s1_* hold the command in c(I+1) (the L1 read; cluster_cu captures the entries at edge I+1)
-//   emit_issue        c(I+ISSUE_LAT+1)               the command reaches upstream's s2 stage
-//   at the accumulator c(I+ISSUE_LAT+CASCADE_LAT+1) = c(I+SW_LEN)   ("X", upstream's part_valid)
-//   sweep_busy        running, or any issued command not yet at the accumulator (c(I+1)..c(I+SW_LEN))
-//   gemm_busy         sweep_busy, or any command (a sweep's, or `dcmd`: a DRAIN's EMIT/SEND or an
-//                     ADD_PEER, at the accumulator in the cycle after its issue) within ACU_STAGES
-//                     cycles of reaching the accumulator, or REUSE_MIN cycles after that
+// Times (edge e ends cycle e; a command issues at edge I):
+//   s1_*         hold the command in cycle I+1 (cluster_cu reads its L1 entries at edge I+1)
+//   emit_issue   cycle I+ISSUE_LAT+1: the command reaches upstream's s2 stage (its drain credit)
+//   X = I+SW_LEN (SW_LEN = ISSUE_LAT + CASCADE_LAT + 1): the cycle the command is at the
+//                accumulator (upstream's part_valid); a DRAIN's or ADD_PEER's (`dcmd`) is there
+//                the cycle after its issue edge
+//   sweep_busy   running, or a command issued and not yet past the accumulator's input
+//                (cycles I+1 .. I+SW_LEN)
+//   gemm_busy    sweep_busy, or a command at the accumulator within ACU_STAGES cycles (X .. X +
+//                ACU_STAGES), or REUSE_MIN cycles after that (upstream's busy tail)
 // For G commands issued without pause, gemm_busy is low from G + 32 edges after the start edge
 // (docs/cluster.md "Timing").
 `default_nettype none

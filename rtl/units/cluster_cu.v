@@ -256,9 +256,11 @@ module cluster_cu #(
     wire wp_quiet = wp_idle && !(send_valid && snd_is_wp);
 
     // ------------------------------------------------------------ the accumulator engine
-    // One command a cycle, applied the edge after it issues, in issue order: a sweep command (its L1
-    // entries read here, the edge after its issue), a DRAIN's EMIT / SEND, or an ADD_PEER. The drain
-    // queue (cl_drain) makes each produced granule readable when upstream's accumulator would emit it.
+    // One command a cycle, in issue order, taken into e_* and applied at the next edge: a sweep
+    // command the edge after its issue (its L1 entries read then, as upstream's manager reads them),
+    // a DRAIN's EMIT / SEND or an ADD_PEER at its issue edge. The array's own delays are cl_sweep's
+    // delay lines; the drain queue (cl_drain) makes each produced granule readable when upstream's
+    // accumulator would emit it.
     localparam [2:0] E_LOAD = 3'd0, E_ADD = 3'd1, E_PEER = 3'd2, E_EMIT = 3'd3, E_SEND = 3'd4;
     wire         peer_ok = !sweep_busy && dr_peer_ok && state != S_GEMM && state != S_GWAIT && state != S_DRAIN;
     assign peer_take = peer_pend && peer_ok;
