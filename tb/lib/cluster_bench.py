@@ -185,12 +185,12 @@ class UpstreamTiming:
 
     Edges are counted so that edge e ends cycle e. An instruction accepted at edge A starts (gemm_start /
     drain_start) at the first edge >= A + 1 whose cycle finds the array free; a GEMM retires (exec_done) 3
-    edges after its start, a DRAIN of n sub-tiles (n a multiple of WBURST) 22 + 10 n/8 edges after its start
-    (C14); the next instruction is accepted 2 edges after exec_done (cu_base, as upstream's noc_cu_base).
+    edges after its start, a DRAIN of n sub-tiles (n a multiple of WBURST) 22 + 10 n/8 edges after its start;
+    the next instruction is accepted 2 edges after exec_done (cu_base, as upstream's noc_cu_base).
     A sweep of G commands issues from start + 2, one command every `pace + 1` cycles; it stops issuing
     (sweep_busy low) SW_LEN + 1 cycles after its last issue, the array is idle (gemm_busy low) ACU_STAGES +
     REUSE_MIN more cycles later. The next GEMM waits for sweep_busy when gm*gn >= REUSE_MIN, else for
-    gemm_busy; a DRAIN waits for gemm_busy (C5, C6, C10, C11)."""
+    gemm_busy; a DRAIN waits for gemm_busy."""
 
     issue_lat: int = 2
     cascade_lat: int = 17
@@ -202,14 +202,16 @@ class UpstreamTiming:
     start_to_issue: int = 2
 
     def pace(self, gm: int, gn: int, nk: int) -> int:
-        """Idle cycles after each issue (C6)."""
+        """Idle cycles after each issue (the manager's pacing)."""
         t = gm * gn
         return 0 if nk <= 1 or t >= self.reuse_min else -(-self.reuse_min // t) - 1
 
     def drain_time(self, n: int) -> int:
-        """drain_start to exec_done of an explicit DRAIN of n sub-tiles (C14)."""
+        """drain_start to exec_done of an explicit DRAIN of n sub-tiles: 2 edges to the first EMIT,
+        ACU_STAGES + 4 to its granule at the queue's head, 8 collected, then per burst a hand-over, a
+        descriptor and 8 data flits (10 edges), the last flit leaving, S_DONE, exec_done."""
         if n % WBURST:
-            raise ValueError(f"drain_time: n={n} is not a multiple of {WBURST} (C14 covers full bursts only)")
+            raise ValueError(f"drain_time: n={n} is not a multiple of {WBURST} (the rule covers full bursts only)")
         return self.acu_stages + 16 + 10 * (n // WBURST)
 
     def retire_edges(self, ops: Sequence[tuple], first_accept: int = 0) -> list[int]:

@@ -70,7 +70,7 @@ async def matmul_round(dut) -> None:
 
 async def drains(dut) -> None:
     """DRAINs of 32, 8, 16 and 32 sub-tiles after a GEMM (memory, memory, memory, a node): each 22 + 10 n/8
-    cycles from its start, two bursts in flight (C12, C14); the first waits for the array (C11)."""
+    cycles from its start, one bank collected while the other is sent; the first waits for the array."""
     tb = NocTB(dut, "test_timing_drains")
     sc = Scenario(tb)
     ga, gb = _matmul_operands(tb)
@@ -90,8 +90,8 @@ async def drains(dut) -> None:
 
 async def sweep_waits(dut) -> None:
     """Back-to-back GEMMs: a wide one (gm*gn >= 5) starts when the sweep before it stops issuing, a small one
-    when the whole array is idle (C5); a 1x1 sweep over 3 K blocks issues one command per 5 cycles, a 2x2
-    over one K block one a cycle (C6); the DRAIN waits for the array (C11)."""
+    when the whole array is idle; a 1x1 sweep over 3 K blocks issues one command per 5 cycles, a 2x2 over
+    one K block one a cycle; the DRAIN waits for the array."""
     tb = NocTB(dut, "test_timing_sweep_waits")
     sc = Scenario(tb)
     ga, gb = _matmul_operands(tb)
