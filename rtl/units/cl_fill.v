@@ -3,17 +3,19 @@
 // which owns L1 and writes the committed entry; models/cluster (core.py,
 // flits.py) predicts the same flits and placements.
 //
-// start (one cycle, a FILL decoded without fault) opens the FILL with the
-// instruction payload ip (held stable by the sequencer until done):
+// start (the FILL's first cycle, combinational: upstream's S_FILL builds the
+// request in the cycle after the accept) opens the FILL with the instruction
+// payload ip (held stable by the sequencer until done):
 //   * leads when {Y,X} is below every one of the first npeer peer bytes
 //     (npeer = 0 always leads; a cluster listing itself never does); a leader
-//     raises req_pend until the sequencer's send register takes req_flit:
+//     raises req_pend, from the start cycle on, until the sequencer's send
+//     register takes req_flit:
 //       MEM_RD_REQ to (MAG_X, MAG_Y), txn = eoff, last 1, rsvd 0;
 //       addr [255:216], len 3, flags {0, STREAM, BLAYOUT = sel, QUANT = !preq,
 //       0000}, count n[7:0], peer [191:168] = peers, n_peer [167:166] = npeer,
 //       entry_words [165:158] = 0 (four words), the rest 0;
-//   * accepting: MEM_RD_RESP of any origin are taken while fewer than n
-//     entries are committed; word w = rsvd[1:0] goes to word w of the
+//   * accepting (from the start cycle on): MEM_RD_RESP of any origin are
+//     taken while fewer than n entries are committed; word w = rsvd[1:0] goes to word w of the
 //     collecting register (words 0..2 registered), word 3 commits the four
 //     words to L1 entry {fbank, txn} of side sel (commit, one cycle);
 //   * done (one cycle) once n entries are committed and the request (if any)
@@ -38,7 +40,7 @@ module cl_fill #(
     input  wire          req_taken,     // the send register took req_flit this cycle
     output reg           active,
     output wire          accepting,
-    output reg           req_pend,
+    output wire          req_pend,
     output wire [287:0]  req_flit,
     output wire          commit,
     output wire          commit_sel,
@@ -68,10 +70,12 @@ module cl_fill #(
     assign req_flit = {MX4, MY4, X4, Y4, T_RD_REQ, eoff, 1'b1, 3'b000,
                        addr, 8'd3, flags, n8, peers, npeer, 8'd0, 158'd0};
 
-    reg [7:0]   committed;
+    reg [7:0]   committed;               // 0 between FILLs
+    reg         req_r;
     reg [255:0] w0, w1, w2;              // the collecting register, words 0..2
     wire [1:0]  rw = resp_flit[257:256];
-    assign accepting    = active && committed != n8;
+    assign req_pend     = req_r || (start && leads);
+    assign accepting    = (active || start) && committed != n8;
     assign commit       = resp && rw == 2'd3;
     assign commit_sel   = sel;
     assign commit_entry = {fbank, resp_flit[`NOC_TXN]};
@@ -81,28 +85,25 @@ module cl_fill #(
     always @(posedge clk) begin
         if (!resetn) begin
             active    <= 1'b0;
-            req_pend  <= 1'b0;
+            req_r     <= 1'b0;
             committed <= 8'd0;
             w0 <= 256'd0;
             w1 <= 256'd0;
             w2 <= 256'd0;
         end else begin
-            if (start) begin
-                active    <= 1'b1;
-                req_pend  <= leads;
-                committed <= 8'd0;
-            end else begin
-                if (req_taken) req_pend <= 1'b0;
-                if (done) active <= 1'b0;
-            end
+            if (start) active <= 1'b1;
+            else if (done) active <= 1'b0;
+            req_r <= req_pend && !req_taken;
             if (resp) begin
                 case (rw)
                     2'd0: w0 <= resp_flit[255:0];
                     2'd1: w1 <= resp_flit[255:0];
                     2'd2: w2 <= resp_flit[255:0];
-                    default: committed <= committed + 8'd1;
+                    default: ;
                 endcase
             end
+            if (done) committed <= 8'd0;
+            else if (commit) committed <= committed + 8'd1;
         end
     end
 

@@ -2,9 +2,10 @@
 // (ERROR line + sticky err), instantiated by cluster_cu.v (whose header lists
 // them): the write and CU_DATA framing of what leaves the send register, a
 // MEM_RD_REQ outside a FILL or a second in one, a DATA_RECEIVED no burst
-// asked for, a write-port transfer (DRAIN or emitting GEMM) retiring before
-// its flits left, and an inbound flit held for HOLD_LIMIT cycles (a held
-// MEM_RD_RESP named as such, units.md C.3).
+// asked for, a DRAIN retiring before the write port's flits left (its own,
+// or for a fused DRAIN the emitting GEMM's), two accumulator commands in one
+// cycle, and an inbound flit held for HOLD_LIMIT cycles (a held MEM_RD_RESP
+// named as such, units.md C.3).
 `default_nettype none
 `timescale 1ns/1ps
 `include "noc_pkg.vh"
@@ -19,9 +20,9 @@ module cl_mon #(
     input  wire         fill_start,
     input  wire         fill_active,
     input  wire         wp_start,
-    input  wire         wp_retire,     // a DRAIN or emitting GEMM retires on its write port's done
-    input  wire         wp_is_drain,
-    input  wire [15:0]  wp_expect,
+    input  wire         wp_retire,     // a DRAIN retires (its flits, or the emitted ones, should have left)
+    input  wire [15:0]  wp_expect,     // flits of the write port's transfer
+    input  wire         engine_clash,  // more than one accumulator command this cycle
     input  wire         rx_acked,      // a burst that asked for an ack has ended
     input  wire         recv_valid,
     input  wire         recv_ready,
@@ -114,8 +115,12 @@ module cl_mon #(
                 err <= 1'b1;
             end
             if (wp_retire && m_wp_flits != wp_expect) begin
-                $display("ERROR %m t=%0t: %s retired when %0d of its %0d flits had left the CU (it retires when the last has left)",
-                         $time, wp_is_drain ? "DRAIN" : "emitting GEMM", m_wp_flits, wp_expect);
+                $display("ERROR %m t=%0t: DRAIN retired when %0d of the write port's %0d flits had left the CU (it retires when the last has left)",
+                         $time, m_wp_flits, wp_expect);
+                err <= 1'b1;
+            end
+            if (engine_clash) begin
+                $display("ERROR %m t=%0t: two accumulator commands in one cycle (sweep, DRAIN and ADD_PEER take turns)", $time);
                 err <= 1'b1;
             end
             if (recv_valid && !recv_ready) begin

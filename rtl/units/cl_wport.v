@@ -1,21 +1,22 @@
-// The cluster's write port: a DRAIN's sub-tiles, or an emitting GEMM's, as
-// bursts of at most WBURST = 8 granules (protocol.md §4, §6; units.md C.6).
-// Instantiated by cluster_cu.v, which owns the accumulator (read through
-// rd_tile/rd_val) and the send register (has_flit/flit/load, sent);
-// models/cluster/flits.py write_port predicts the same flits.
+// The cluster's write port: a DRAIN's granules, or an emitting GEMM's, as bursts of at most
+// WBURST = 8 granules (protocol.md §4, §6; units.md C.6), at the upstream cluster's pace (KohakuTPU
+// 7703ee8 mx_cluster_cu.v, the result write-back: two 8-entry banks, one collected while the other
+// is sent; a burst is one descriptor then its data, one flit a cycle). Instantiated by cluster_cu.v,
+// which owns the send register (has_flit/flit/load); the granules come from the drain queue
+// (cl_drain.v: head_*, take). models/cluster/flits.py write_port predicts the same flits.
 //
-// start (one cycle) with n_tiles (1..256) and mode: send_mode (OP_SEND, a
-// node drain into buf 2: two granules per sub-tile, lanes 8h..8h+7 of granule
-// h at [(e%8)*32 +: 22], other bits 0) or OP_EMIT (one FP16 granule per
-// sub-tile, cl_emit). Destination fields from ip (the same positions for
-// GEMM and DRAIN): addr {[68:63],[251:218]}, dnode, dst, dbuf, dflags, dack.
-//   dnode 0: MEM_WR_REQ {addr + 32*q_first, len = k-1} (last 0) to (MAG_X,
-//     MAG_Y), then k MEM_WR_DATA (last on the k-th): one write open at a time;
-//   dnode 1: CU_DATA descriptor {dbuf, addr[20:5] + q_first, k-1, dflags,
-//     dack_y, dack_x} (last 0) to (dst_x, dst_y), then k data flits.
-// q counts granules; txn of every flit = the burst's index mod 256. Bursts are
-// full except the last (the data is resident). done (one cycle) once every
-// flit has been taken by cu_base (sent): the port closes at that edge.
+// start (one cycle) opens a transfer of `gran` granules and latches its destination from ip (the
+// same positions for GEMM and DRAIN): addr {[68:63],[251:218]}, dnode, dst, dbuf, dflags, dack.
+//   dnode 0: MEM_WR_REQ {addr + 32*q_first, len = k-1} (last 0) to (MAG_X, MAG_Y), then k MEM_WR_DATA
+//     (last on the k-th): one write open at a time;
+//   dnode 1: CU_DATA descriptor {dbuf, addr[20:5] + q_first, k-1, dflags, dack_y, dack_x} (last 0)
+//     to (dst_x, dst_y), then k data flits.
+// q counts granules (head_idx); txn of every flit = the burst's index in the transfer mod 256.
+// Timing (upstream's): a granule is collected the cycle it is readable at the head, unless the
+// collecting bank is full; a bank is handed to the sender when it is full, or when the source says
+// no more granules come (`more` low, cl_drain.v) with granules in it; the hand-over takes the cycle
+// the sender is idle, the descriptor and each data flit one cycle each once the send register
+// can take them: 10 cycles per full burst. idle: nothing collected and no burst being sent.
 `default_nettype none
 `timescale 1ns/1ps
 module cl_wport #(
@@ -27,118 +28,122 @@ module cl_wport #(
     input  wire         clk,
     input  wire         resetn,
     input  wire         start,
-    input  wire         send_mode,
-    input  wire [8:0]   n_tiles,
+    input  wire [9:0]   gran,
     input  wire [255:0] ip,
-    output wire [7:0]   rd_tile,
-    input  wire [351:0] rd_val,
+    input  wire         head_valid,
+    input  wire [255:0] head_data,
+    input  wire [15:0]  head_idx,
+    input  wire         more,
+    output wire         take,
     output wire         has_flit,
     output reg  [287:0] flit,
     input  wire         load,          // the send register takes `flit` this cycle
-    input  wire         sent,          // the send register's write-port flit left this cycle
-    output reg          active,
-    output wire         done,
-    output wire [15:0]  expected       // flits this transfer sends (granules + bursts), for the monitors
+    output wire         idle,
+    output wire [15:0]  expected       // flits of the transfer (granules + bursts), for the monitors
 );
     localparam [3:0] X4 = X[3:0];
     localparam [3:0] Y4 = Y[3:0];
     localparam [3:0] MX4 = MAG_X[3:0];
     localparam [3:0] MY4 = MAG_Y[3:0];
     localparam [3:0] T_WR_REQ = 4'h1, T_WR_DATA = 4'h4, T_CU_DATA = 4'h8;
+    localparam [3:0] WBURST = 4'd8;
+    localparam [1:0] W_IDLE = 2'd0, W_REQ = 2'd1, W_DATA = 2'd2;
 
-    wire [39:0] addr   = {ip[68:63], ip[251:218]};
-    wire        dnode  = ip[111];
-    wire [3:0]  dst_x  = ip[110:107];
-    wire [3:0]  dst_y  = ip[106:103];
-    wire [7:0]  dbuf   = ip[102:95];
-    wire [7:0]  dflags = ip[94:87];
-    wire [3:0]  dack_y = ip[86:83];
-    wire [3:0]  dack_x = ip[82:79];
+    // the transfer's destination
+    reg [39:0] addr;
+    reg        dnode;
+    reg [3:0]  dst_x, dst_y, dack_y, dack_x;
+    reg [7:0]  dbuf, dflags;
+    reg [15:0] n_expect;
 
-    reg         send, desc, loaded_all;
-    reg [9:0]   q, total, bend;      // granule index, total granules, end of the burst
+    // collector: two banks of WBURST granules
+    reg [255:0] bank [0:2*WBURST-1];
+    reg         cb, sb;            // bank being collected / sent
+    reg [3:0]   fill;              // granules in the collecting bank
+    reg [15:0]  cfirst, sfirst;    // granule index of each bank's first granule
+    // sender
+    reg [1:0]   st;
+    reg [3:0]   len, snd;          // beats of the burst being sent, which one is next
     reg [7:0]   burst;
-    reg [15:0]  n_sent, n_expect;
-    reg [351:0] val;                 // the sub-tile of granule q
 
-    function automatic [255:0] send_half(input [351:0] v, input hi);
-        integer e;
-        begin
-            send_half = 256'd0;
-            for (e = 0; e < 8; e = e + 1)
-                send_half[e*32 +: 22] = v[(8*(hi ? 1 : 0) + e)*22 +: 22];
-        end
-    endfunction
-
-    wire [255:0] emit_out;
-    cl_emit u_emit (.acc(val), .fp16(emit_out));
-
-    wire [9:0]  nq     = q + 10'd1;
-    wire [8:0]  nt     = send ? nq[9:1] : nq[8:0];   // sub-tile of the next granule
-    wire [8:0]  t_now  = send ? q[9:1] : q[8:0];
-    wire [9:0]  left   = total - q;
-    wire [9:0]  blen   = (left > 10'd8) ? 10'd8 : left;
-    wire [15:0] goff   = addr[20:5] + {6'd0, q};
-    wire [39:0] maddr  = addr + {25'd0, q, 5'd0};
-    wire        dlast  = (nq == bend);
-    wire [255:0] data  = send ? send_half(val, q[0]) : emit_out;
-    wire [9:0]  gran   = send_mode ? {n_tiles, 1'b0} : {1'b0, n_tiles};
-    assign rd_tile  = start ? 8'd0 : nt[7:0];
-    assign has_flit = active && !loaded_all;
-    assign done     = active && n_sent == n_expect;
+    wire full  = fill == WBURST;
+    wire flush = fill != 4'd0 && (full || !more);
+    wire hand  = st == W_IDLE && flush;
+    assign take     = head_valid && !full;
+    assign has_flit = st != W_IDLE;
+    assign idle     = st == W_IDLE && fill == 4'd0;
     assign expected = n_expect;
 
+    wire        dlast = snd + 4'd1 == len;
+    wire [7:0]  dlen  = {4'd0, len} - 8'd1;
+    wire [39:0] maddr = addr + {19'd0, sfirst, 5'd0};
+    wire [15:0] goff  = addr[20:5] + sfirst;
+    wire [255:0] data = bank[{sb, snd[2:0]}];
     always @* begin
         if (!dnode) begin
-            if (desc) flit = {MX4, MY4, X4, Y4, T_WR_REQ, burst, 1'b0, 3'b000, maddr, blen[7:0] - 8'd1, 208'd0};
-            else      flit = {MX4, MY4, X4, Y4, T_WR_DATA, burst, dlast, 3'b000, data};
+            if (st == W_REQ) flit = {MX4, MY4, X4, Y4, T_WR_REQ, burst, 1'b0, 3'b000, maddr, dlen, 208'd0};
+            else             flit = {MX4, MY4, X4, Y4, T_WR_DATA, burst, dlast, 3'b000, data};
         end else begin
-            if (desc) flit = {dst_x, dst_y, X4, Y4, T_CU_DATA, burst, 1'b0, 3'b000,
-                              dbuf, goff, blen[7:0] - 8'd1, dflags, dack_y, dack_x, 208'd0};
-            else      flit = {dst_x, dst_y, X4, Y4, T_CU_DATA, burst, dlast, 3'b000, data};
+            if (st == W_REQ) flit = {dst_x, dst_y, X4, Y4, T_CU_DATA, burst, 1'b0, 3'b000,
+                                     dbuf, goff, dlen, dflags, dack_y, dack_x, 208'd0};
+            else             flit = {dst_x, dst_y, X4, Y4, T_CU_DATA, burst, dlast, 3'b000, data};
         end
     end
 
     always @(posedge clk) begin
         if (!resetn) begin
-            active <= 1'b0;
-            loaded_all <= 1'b0;
-            desc <= 1'b1;
-            n_sent <= 16'd0;
+            st <= W_IDLE;
+            fill <= 4'd0;
+            cb <= 1'b0;
+            sb <= 1'b0;
+            burst <= 8'd0;
             n_expect <= 16'd0;
-        end else if (start) begin
-            active     <= 1'b1;
-            send       <= send_mode;
-            total      <= gran;
-            n_expect   <= {6'd0, gran} + ({6'd0, gran} + 16'd7) / 16'd8;
-            n_sent     <= 16'd0;
-            q          <= 10'd0;
-            desc       <= 1'b1;
-            burst      <= 8'd0;
-            val        <= rd_val;
-            loaded_all <= 1'b0;
         end else begin
-            if (sent) n_sent <= n_sent + 16'd1;
-            if (done) active <= 1'b0;
-            if (load) begin
-                if (desc) begin
-                    desc <= 1'b0;
-                    bend <= q + blen;
-                end else begin
-                    q <= nq;
-                    if (dlast) begin
-                        desc  <= 1'b1;
-                        burst <= burst + 8'd1;
-                    end
-                    if (nt != t_now && nt < 9'd256) val <= rd_val;
-                    if (nq == total) loaded_all <= 1'b1;
-                end
+            if (start) begin
+                addr     <= {ip[68:63], ip[251:218]};
+                dnode    <= ip[111];
+                dst_x    <= ip[110:107];
+                dst_y    <= ip[106:103];
+                dbuf     <= ip[102:95];
+                dflags   <= ip[94:87];
+                dack_y   <= ip[86:83];
+                dack_x   <= ip[82:79];
+                n_expect <= {6'd0, gran} + ({6'd0, gran} + 16'd7) / 16'd8;
+                burst    <= 8'd0;
             end
+            // collection runs every cycle there is room, into the bank the sender does not hold
+            if (take) begin
+                bank[{cb, fill[2:0]}] <= head_data;
+                if (fill == 4'd0) cfirst <= head_idx;
+                fill <= fill + 4'd1;
+            end else if (hand) begin
+                cb   <= ~cb;
+                fill <= 4'd0;
+            end
+            case (st)
+                W_IDLE: if (hand) begin
+                    sb     <= cb;
+                    len    <= fill;
+                    sfirst <= cfirst;
+                    snd    <= 4'd0;
+                    st     <= W_REQ;
+                end
+                W_REQ: if (load) st <= W_DATA;
+                W_DATA: if (load) begin
+                    if (dlast) begin
+                        st    <= W_IDLE;
+                        burst <= burst + 8'd1;
+                    end else begin
+                        snd <= snd + 4'd1;
+                    end
+                end
+                default: st <= W_IDLE;
+            endcase
         end
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, ip[255:252], ip[217:112], ip[78:69], ip[62:0], maddr[4:0], addr[39:21], nt[8]};
+    wire unused_ok = &{1'b0, ip[255:252], ip[217:112], ip[78:69], ip[62:0], addr[39:21]};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -19,6 +19,7 @@ matters come from one port.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -35,15 +36,19 @@ UNIT = (1, 1)
 P_AGENT, P_PEER, P_MAG, P_SINK = 1, 2, 3, 4  # (1,0), (1,2), (0,1), (2,1)
 HOSTILE = dict(idle=StallPattern(StallMode.RANDOM, 80), backpressure=StallPattern(StallMode.BURST, 40))
 PAYLOAD = (1 << 256) - 1
+WBURST = 8  # granules per write burst (protocol.md §6)
 
 
 def kind(flit: int) -> str:
-    """The per-port queue a flit belongs to: completions, acks, CU_CTRL replies and data arrive unordered
-    between queues."""
+    """The per-port queue a flit belongs to: completions, acks, CU_CTRL replies, FILL requests and data arrive
+    unordered between queues (a FILL's request overtakes the write port, and an emitting GEMM's sub-tiles
+    still leave after it has retired)."""
     if flit_field(flit, "type") == FlitType.CU_SIGNAL:
         return "ack" if (flit >> 248) & 0xFF == SigCode.DATA_RECEIVED else "done"
     if flit_field(flit, "type") == FlitType.CU_CTRL:
         return "ctrl"
+    if flit_field(flit, "type") == FlitType.MEM_RD_REQ:
+        return "fill"
     return "data"
 
 
@@ -156,3 +161,74 @@ def signals(events: Iterable[Event]) -> list[tuple[int, int]]:
     """(code, arg) of every CU_SIGNAL among `events`."""
     return [((e.flit >> 248) & 0xFF, (e.flit >> 216) & 0xFFFF_FFFF) for e in events
             if flit_field(e.flit, "type") == FlitType.CU_SIGNAL]
+
+
+def arrivals(run: StreamRun, port: int, what: str) -> list[int]:
+    """Cycles at which the flits of queue `what` (see :func:`kind`) reached bench port `port`, in order."""
+    return [r.cycle for r in run.records if r.port == port and kind(r.flit) == what]
+
+
+def interval_errors(cycles: Sequence[int], want: Sequence[int], names: Sequence[str]) -> list[str]:
+    """One line per interval between consecutive `cycles` that is not `want` (named by `names`), or a count
+    mismatch; empty when all match."""
+    got = [b - a for a, b in zip(cycles, cycles[1:])]
+    if len(got) != len(want):
+        return [f"{len(cycles)} arrivals give {len(got)} intervals, {len(want)} expected"]
+    return [f"{n}: {g} cycles, upstream's timing gives {w}" for n, g, w in zip(names, got, want) if g != w]
+
+
+
+@dataclass(frozen=True)
+class UpstreamTiming:
+    """When the upstream cluster (KohakuTPU 7703ee8) retires each of a run of GEMMs and DRAINs queued back to
+    back: its facts as docs/cluster.md "Timing" states them (defaults = cluster_cu's parameters).
+
+    Edges are counted so that edge e ends cycle e. An instruction accepted at edge A starts (gemm_start /
+    drain_start) at the first edge >= A + 1 whose cycle finds the array free; a GEMM retires (exec_done) 3
+    edges after its start, a DRAIN of n sub-tiles (n a multiple of WBURST) 22 + 10 n/8 edges after its start;
+    the next instruction is accepted 2 edges after exec_done (cu_base, as upstream's noc_cu_base).
+    A sweep of G commands issues from start + 2, one command every `pace + 1` cycles; it stops issuing
+    (sweep_busy low) SW_LEN + 1 cycles after its last issue, the array is idle (gemm_busy low) ACU_STAGES +
+    REUSE_MIN more cycles later. The next GEMM waits for sweep_busy when gm*gn >= REUSE_MIN, else for
+    gemm_busy; a DRAIN waits for gemm_busy."""
+
+    issue_lat: int = 2
+    cascade_lat: int = 17
+    acu_stages: int = 6
+    reuse_min: int = 5
+    accept_to_start: int = 1
+    start_to_done: int = 3
+    done_to_accept: int = 2
+    start_to_issue: int = 2
+
+    def pace(self, gm: int, gn: int, nk: int) -> int:
+        """Idle cycles after each issue (the manager's pacing)."""
+        t = gm * gn
+        return 0 if nk <= 1 or t >= self.reuse_min else -(-self.reuse_min // t) - 1
+
+    def drain_time(self, n: int) -> int:
+        """drain_start to exec_done of an explicit DRAIN of n sub-tiles: 2 edges to the first EMIT,
+        ACU_STAGES + 4 to its granule at the queue's head, 8 collected, then per burst a hand-over, a
+        descriptor and 8 data flits (10 edges), the last flit leaving, S_DONE, exec_done."""
+        if n % WBURST:
+            raise ValueError(f"drain_time: n={n} is not a multiple of {WBURST} (the rule covers full bursts only)")
+        return self.acu_stages + 16 + 10 * (n // WBURST)
+
+    def retire_edges(self, ops: Sequence[tuple], first_accept: int = 0) -> list[int]:
+        """exec_done edge of each op: ("gemm", gm, gn, nk) or ("drain", n), queued back to back."""
+        sw_len = self.issue_lat + self.cascade_lat + 1
+        accept, sweep_free, array_free, done = first_accept, 0, 0, []
+        for op in ops:
+            if op[0] == "gemm":
+                _, gm, gn, nk = op
+                wide = gm * gn >= self.reuse_min
+                start = max(accept + self.accept_to_start, sweep_free if wide else array_free)
+                last = start + self.start_to_issue + (gm * gn * nk - 1) * (self.pace(gm, gn, nk) + 1)
+                sweep_free = last + sw_len + 1
+                array_free = sweep_free + self.acu_stages + self.reuse_min
+                done.append(start + self.start_to_done)
+            else:
+                start = max(accept + self.accept_to_start, array_free)
+                done.append(start + self.drain_time(op[1]))
+            accept = done[-1] + self.done_to_accept
+        return done

@@ -23,6 +23,7 @@ from tb.lib.cluster_bench import (
     P_AGENT, P_MAG, P_PEER, P_SINK, PAYLOAD, UNIT, Scenario, data_payloads, operands, random_scales, signals,
 )
 from tb.lib.noc_tb import NocTB
+from tb.module import cluster_timing
 
 
 def tb_rng(tb: NocTB) -> np.random.Generator:
@@ -193,13 +194,19 @@ async def test_tile_counts_and_values(dut, tiles: int) -> None:
 @cocotb.test()
 async def test_emit_and_fuse(dut) -> None:
     """Emit to memory and to a node, the same flits as DRAINs; a GEMM whose last K block is a LOAD emits
-    nothing, so a fused DRAIN after it faults F_FUSE (upstream waits forever); emit with dmesh faults."""
+    nothing, so a fused DRAIN after it faults F_FUSE (upstream waits forever); emit with dmesh faults. The
+    emitting GEMM retires when its sweep starts: the FILL after it sends its request while the emitted
+    sub-tiles are still on their way out."""
     tb = NocTB(dut, "test_emit_and_fuse")
     sc = Scenario(tb)
     a, sa, b, sb = operands(tb_rng(tb), 3, 3, 2, lo=-64, hi=63, scale=random_scales)
     sc.operands(P_AGENT, a, sa, b, sb)
     v = tb.verdict
     mem = sc.inst(P_AGENT, cl.gemm(3, 3, 2, emit=1, addr=0x4000))
+    fill = cl.fill(0x9000, 1, 0, eoff=200, fbank=1)
+    sc.inst(P_AGENT, fill)
+    sc.pad(P_MAG, 80)  # the operands land before the responses (a held response lets instructions pass)
+    sc.responses(P_MAG, cl.granules_of(cl.a_entries(a, sa))[:4], fill)
     node = sc.inst(P_AGENT, cl.gemm(3, 3, 2, emit=1, dnode=1, dst=sc.coord(P_SINK), dbuf=1, dflags=1,
                                     dack=sc.coord(P_PEER)))
     sc.inst(P_AGENT, cl.drain(18, fuse=1, dnode=1, dst=sc.coord(P_SINK)))       # claims both GEMMs' 9 + 9
@@ -211,6 +218,11 @@ async def test_emit_and_fuse(dut) -> None:
     v.check(signals(fuse) == [(SigCode.FAULT, Fault.FUSE)] and signals(remote) == [(SigCode.FAULT, Fault.REMOTE)],
             "the model's fused DRAIN / remote emit faults")
     run = await sc.run()
+    at_mag = [(r.cycle, flit_field(r.flit, "type")) for r in run.records if r.port == P_MAG]
+    req = [c for c, t in at_mag if t == FlitType.MEM_RD_REQ]
+    writes = [c for c, t in at_mag if t == FlitType.MEM_WR_DATA]
+    v.check(len(req) == 1 and len(writes) == 9 and req[0] < writes[0],
+            "the FILL's request did not overtake the emitting GEMM's writes (the GEMM retires when its sweep starts)")
     sc.finish(run)
 
 
@@ -411,3 +423,22 @@ async def test_send_and_peer_add(dut, hostile: bool) -> None:
     got = sc.captured(run, P_SINK)
     v.check(len(got) == 18 + 3 + 2 * (9 + 2), f"{len(got)} flits at the sink, {18 + 3 + 2 * 11} expected")
     sc.finish(run)
+
+
+# ---------------------------------------------------------------- upstream's cycles (tb/module/cluster_timing.py)
+@cocotb.test()
+async def test_timing_matmul_round(dut) -> None:
+    """matmul_m32k64n32's cluster round: GEMM 6 cycles after the FILL, DRAIN 32 156 after the GEMM."""
+    await cluster_timing.matmul_round(dut)
+
+
+@cocotb.test()
+async def test_timing_drains(dut) -> None:
+    """DRAINs of 32, 8, 16, 32 sub-tiles: 22 + 10 n/8 cycles from their start."""
+    await cluster_timing.drains(dut)
+
+
+@cocotb.test()
+async def test_timing_sweep_waits(dut) -> None:
+    """Back-to-back GEMMs wait for the sweep (wide) or the array (small); pacing; DRAIN waits for the array."""
+    await cluster_timing.sweep_waits(dut)
