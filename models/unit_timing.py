@@ -85,7 +85,22 @@ VECTOR_FACTS: tuple[TimingFact, ...] = (
                "ours: the flits' pace is rule 9 / 10's; their offset does not reach a kernel count"),
 )
 
-FACTS: Mapping[str, TimingFact] = MappingProxyType({f.key: f for f in VECTOR_FACTS})
+_CL = "KohakuTPU 7703ee8 src/kohakutpu/matmul"
+CLUSTER_FACTS: tuple[TimingFact, ...] = (
+    TimingFact("cluster", "ISSUE_LAT", 2, 1, 16, "a sweep command's issue to its operands at the cascade",
+               f"{_CL}/mx_cluster_mgr.v: the manager's address and control stages, L1 read latency 1"),
+    TimingFact("cluster", "CASCADE_LAT", 17, 1, 64, "operands to the partial at the accumulator",
+               f"{_CL}/mx_cluster_core.v, mx_tcu.v: 4 TCUs, 11 + 2 per further TCU"),
+    TimingFact("cluster", "ACU_STAGES", 6, 1, 16, "an accumulator command to its tile write (an EMIT's FP16 "
+               "result two edges later)", f"{_CL}/mx_acu_fp.v"),
+    TimingFact("cluster", "REUSE_MIN", 5, 1, 16, "cycles between two commands to one accumulator tile; the "
+               "small-tile sweep pacing and the busy tail", f"{_CL}/mx_acu_fp.v, mx_cluster_mgr.v"),
+    TimingFact("cluster", "DQ_DEPTH", 128, 16, 1024, "the drain queue's depth", f"{_CL}/mx_cluster_node.v"),
+    TimingFact("cluster", "DQ_LIMIT", 112, 1, 1023, "drain results outstanding before the drain's issue holds",
+               f"{_CL}/mx_cluster_node.v"),
+)
+
+FACTS: Mapping[str, TimingFact] = MappingProxyType({f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS})
 
 
 def check_overrides(machine: str, overrides: Mapping[str, int]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from models.machines import FUSED4
-from models.unit_timing import FACTS, VECTOR_FACTS, unit_params
+from models.unit_timing import CLUSTER_FACTS, FACTS, VECTOR_FACTS, unit_params
 from tb.machine_top import render_machine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,17 +26,23 @@ def test_vector_facts_are_the_rtl_defaults() -> None:
     assert rtl == {f.name: f.value for f in VECTOR_FACTS}
 
 
+def test_cluster_facts_are_the_rtl_defaults() -> None:
+    rtl = rtl_defaults(ROOT / "rtl/units/cluster_cu.v")
+    assert {f.name: rtl.get(f.name) for f in CLUSTER_FACTS} == {f.name: f.value for f in CLUSTER_FACTS}
+
+
 def test_fact_defaults_lie_within_their_limits() -> None:
     for fact in FACTS.values():
         assert fact.lo <= fact.value <= fact.hi, fact.key
 
 
-def test_generated_top_carries_every_vector_fact() -> None:
-    top = render_machine(FUSED4)
-    instances = re.findall(r"vector_core #\((.*?)\) u_", top)
-    assert len(instances) == len(FUSED4.vector_cores)
+@pytest.mark.parametrize("module, facts, count", [
+    ("vector_core", VECTOR_FACTS, len(FUSED4.vector_cores)), ("cluster_cu", CLUSTER_FACTS, len(FUSED4.clusters))])
+def test_generated_top_carries_every_fact(module: str, facts: tuple, count: int) -> None:
+    instances = re.findall(module + r" #\((.*?)\) u_", render_machine(FUSED4))
+    assert len(instances) == count
     for inst in instances:
-        for fact in VECTOR_FACTS:
+        for fact in facts:
             assert f".{fact.name}({fact.value})" in inst
 
 
