@@ -13,7 +13,10 @@ protocol §4): ``inst_depth`` (every compute unit's instruction FIFO: it must
 hold a whole kick, up to 128 flits, and the host never seeds more credit than
 it), ``stage_slots`` (the orchestrator's staging RAM), ``mem_base`` (the byte
 address of DRAM word 0: the memory window the compiled addresses live in) and
-``dram_words`` (the DRAM's size in 32-byte words).
+``dram_words`` (the DRAM's size in 32-byte words). The memory's timing is part of it too:
+``dram_rd_latency`` (mag_dram's RD_LATENCY) and ``mem_port_latency`` (the memory agent's DRAM-port
+FIFO latencies, mag_port.v); their defaults are upstream's (its verification AXI RAM behind the port,
+rtl/mag/mag_port.v), and a smaller ``mem_port_latency`` (1) is a faster memory.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ class Machine:
     mem_base: int = 0  # byte address of DRAM word 0 (the memory agent's BASE)
     dram_words: int = 65536  # 32-byte words of the DRAM behind the memory agent
     fifo_depth: int = 32  # every router's input FIFO depth (noc_router FIFO_DEPTH; 32 is the reference's)
+    dram_rd_latency: int = 1  # mag_dram RD_LATENCY: 1 = upstream's verification AXI RAM (axi_ram.v)
+    mem_port_latency: int = 3  # the agent's AR/R/W/B FIFO latencies (mag_port.v); 3 = upstream's (inferred)
 
     def __post_init__(self) -> None:
         geometry = self.geometry  # validates nx, ny and every coordinate
@@ -61,7 +66,9 @@ class Machine:
                 ("inst_depth", self.inst_depth, 2, 65535, "the base's 16-bit inst_space"),
                 ("stage_slots", self.stage_slots, 1, 1433, "0x2000 + 40*slots must fit the 16-bit host address"),
                 ("dram_words", self.dram_words, 1, (1 << 31) - 1, "the DRAM's 31-bit word index"),
-                ("fifo_depth", self.fifo_depth, 1, 1 << 16, "a router input FIFO of at least one flit")):
+                ("fifo_depth", self.fifo_depth, 1, 1 << 16, "a router input FIFO of at least one flit"),
+                ("dram_rd_latency", self.dram_rd_latency, 1, 64, "mag_dram's RD_LATENCY, a word at least a cycle late"),
+                ("mem_port_latency", self.mem_port_latency, 1, 64, "mag_port's FIFO latencies")):
             if not lo <= value <= hi:
                 raise ValueError(f"machine {self.name}: {name}={value} is outside {lo}..{hi} ({fix})")
         if self.mem_base % 32 or not 0 <= self.mem_base < (1 << 40) - 32 * self.dram_words:

@@ -99,9 +99,10 @@ def _counters(ports: list[int]) -> list[str]:
     return lines
 
 
-def render_machine(machine: Machine, rd_latency: int = 6) -> str:
+def render_machine(machine: Machine) -> str:
     """The machine top: mesh + one instance per unit, the landing and fault counters."""
     dram_words = machine.dram_words
+    port = machine.mem_port_latency
     g = machine.geometry
     np_ = g.num_ports
     ports = ["    input  wire clk", "    input  wire resetn"]
@@ -172,14 +173,14 @@ def render_machine(machine: Machine, rd_latency: int = 6) -> str:
                 "    wire mem_rd_req, mem_rd_ready, mem_rd_valid, mem_wr_req, dram_err;",
                 "    wire [34:0] mem_rd_addr, mem_wr_addr;",
                 "    wire [255:0] mem_rd_data, mem_wr_data;",
-                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words}), .BASE(40'h{machine.mem_base:010x})) "
-                f"{name} (",
+                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words}), .BASE(40'h{machine.mem_base:010x}), "
+                f".AR_FIFO_LAT({port}), .R_FIFO_LAT({port}), .W_FIFO_LAT({port}), .B_FIFO_LAT({port})) {name} (",
                 f"        .clk(clk), .resetn(resetn),\n        {noc},",
                 "        .mem_rd_req(mem_rd_req), .mem_rd_addr(mem_rd_addr), .mem_rd_ready(mem_rd_ready),",
                 "        .mem_rd_valid(mem_rd_valid), .mem_rd_data(mem_rd_data),",
                 "        .mem_wr_req(mem_wr_req), .mem_wr_addr(mem_wr_addr), .mem_wr_data(mem_wr_data),",
                 f"        .mon_err({err}));",
-                f"    mag_dram #(.WORDS({dram_words}), .RD_LATENCY({rd_latency}), .RD_INTERVAL(1)) dram (",
+                f"    mag_dram #(.WORDS({dram_words}), .RD_LATENCY({machine.dram_rd_latency}), .RD_INTERVAL(1)) dram (",
                 "        .clk(clk), .resetn(resetn),",
                 "        .rd_req(mem_rd_req), .rd_addr(mem_rd_addr), .rd_ready(mem_rd_ready),",
                 "        .rd_valid(mem_rd_valid), .rd_data(mem_rd_data),",
