@@ -4,6 +4,7 @@ compiled plans assume, the landing counter, and they compile."""
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -33,6 +34,17 @@ def test_fused4_has_the_limits_the_compiled_plans_assume() -> None:
     assert text.count(".INST_DEPTH(512)") == len(FUSED4.clusters) + len(FUSED4.vector_cores) == 8
     assert "orchestrator #(.X(3), .Y(2), .STAGE_SLOTS(128)" in text
     assert ".DRAM_WORDS(65536), .BASE(40'h0080000000)" in text and "mag_dram #(.WORDS(65536)" in text
+
+
+def test_the_memory_timing_is_the_machines() -> None:
+    """Upstream's by default (the AXI RAM's 1-cycle read, 3-cycle port FIFOs); a faster memory is a setting."""
+    text = render_machine(FUSED4)
+    assert ".RD_LATENCY(1), .RD_INTERVAL(1)" in text
+    assert ".AR_FIFO_LAT(3), .R_FIFO_LAT(3), .W_FIFO_LAT(3), .B_FIFO_LAT(3)" in text
+    fast = render_machine(replace(FUSED4, mem_port_latency=1, dram_rd_latency=6))
+    assert ".RD_LATENCY(6)" in fast and ".AR_FIFO_LAT(1), .R_FIFO_LAT(1), .W_FIFO_LAT(1), .B_FIFO_LAT(1)" in fast
+    with pytest.raises(ValueError, match=r"^machine fused4: mem_port_latency=0 is outside 1\.\.64 "):
+        replace(FUSED4, mem_port_latency=0)
 
 
 def test_other_machines_keep_their_limits() -> None:
