@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from models.flit import FIELDS, FlitType
+
 TIMING_PARAMETERS = ("RD_LATENCY", "AR_FIFO_LAT", "R_FIFO_LAT", "W_FIFO_LAT", "B_FIFO_LAT", "QUANT_LAT")
 PORT_EDGES = 3      # the engine's AR/AW register to the port's FIFO write: request register, grant, push
 SKID_EDGES = 1      # the R skid between the port and the engine
@@ -73,6 +75,13 @@ class MagTiming:
         return PORT_EDGES + first_w + (beats - 1) + 1 + self.b_lat + 2
 
 
+def entry_first_flits(out: Sequence[tuple[int, int]], dst: tuple[int, int]) -> list[int]:
+    """Cycles of the first word (rsvd 0) of each read response the agent sent to `dst`, in order: one per
+    entry of an entry read, from `out`'s (cycle, flit) pairs."""
+    keys = ("dst_x", "dst_y", "type", "rsvd")
+    return [c for c, f in out if tuple(FIELDS[k].extract(f) for k in keys) == (*dst, FlitType.MEM_RD_RESP, 0)]
+
+
 def interval_errors(what: str, cycles: Sequence[int], expected: Sequence[int]) -> list[str]:
     """One line per interval between consecutive `cycles` that differs from `expected` (one per interval),
     and one if the counts disagree; empty when every interval is as expected."""
@@ -83,4 +92,4 @@ def interval_errors(what: str, cycles: Sequence[int], expected: Sequence[int]) -
             for i, (g, e) in enumerate(zip(got, expected)) if g != e]
 
 
-__all__ = ["MagTiming", "TIMING_PARAMETERS", "interval_errors"]
+__all__ = ["MagTiming", "TIMING_PARAMETERS", "entry_first_flits", "interval_errors"]

@@ -22,7 +22,7 @@ from models.flit import FIELDS, FlitType, pack_fields
 from models.mag import decode_descriptor, rd_req, wr_data, wr_req
 from tb.lib.harness import StallMode, StallPattern
 from tb.lib.mag_tb import MagTB
-from tb.lib.mag_timing import MagTiming, interval_errors
+from tb.lib.mag_timing import MagTiming, entry_first_flits, interval_errors
 
 HOSTILE = dict(idle=StallPattern(StallMode.RANDOM, 96), backpressure=StallPattern(StallMode.BURST, 48))
 CALM: dict = {}
@@ -439,12 +439,6 @@ async def test_writes_idle(dut) -> None:
 
 
 # ---------------------------------------------------------------- service times (tb/lib/mag_timing.py)
-def _first_flits(out: list[tuple[int, int]], dst) -> list[int]:
-    """Cycles of the first word of each entry the agent sent to `dst` (rsvd word 0), in order."""
-    keys = ("dst_x", "dst_y", "type", "rsvd")
-    return [c for c, f in out if tuple(FIELDS[k].extract(f) for k in keys) == (*dst, FlitType.MEM_RD_RESP, 0)]
-
-
 @cocotb.test()
 async def test_timing_plain_reads(dut) -> None:
     """Single-beat plain reads from every source at once: answered strictly one at a time, one every
@@ -485,7 +479,7 @@ async def test_timing_quant_run(dut) -> None:
     run = await tb.run({port: flits})
     await watch.stop()
     tb.check(run)
-    firsts = _first_flits(watch.out, src)
+    firsts = entry_first_flits(watch.out, src)
     period = timing.quant_entry_period
     want = [period, period, timing.quant_run(3) - 2 * period, period]
     tb.verdict.add_checks(len(want), interval_errors("QUANT entries to the requester", firsts, want))

@@ -3,7 +3,8 @@ interval (the module bench `mag` measures the same intervals on the RTL: test_ti
 
 from __future__ import annotations
 
-from tb.lib.mag_timing import MagTiming, interval_errors
+from models.flit import FlitType, make_flit
+from tb.lib.mag_timing import MagTiming, entry_first_flits, interval_errors
 
 
 def test_the_defaults_give_upstreams_figures() -> None:
@@ -29,3 +30,11 @@ def test_the_judge_names_a_wrong_interval_and_a_missing_one() -> None:
     assert wrong == ["reads: interval 1 (22 -> 35) is 13 cycles, expected 12"]
     assert interval_errors("reads", [10, 22], [12, 12]) == [
         "reads: 1 intervals measured, 2 expected (cycles [10, 22])"]
+
+
+def test_entry_first_flits_keeps_word_0_to_that_destination() -> None:
+    def resp(dst: tuple[int, int], word: int, ftype: int = FlitType.MEM_RD_RESP) -> int:
+        return make_flit(dst, (0, 1), ftype, 7, word == 3, word, rsvd=word)
+    out = [(10, resp((1, 0), 0)), (11, resp((1, 0), 1)), (12, resp((2, 0), 0)),
+           (13, resp((1, 0), 0, FlitType.MEM_WR_ACK)), (30, resp((1, 0), 0))]
+    assert entry_first_flits(out, (1, 0)) == [10, 30]
