@@ -55,9 +55,9 @@
 `timescale 1ns/1ps
 module mag_port #(
     parameter integer AR_FIFO_LAT  = 3,     // AR and AW async FIFOs (mag_dram_port.v 230-250)
-    parameter integer R_FIFO_LAT   = 3,     // R async FIFO (mag_dram_port.v 318-330)
-    parameter integer W_FIFO_LAT   = 3,     // W async FIFO (mag_dram_port.v 277-285)
-    parameter integer B_FIFO_LAT   = 3,     // B async FIFO (mag_dram_port.v 305-316)
+    parameter integer R_FIFO_LAT   = 3,     // R async FIFO (mag_dram_port.v 338-347)
+    parameter integer W_FIFO_LAT   = 3,     // W async FIFO (mag_dram_port.v 277-283)
+    parameter integer B_FIFO_LAT   = 3,     // B async FIFO and the registered pulse (mag_dram_port.v 318-336)
     parameter integer R_FIFO_DEPTH = 64     // R FIFO entries (mag_dram_port.v RQ)
 ) (
     input  wire         clk,
