@@ -13,7 +13,10 @@ protocol §4): ``inst_depth`` (every compute unit's instruction FIFO: it must
 hold a whole kick, up to 128 flits, and the host never seeds more credit than
 it), ``stage_slots`` (the orchestrator's staging RAM), ``mem_base`` (the byte
 address of DRAM word 0: the memory window the compiled addresses live in) and
-``dram_words`` (the DRAM's size in 32-byte words).
+``dram_words`` (the DRAM's size in 32-byte words). Every unit's timing is part of it too:
+``timing`` overrides, by name, any fact of models/unit_timing.py (upstream's by default), e.g.
+{"mag.AR_FIFO_LAT": 1, "mag.R_FIFO_LAT": 1} for a memory that answers plain reads every 8 cycles
+instead of 12.
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ class Machine:
                 ("inst_depth", self.inst_depth, 2, 65535, "the base's 16-bit inst_space"),
                 ("stage_slots", self.stage_slots, 1, 1433, "0x2000 + 40*slots must fit the 16-bit host address"),
                 ("dram_words", self.dram_words, 1, (1 << 31) - 1, "the DRAM's 31-bit word index"),
-                ("fifo_depth", self.fifo_depth, 1, 1 << 16, "a router input FIFO of at least one flit")):
+                ("fifo_depth", self.fifo_depth, 1, 1 << 16, "a router input FIFO of at least one flit"),
+):
             if not lo <= value <= hi:
                 raise ValueError(f"machine {self.name}: {name}={value} is outside {lo}..{hi} ({fix})")
         if self.mem_base % 32 or not 0 <= self.mem_base < (1 << 40) - 32 * self.dram_words:

@@ -100,7 +100,33 @@ CLUSTER_FACTS: tuple[TimingFact, ...] = (
                f"{_CL}/mx_cluster_node.v"),
 )
 
-FACTS: Mapping[str, TimingFact] = MappingProxyType({f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS})
+_MAG = "KohakuTPU 7703ee8 src/kohakuaccel/mas/core"
+MAG_FACTS: tuple[TimingFact, ...] = (
+    TimingFact("mag", "RDQ_DEPTH", 64, 2, 4096, "read-request intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH"),
+    TimingFact("mag", "WRQ_DEPTH", 64, 2, 4096, "write intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH"),
+    TimingFact("mag", "Q_MARGIN", 4, 0, 64, "an intake reads busy at DEPTH - Q_MARGIN flits",
+               f"{_MAG}/mag_mem_port.v: Q_MARGIN"),
+    TimingFact("mag", "WR_SLOTS", 16, 1, 256, "writes taken and not yet acknowledged",
+               f"{_MAG}/mag_mem_port.v: WR_SLOTS"),
+    TimingFact("mag", "QUANT_LAT", 8, 1, 64, "the quantiser's result, edges after an entry's 8th beat",
+               "KohakuTPU 7703ee8 src/kohakutpu/transform/mx_quant.v"),
+    TimingFact("mag", "AR_FIFO_LAT", 3, 1, 64, "the DRAM port's AR (and AW) crossing",
+               f"{_MAG}/mag_dram_port.v (async FIFO): inferred, AR + R = 6 gives the measured 12-cycle read"),
+    TimingFact("mag", "R_FIFO_LAT", 3, 1, 64, "the DRAM port's R crossing", f"{_MAG}/mag_dram_port.v: inferred"),
+    TimingFact("mag", "W_FIFO_LAT", 3, 1, 64, "the DRAM port's W crossing", f"{_MAG}/mag_dram_port.v: inferred"),
+    TimingFact("mag", "B_FIFO_LAT", 3, 1, 64, "the DRAM port's B crossing", f"{_MAG}/mag_dram_port.v: inferred"),
+    TimingFact("mag", "R_FIFO_DEPTH", 64, 2, 4096, "the DRAM port's R FIFO entries", f"{_MAG}/mag_dram_port.v"),
+)
+_RAM = "KohakuTPU 7703ee8 src/kohakuaccel/verif/axi_ram.v"
+DRAM_FACTS: tuple[TimingFact, ...] = (
+    TimingFact("dram", "RD_LATENCY", 1, 1, 64, "a read request to its word (1: the AXI RAM's first beat the "
+               "cycle after the address)", f"{_RAM}; a larger value is a slower memory"),
+    TimingFact("dram", "RD_INTERVAL", 1, 1, 64, "cycles between the DRAM's read words (1: one beat a cycle)",
+               _RAM),
+)
+
+FACTS: Mapping[str, TimingFact] = MappingProxyType(
+    {f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS + MAG_FACTS + DRAM_FACTS})
 
 
 def check_overrides(machine: str, overrides: Mapping[str, int]) -> None:

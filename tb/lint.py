@@ -48,10 +48,12 @@ def lint_jobs() -> list[LintJob]:
         LintJob("mag_dram", "mag_dram", ("rtl/mag/mag_dram.v",)),
         LintJob("mag_quant", "mag_quant", ("rtl/mag/mag_quant.v",)),
         LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag_quant.v",
-                                   "rtl/mag/mag.v")),
-        LintJob("mag BASE 0x8000_0000 SLOTS 8", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v",
-                                                          "rtl/mag/mag_quant.v", "rtl/mag/mag.v"),
-                (("BASE", 0x8000_0000), ("SLOTS", 8), ("DRAM_WORDS", 1 << 20))),
+                                   "rtl/mag/mag_port.v", "rtl/mag/mag.v")),
+        LintJob("mag BASE 0x8000_0000 WR_SLOTS 1, 1-cycle port", "mag",
+                ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v",
+                 "rtl/mag/mag.v"),
+                (("BASE", 0x8000_0000), ("WR_SLOTS", 1), ("DRAM_WORDS", 1 << 20), ("AR_FIFO_LAT", 1),
+                 ("R_FIFO_LAT", 1), ("W_FIFO_LAT", 1), ("B_FIFO_LAT", 1), ("QUANT_LAT", 1))),
         LintJob("cluster_cu", "cluster_cu", tuple(s for s in get_bench("cluster").sources
                                                   if s != "rtl/harness/cl_harness.v")),
         LintJob("vector_core", "vector_core", tuple(s for s in get_bench("vector_core").sources

@@ -34,7 +34,7 @@ from models.unit_timing import unit_params
 UNIT_RTL: dict[UnitKind, tuple[str, ...]] = {
     UnitKind.CLUSTER: ("rtl/units/cu_base.v",),  # + the cluster's own files, see unit_sources()
     UnitKind.VECTOR: ("rtl/units/cu_base.v",),
-    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v"),
+    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_port.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v"),
     UnitKind.ORCH: ("rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v"),
     UnitKind.EXT: (),
 }
@@ -101,7 +101,12 @@ def _counters(ports: list[int]) -> list[str]:
     return lines
 
 
-def render_machine(machine: Machine, rd_latency: int = 6) -> str:
+def _timing(unit: str, machine: Machine) -> str:
+    """The unit's timing parameters as the machine sets them, ", .NAME(value)" each (models/unit_timing.py)."""
+    return "".join(f", .{p}({v})" for p, v in unit_params(unit, machine.timing))
+
+
+def render_machine(machine: Machine) -> str:
     """The machine top: mesh + one instance per unit, the landing and fault counters."""
     dram_words = machine.dram_words
     g = machine.geometry
@@ -166,23 +171,22 @@ def render_machine(machine: Machine, rd_latency: int = 6) -> str:
                 body.append(f"    wire [127:0] hazards_{x}_{y};  // HAZARD report counts {{H4, H3, H2, H1}} of the core")
                 status += f", .inst_space(inst_space_{x}_{y}), .hazards(hazards_{x}_{y})"
             body.append("    /* verilator lint_on UNUSEDSIGNAL */")
-            timing = "".join(f", .{p}({v})" for p, v in unit_params(kind.value, machine.timing))
             body.append(f"    {module} #(.X({x}), .Y({y}), .MAG_X({mag[0]}), .MAG_Y({mag[1]}), "
-                        f".INST_DEPTH({machine.inst_depth}){timing}) {name} (")
+                        f".INST_DEPTH({machine.inst_depth}){_timing(kind.value, machine)}) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {status}, .mon_err({err}));")
         elif kind == UnitKind.MAG:
             body += [
                 "    wire mem_rd_req, mem_rd_ready, mem_rd_valid, mem_wr_req, dram_err;",
                 "    wire [34:0] mem_rd_addr, mem_wr_addr;",
                 "    wire [255:0] mem_rd_data, mem_wr_data;",
-                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words}), .BASE(40'h{machine.mem_base:010x})) "
-                f"{name} (",
+                f"    mag #(.X({x}), .Y({y}), .DRAM_WORDS({dram_words}), .BASE(40'h{machine.mem_base:010x})"
+                f"{_timing('mag', machine)}) {name} (",
                 f"        .clk(clk), .resetn(resetn),\n        {noc},",
                 "        .mem_rd_req(mem_rd_req), .mem_rd_addr(mem_rd_addr), .mem_rd_ready(mem_rd_ready),",
                 "        .mem_rd_valid(mem_rd_valid), .mem_rd_data(mem_rd_data),",
                 "        .mem_wr_req(mem_wr_req), .mem_wr_addr(mem_wr_addr), .mem_wr_data(mem_wr_data),",
                 f"        .mon_err({err}));",
-                f"    mag_dram #(.WORDS({dram_words}), .RD_LATENCY({rd_latency}), .RD_INTERVAL(1)) dram (",
+                f"    mag_dram #(.WORDS({dram_words}){_timing('dram', machine)}) dram (",
                 "        .clk(clk), .resetn(resetn),",
                 "        .rd_req(mem_rd_req), .rd_addr(mem_rd_addr), .rd_ready(mem_rd_ready),",
                 "        .rd_valid(mem_rd_valid), .rd_data(mem_rd_data),",

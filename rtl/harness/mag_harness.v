@@ -8,7 +8,7 @@
 // absent (never offers, never accepts), the agent is wired there instead. So
 // several bench sources talk to the agent at once and their flits interleave
 // in the mesh before reaching it; peers of a multicast read are bank ports.
-// Python reads NX, NY, EDGE_MASK, MAG_X, MAG_Y, BASE back from this module
+// Python reads NX, NY, EDGE_MASK, MAG_X, MAG_Y, BASE and the timing parameters back from this module
 // (tb/lib/mag_tb.py) and loads/dumps the DRAM through dram's backdoor.
 `default_nettype none
 `timescale 1ns/1ps
@@ -21,12 +21,19 @@ module mag_harness #(
     parameter integer FIFO_DEPTH = 4,
     parameter integer DRAM_WORDS = 4096,
     parameter [39:0]  BASE = 40'd0,         // the agent's memory window: byte address of DRAM word 0
-    parameter integer RD_LATENCY = 6,
+    // the agent and its DRAM, upstream's timing by default (rtl/mag/mag.v, mag_port.v, mag_dram.v)
+    parameter integer RD_LATENCY = 1,
     parameter integer RD_INTERVAL = 1,
-    parameter integer RDQ_DEPTH = 4,
-    parameter integer WRQ_DEPTH = 4,
-    parameter integer ACKQ_DEPTH = 4,
-    parameter integer SLOTS = 4,
+    parameter integer RDQ_DEPTH = 64,
+    parameter integer WRQ_DEPTH = 64,
+    parameter integer Q_MARGIN = 4,
+    parameter integer WR_SLOTS = 16,
+    parameter integer QUANT_LAT = 8,
+    parameter integer AR_FIFO_LAT = 3,
+    parameter integer R_FIFO_LAT = 3,
+    parameter integer W_FIFO_LAT = 3,
+    parameter integer B_FIFO_LAT = 3,
+    parameter integer R_FIFO_DEPTH = 64,
     parameter integer INJ_DEPTH = 8192,
     parameter integer CAP_DEPTH = 16384
 ) ();
@@ -126,7 +133,9 @@ module mag_harness #(
     wire [255:0] mem_wr_data;
 
     mag #(.X(MAG_X), .Y(MAG_Y), .DRAM_WORDS(DRAM_WORDS), .BASE(BASE), .RDQ_DEPTH(RDQ_DEPTH),
-          .WRQ_DEPTH(WRQ_DEPTH), .ACKQ_DEPTH(ACKQ_DEPTH), .SLOTS(SLOTS)) u_mag (
+          .WRQ_DEPTH(WRQ_DEPTH), .Q_MARGIN(Q_MARGIN), .WR_SLOTS(WR_SLOTS), .QUANT_LAT(QUANT_LAT),
+          .AR_FIFO_LAT(AR_FIFO_LAT), .R_FIFO_LAT(R_FIFO_LAT), .W_FIFO_LAT(W_FIFO_LAT),
+          .B_FIFO_LAT(B_FIFO_LAT), .R_FIFO_DEPTH(R_FIFO_DEPTH)) u_mag (
         .clk(clk), .resetn(resetn),
         .noc_in_data(mag_in_data), .noc_in_valid(mag_in_valid), .noc_in_busy(mag_in_busy),
         .noc_out_data(mag_out_data), .noc_out_valid(mag_out_valid), .noc_out_busy(mag_out_busy),

@@ -16,7 +16,7 @@ module vc_harness #(
     parameter integer BAY_MAG = 1,
     parameter integer BAY_DRAM_WORDS = 4096,
     parameter [39:0]  BAY_DRAM_BASE = 40'h00_8000_0000,   // the compiled bundles' memory window
-    parameter integer BAY_RD_LATENCY = 6,
+    parameter integer BAY_RD_LATENCY = 1,      // upstream's AXI RAM (models/unit_timing.py dram.RD_LATENCY)
     parameter integer INJ_DEPTH = 4096,
     parameter integer CAP_DEPTH = 4096
 ) ();

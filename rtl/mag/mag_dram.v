@@ -13,6 +13,17 @@
 // cycle with wr_req; always taken. A read and a write of one word in the same
 // cycle read the old word (nothing orders them).
 //
+// Timing. The defaults (RD_LATENCY 1, RD_INTERVAL 1) are upstream's verification AXI RAM
+// (KohakuTPU src/kohakuaccel/verif/axi_ram.v, which every upstream MAG and system bench puts
+// behind the memory agent) as the agent drives it: the word of a burst asked in the cycle of the
+// AR handshake (or of the previous beat) is valid the next cycle, one word a cycle (axi_ram.v
+// 165-193); writes are taken one word a cycle. The RAM's one transaction per channel at a time
+// (the next AR the cycle after a burst's last beat, the next AW the cycle after B) and the DRAM
+// port's FIFOs in front of it are the agent's side (rtl/mag/mag_port.v): the agent is its only
+// master and presents one burst at a time. A larger RD_LATENCY is a pipelined memory of that
+// latency, one word a cycle (this model's earlier use: RD_LATENCY 6 on the fused4 machine);
+// RD_INTERVAL > 1 a slower one.
+//
 // Backdoor (bench use, files in the simulator's working directory): set bd_lo
 // and bd_hi (word range, inclusive), raise load_req and wait for load_ack
 // ($readmemh of LOAD_FILE into mem[bd_lo..bd_hi]), or raise dump_req and wait for
@@ -26,8 +37,8 @@
 `timescale 1ns/1ps
 module mag_dram #(
     parameter integer WORDS = 65536,       // size in 256-bit words
-    parameter integer RD_LATENCY = 4,      // cycles from a taken read to its data, >= 1
-    parameter integer RD_INTERVAL = 1,     // cycles between taken reads, >= 1
+    parameter integer RD_LATENCY = 1,      // cycles from a taken read to its data, >= 1 (axi_ram: 1)
+    parameter integer RD_INTERVAL = 1,     // cycles between taken reads, >= 1 (axi_ram: 1)
     parameter integer INIT_ZERO = 1,       // 1: every word reads 0 until written or loaded
     parameter LOAD_FILE = "dram_load.hex",
     parameter DUMP_FILE = "dram_dump.hex"

@@ -18,7 +18,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+import cocotb
 import numpy as np
+from cocotb.triggers import FallingEdge
 
 from models.flit import describe_flit
 from models.mag import WORD_BYTES, DramImage, MagModel, Prediction
@@ -44,6 +46,35 @@ class MagRun:
     mon_err: int
     inject_times: list[tuple[int, int, int]]  # (port, flit, cycle) of every accepted injection
     dram_words: tuple[int, int]               # words the DRAM read and wrote through its ports
+
+
+class AgentWatch:
+    """The agent's own links, sampled every cycle while it runs: each flit it puts out (the cycle it is
+    taken, counted from the watch's start) and the most flits its read queue held (u_mag.rq_n)."""
+
+    def __init__(self, dut: Any, clk: Any, resetn: Any) -> None:
+        self.mag = dut.u_mag
+        self.clk = clk
+        self.resetn = resetn
+        self.out: list[tuple[int, int]] = []
+        self.max_rq = 0
+        self._stop = False
+        self._task = cocotb.start_soon(self._loop())
+
+    async def _loop(self) -> None:
+        cycle = 0
+        while not self._stop:
+            await FallingEdge(self.clk)
+            cycle += 1
+            if str(self.resetn.value) != "1":
+                continue
+            if int(self.mag.noc_out_valid.value) and not int(self.mag.noc_out_busy.value):
+                self.out.append((cycle, int(self.mag.noc_out_data.value)))
+            self.max_rq = max(self.max_rq, int(self.mag.rq_n.value))
+
+    async def stop(self) -> None:
+        self._stop = True
+        await self._task
 
 
 class MagTB:
@@ -112,6 +143,10 @@ class MagTB:
         self.verdict.add_checks(n_words, errors)
 
     # ------------------------------------------------------------ runs
+    def watch_agent(self) -> AgentWatch:
+        """Start sampling the agent's output link and read queue (before `run`; `await watch.stop()` after)."""
+        return AgentWatch(self.dut, self.clock.clk, self.clock.resetn)
+
     async def run(
         self,
         sent: Mapping[int, Sequence[int]],
@@ -187,4 +222,4 @@ class MagTB:
                       p.total, len(run.records), report.checks, len(report.errors), p.violations or "none")
 
 
-__all__ = ["MagRun", "MagTB"]
+__all__ = ["AgentWatch", "MagRun", "MagTB"]

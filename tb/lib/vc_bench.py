@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 import numpy as np
+from cocotb.triggers import RisingEdge
 
 from models.cu_base import SigCode, signal_fields
 from models.flit import FIELDS, FlitType, describe_flit
@@ -39,6 +40,7 @@ from tb.lib.dram import DramBackdoor
 from tb.lib.expect import compare_per_port
 from tb.lib.hazard_counts import count_errors, delta, model_counts, rtl_counts
 from tb.lib.harness import StallMode, StallPattern
+from tb.lib.mag_timing import MagTiming
 from tb.lib.noc_tb import NocTB
 
 UNIT = (1, 1)
@@ -52,6 +54,11 @@ CHUNKS = VL_MAX // LANES
 # the core is busy.
 WORD_CYCLES_MAX = 4_000
 RUN_CYCLES_BASE = 20_000
+# Completion is not landing: a VDRAIN retires once its flits have left the core and the memory agent lands
+# them one write transaction at a time. Before the DRAM is read the agent must hold no write (writes_idle);
+# it holds at most its write queue (64 flits) plus its 16 slots' writes, each at most one 8-beat transaction
+# at its default timing (vc_harness.v sets none of it: tb/lib/mag_timing.py).
+LANDING_CYCLES_MAX = MagTiming().write_period(8) * (64 + 16)
 
 
 def flit_key(flit: int) -> str:
@@ -270,9 +277,21 @@ class VcBench:
         if run:
             await self.dram.load_words(first, run)
 
+    async def _writes_landed(self) -> list[str]:
+        """Wait until the memory agent holds no write (every one in the DRAM); an error line past the bound."""
+        idle = self.dut.g_bay_mag.u_mag.writes_idle
+        for _ in range(LANDING_CYCLES_MAX):
+            if int(idle.value):
+                return []
+            await RisingEdge(self.tb.clock.clk)
+        return [f"the memory agent still held writes {LANDING_CYCLES_MAX} cycles after the case (writes_idle low; "
+                f"the bound is every write its queue and slots can hold, 8 beats each)"]
+
     async def _compare_dram(self) -> tuple[int, list[str]]:
+        errors = await self._writes_landed()
+        if errors:
+            return 1, errors
         got = await self.dram.read_words(0, self.dram_words)
-        errors = []
         for idx, g in enumerate(got):
             w = self.model.dram.get(self.dram_first + idx, 0)
             if w != g:

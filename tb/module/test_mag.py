@@ -7,7 +7,9 @@ models/mag.py and judges the captures per destination: the exact set, bit for
 bit (QUANT words through models/numerics/mxfp7.py), and the order the protocol
 guarantees (per requester, per writer); the DRAM's own counters must show each
 entry read once however many peers it goes to. "hostile" runs add random idle
-cycles at the sources and bursts of busy at the sinks.
+cycles at the sources and bursts of busy at the sinks. The test_timing_* tests
+measure the agent's service times on its own output link against those its
+parameters imply (tb/lib/mag_timing.py: upstream's figures at the defaults).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from models.flit import FIELDS, FlitType, pack_fields
 from models.mag import decode_descriptor, rd_req, wr_data, wr_req
 from tb.lib.harness import StallMode, StallPattern
 from tb.lib.mag_tb import MagTB
+from tb.lib.mag_timing import MagTiming, entry_first_flits, interval_errors
 
 HOSTILE = dict(idle=StallPattern(StallMode.RANDOM, 96), backpressure=StallPattern(StallMode.BURST, 48))
 CALM: dict = {}
@@ -432,4 +435,77 @@ async def test_writes_idle(dut) -> None:
                      f"writes_idle was 0 in only {busy} cycles, or not 1 at the end")
     tb.verdict.add_checks(len(samples), [])
     tb.log.info("writes_idle sampled in %d cycles, 0 in %d of them", len(samples), busy)
+    tb.verdict.finish()
+
+
+# ---------------------------------------------------------------- service times (tb/lib/mag_timing.py)
+@cocotb.test()
+async def test_timing_plain_reads(dut) -> None:
+    """Single-beat plain reads from every source at once: answered strictly one at a time, one every
+    plain_period cycles (12 at upstream's timing), while the read queue fills to its busy mark."""
+    tb = await MagTB.create(dut, "test_timing_plain_reads")
+    timing = MagTiming.of_harness(dut)
+    await tb.load_random(0, 256)
+    sent = {p: [rd_req(tb.mag, tb.coords[p], i, _addr(tb, tb.rng.randrange(256)), 0) for i in range(10)]
+            for p in tb.ports}
+    watch = tb.watch_agent()
+    run = await tb.run(sent)
+    await watch.stop()
+    tb.check(run)
+    cycles = [c for c, _ in watch.out]
+    tb.verdict.add_checks(len(cycles), interval_errors("plain reads answered", cycles,
+                                                       [timing.plain_period] * (len(cycles) - 1)))
+    mark = int(dut.RDQ_DEPTH.value) - int(dut.Q_MARGIN.value)
+    tb.verdict.check(watch.max_rq == mark, f"the read queue held at most {watch.max_rq} requests; with "
+                     f"{len(cycles)} waiting it must fill to its busy mark RDQ_DEPTH - Q_MARGIN = {mark}")
+    tb.log.info("plain reads: %d answered %s cycles apart (expected %d); read queue peaked at %d (mark %d)",
+                len(cycles), sorted({b - a for a, b in zip(cycles, cycles[1:])}), timing.plain_period,
+                watch.max_rq, mark)
+    tb.verdict.finish()
+
+
+@cocotb.test()
+async def test_timing_quant_run(dut) -> None:
+    """Two QUANT runs from one source back to back (3 entries, then 2 to the requester and 3 peers):
+    entries quant_entry_period apart (20), the second run quant_run(3) after the first (8 + 6 + 60)."""
+    tb = await MagTB.create(dut, "test_timing_quant_run")
+    timing = MagTiming.of_harness(dut)
+    await tb.load_fp16_entries(0, 16)
+    port, src = tb.ports[0], tb.coords[tb.ports[0]]
+    peers = [tb.coords[p] for p in tb.ports[1:4]]
+    flits = [rd_req(tb.mag, src, 0x10, tb.byte(0), stream=True, quant=True, count=3),
+             rd_req(tb.mag, src, 0x40, tb.byte(64), stream=True, quant=True, blayout=True, count=2, peers=peers)]
+    watch = tb.watch_agent()
+    run = await tb.run({port: flits})
+    await watch.stop()
+    tb.check(run)
+    firsts = entry_first_flits(watch.out, src)
+    period = timing.quant_entry_period
+    want = [period, period, timing.quant_run(3) - 2 * period, period]
+    tb.verdict.add_checks(len(want), interval_errors("QUANT entries to the requester", firsts, want))
+    tb.log.info("QUANT: entries' first flits at %s: intervals %s (expected %s: %d a entry, take to take %d for "
+                "3 entries)", firsts, [b - a for a, b in zip(firsts, firsts[1:])], want, period, timing.quant_run(3))
+    tb.verdict.finish()
+
+
+@cocotb.test()
+async def test_timing_writes(dut) -> None:
+    """Six single-beat then four 8-beat writes from one source: one write transaction at a time, each
+    acknowledged write_period(beats) after the previous (14 and 21 at upstream's timing)."""
+    tb = await MagTB.create(dut, "test_timing_writes")
+    timing = MagTiming.of_harness(dut)
+    port, src = tb.ports[0], tb.coords[tb.ports[0]]
+    beats = [1] * 6 + [8] * 4
+    flits: list[int] = []
+    for i, n in enumerate(beats):
+        flits += _write_burst(tb, src, i, WRITE_BASE + 8 * i, n)
+    watch = tb.watch_agent()
+    run = await tb.run({port: flits})
+    await watch.stop()
+    tb.check(run)
+    await tb.check_dram(WRITE_BASE, 8 * len(beats), "after the timed writes")
+    acks = [c for c, f in watch.out if FIELDS["type"].extract(f) == FlitType.MEM_WR_ACK]
+    want = [timing.write_period(n) for n in beats[1:]]
+    tb.verdict.add_checks(len(want), interval_errors("write acks", acks, want))
+    tb.log.info("writes: acks %s cycles apart (expected %s)", [b - a for a, b in zip(acks, acks[1:])], want)
     tb.verdict.finish()

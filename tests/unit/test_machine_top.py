@@ -4,11 +4,12 @@ compiled plans assume, the landing counter, and they compile."""
 from __future__ import annotations
 
 import subprocess
+from dataclasses import replace
 
 import pytest
 
 from models.machines import FUSED4, MACHINES, MM_MESH, MM_MESH_SYS
-from tb.benches import HARNESS_RTL, NOC_RTL, ROOT
+from tb.benches import INCLUDE_DIRS, HARNESS_RTL, NOC_RTL, ROOT
 from tb.machine_top import render_harness, render_machine, unit_sources, write_machine_sources
 
 
@@ -35,6 +36,18 @@ def test_fused4_has_the_limits_the_compiled_plans_assume() -> None:
     assert ".DRAM_WORDS(65536), .BASE(40'h0080000000)" in text and "mag_dram #(.WORDS(65536)" in text
 
 
+def test_the_memory_timing_is_the_machines() -> None:
+    """Upstream's by default (the AXI RAM's 1-cycle read, 3-cycle port FIFOs); a faster memory is a setting."""
+    text = render_machine(FUSED4)
+    assert ".RD_LATENCY(1), .RD_INTERVAL(1)" in text
+    assert ".AR_FIFO_LAT(3), .R_FIFO_LAT(3), .W_FIFO_LAT(3), .B_FIFO_LAT(3)" in text
+    port = {f"mag.{n}_FIFO_LAT": 1 for n in ("AR", "R", "W", "B")}
+    fast = render_machine(replace(FUSED4, timing={**port, "dram.RD_LATENCY": 6}))
+    assert ".RD_LATENCY(6)" in fast and ".AR_FIFO_LAT(1), .R_FIFO_LAT(1), .W_FIFO_LAT(1), .B_FIFO_LAT(1)" in fast
+    with pytest.raises(ValueError, match=r"^machine fused4: timing mag\.AR_FIFO_LAT=0 is outside 1\.\.64 "):
+        replace(FUSED4, timing={"mag.AR_FIFO_LAT": 0})
+
+
 def test_other_machines_keep_their_limits() -> None:
     for m in (MM_MESH, MM_MESH_SYS):
         text = render_machine(m)
@@ -59,6 +72,7 @@ def test_generated_machine_compiles(name: str, tmp_path) -> None:
     m = MACHINES[name]
     files = write_machine_sources(m, tmp_path)
     srcs = list(NOC_RTL) + list(HARNESS_RTL) + unit_sources(m, ROOT) + [str(f) for f in files]
-    r = subprocess.run(["iverilog", "-g2012", "-I", "rtl/noc", "-I", "rtl/harness", "-o", str(tmp_path / "m.vvp"),
+    includes = [arg for d in INCLUDE_DIRS for arg in ("-I", d)]
+    r = subprocess.run(["iverilog", "-g2012", *includes, "-o", str(tmp_path / "m.vvp"),
                         "-s", f"{name}_harness", *srcs], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr

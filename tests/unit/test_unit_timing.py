@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from models.machines import FUSED4
-from models.unit_timing import CLUSTER_FACTS, FACTS, VECTOR_FACTS, unit_params
+from models.unit_timing import CLUSTER_FACTS, DRAM_FACTS, FACTS, MAG_FACTS, VECTOR_FACTS, TimingFact, unit_params
 from tb.machine_top import render_machine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,9 +26,12 @@ def test_vector_facts_are_the_rtl_defaults() -> None:
     assert rtl == {f.name: f.value for f in VECTOR_FACTS}
 
 
-def test_cluster_facts_are_the_rtl_defaults() -> None:
-    rtl = rtl_defaults(ROOT / "rtl/units/cluster_cu.v")
-    assert {f.name: rtl.get(f.name) for f in CLUSTER_FACTS} == {f.name: f.value for f in CLUSTER_FACTS}
+@pytest.mark.parametrize("path, facts", [
+    ("rtl/units/cluster_cu.v", CLUSTER_FACTS), ("rtl/mag/mag.v", MAG_FACTS), ("rtl/mag/mag_dram.v", DRAM_FACTS)])
+def test_unit_facts_are_the_rtl_defaults(path: str, facts: tuple[TimingFact, ...]) -> None:
+    """Each fact is a parameter of the unit's module with the same default (a unit bench runs upstream's timing)."""
+    rtl = rtl_defaults(ROOT / path)
+    assert {f.name: rtl.get(f.name) for f in facts} == {f.name: f.value for f in facts}
 
 
 def test_fact_defaults_lie_within_their_limits() -> None:
@@ -37,9 +40,10 @@ def test_fact_defaults_lie_within_their_limits() -> None:
 
 
 @pytest.mark.parametrize("module, facts, count", [
-    ("vector_core", VECTOR_FACTS, len(FUSED4.vector_cores)), ("cluster_cu", CLUSTER_FACTS, len(FUSED4.clusters))])
+    ("vector_core", VECTOR_FACTS, len(FUSED4.vector_cores)), ("cluster_cu", CLUSTER_FACTS, len(FUSED4.clusters)),
+    ("mag", MAG_FACTS, 1), ("mag_dram", DRAM_FACTS, 1)])
 def test_generated_top_carries_every_fact(module: str, facts: tuple, count: int) -> None:
-    instances = re.findall(module + r" #\((.*?)\) u_", render_machine(FUSED4))
+    instances = re.findall(r"\b" + module + r" #\((.*?)\) (?:u_|dram)", render_machine(FUSED4))
     assert len(instances) == count
     for inst in instances:
         for fact in facts:
