@@ -220,7 +220,7 @@ BENCHES: tuple[Bench, ...] = (
         toplevel="orch_harness",
         sources=ORCH_BENCH_RTL,
         test_module="tb.module.test_orch",
-        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "SIG_CYCLES": 3, "BUSY_LIMIT": 2000},
+        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "BUSY_LIMIT": 2000},
         description="orchestrator on (1,1) of a 2x2 mesh: staging, dispatch rewrite, credit, NODE_STATUS, Await, "
                     "monitors; host over AXI4-Lite (cocotbext-axi)",
     ),

@@ -132,6 +132,18 @@ class OrchTB:
         records, _ = await self.bank.dump()
         return records
 
+    async def inject_times(self) -> list[int]:
+        """The cycle the device took each flit the bank injected since reset (NEVER if it was not)."""
+        _, times = await self.bank.dump()
+        return times
+
+    async def stamps(self, *events: str) -> tuple[int, ...]:
+        """The bank cycles orch_harness stamped at the last of each event: a handshake on AXI channel aw,
+        w, b, ar or r, or run_low (the first edge PROG_STAT's run bit is low after a dispatch ran). Read one
+        cycle on, so a stamp taken at the edge the caller woke on has landed."""
+        await self.idle(1)
+        return tuple(int(getattr(self.dut, f"{e}_at").value) for e in events)
+
     # ---------------------------------------------------------------- watchdog and verdict
     async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int) -> None:
         """Run `body` under a simulated-time watchdog, then write the verdict (raises on failure)."""
