@@ -135,17 +135,6 @@ module noc_router #(
             );
             // Loads whenever it is empty or being emptied now: one flit per cycle through the port.
             assign load[p] = !fifo_empty[p] && (!hold_vld[p] || taken[p]);
-            always @(posedge clk) begin
-                if (!resetn) begin
-                    hold_vld[p] <= 1'b0;
-                end else if (load[p]) begin
-                    hold[p]      <= fifo_head[p];
-                    hold_port[p] <= route_port(fifo_head[p][`NOC_DST_X], fifo_head[p][`NOC_DST_Y]);
-                    hold_vld[p]  <= 1'b1;
-                end else if (taken[p]) begin
-                    hold_vld[p]  <= 1'b0;
-                end
-            end
             noc_link_mon #(.WIDTH(W)) u_mon (
                 .clk(clk), .resetn(resetn),
                 .valid(in_valid[p]), .busy(fifo_full[p]), .data(in_data[p]),
@@ -154,6 +143,25 @@ module noc_router #(
         end
     endgenerate
     assign in_busy = fifo_full;
+
+    // The five holding registers in one process that only works in a cycle that loads or empties one
+    // (one wake-up a cycle per router in Icarus, not five).
+    integer hp;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            hold_vld <= 5'b0;
+        end else if (|load || |taken) begin
+            for (hp = 0; hp < 5; hp = hp + 1) begin
+                if (load[hp]) begin
+                    hold[hp]      <= fifo_head[hp];
+                    hold_port[hp] <= route_port(fifo_head[hp][`NOC_DST_X], fifo_head[hp][`NOC_DST_Y]);
+                    hold_vld[hp]  <= 1'b1;
+                end else if (taken[hp]) begin
+                    hold_vld[hp]  <= 1'b0;
+                end
+            end
+        end
+    end
 
     // ------------------------------------------------------------ arbitration
     // Built from continuous assignments (evaluated only when an input changes)
@@ -201,7 +209,10 @@ module noc_router #(
                              hold_vld[0] && hold_port[0] == o};
             // An output takes a new flit when its register is empty or being emptied now.
             assign grant_vld[o] = PORT_PRESENT[o] && (!oreg_vld[o] || !out_busy[o]) && (|req[o]);
-            assign grant[o]     = rr_pick(req[o], rr);
+            // The pointer only matters when two or more inputs request: the pick is re-evaluated when
+            // they do, not every cycle the pointer moves (a cheap mux instead of a function call a cycle).
+            wire [2:0] first = ((req[o] & (req[o] - 5'd1)) != 5'd0) ? rr : 3'd0;
+            assign grant[o]     = rr_pick(req[o], first);
 
             always @(posedge clk) begin
                 if (!resetn) begin
