@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 from cocotb.triggers import RisingEdge, SimTimeoutError, Timer, with_timeout
 from cocotb.utils import get_sim_time
 
+from models.flit import pack_fields
 from models.mesh import MeshGeometry
 from models.orch import Coord
 from tb.lib.harness import (
@@ -72,6 +73,13 @@ class OrchTB:
         if coord == self.own:
             raise ValueError(f"{coord} is the orchestrator, not a bench endpoint")
         return self.geometry.port_index(coord)
+
+    def random_flit(self, ftype: int) -> int:
+        """A flit to stage with junk routing fields (dispatch must replace them) and random everything else."""
+        r = self.rng
+        return pack_fields({"dst_x": r.getrandbits(4), "dst_y": r.getrandbits(4), "src_x": r.getrandbits(4),
+                            "src_y": r.getrandbits(4), "type": ftype, "txn": r.getrandbits(8),
+                            "last": r.getrandbits(1), "rsvd": r.getrandbits(3), "payload": r.getrandbits(256)})
 
     def nodes(self) -> list[Coord]:
         """Coordinates of the bench endpoints on the mesh."""
