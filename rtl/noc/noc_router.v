@@ -11,8 +11,9 @@
 //   the FIFO head together with its output direction, computed on the FIFO
 //   head one cycle before the offer -> round-robin arbitration per output
 //   over the five holding registers -> one output register per port.
-// Timing facts (each from the upstream files above):
-//   * HOP_CYCLES = 3: a flit taken into an input FIFO at edge e is in the
+// Timing facts (each from the upstream files above; they are the structure
+// itself, three registers a hop, so no parameter changes them):
+//   * a hop is 3 cycles: a flit taken into an input FIFO at edge e is in the
 //     holding register at e+1, in the output register at e+2 and taken by the
 //     next receiver at e+3 when it is not busy (FIFO write, hold, output);
 //   * one flit per cycle per port each way: the holding register reloads in
