@@ -153,9 +153,11 @@ FUSED4 = Machine(
     agent=(3, 2),
     description="four clusters and four vector cores on a 3x2 grid, MAG west, orchestrator at (3,2)",
     # What the public compiler's plans assume of this machine (clients/README.md): instruction FIFOs of 512
-    # (the compiler seeds 512 credits), 128 staging slots, the memory window at 0x8000_0000.
+    # (the compiler seeds 512 credits), 128 staging slots, the memory window at 0x8000_0000; router input
+    # FIFOs of 512 as the measured upstream machine (upstream's generated tops, e.g. ktpu_ship_2x2.v).
     inst_depth=512,
     stage_slots=128,
+    fifo_depth=512,
     mem_base=0x8000_0000,
     dram_words=65536,
 )

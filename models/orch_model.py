@@ -15,8 +15,8 @@ encodings of models.orch and its ``SummaryModel`` for NODE_STATUS / SIG_DONE:
   its code; only INST_COMPLETE (code 0) gives a credit back (an overflow past
   0xFFFF is recorded and the credit stays); other types are dropped.
 
-"Flits left" counts flits the mesh has not taken; here a flit is taken the
-moment the dispatcher emits it into the network, so PROG_STAT's run bit is
+"Flits left" counts flits not yet read out of the staging RAM; here a flit is
+read and handed to the network in one step, untimed, so PROG_STAT's run bit is
 ``left != 0`` exactly when the dispatcher waits for credit.
 """
 

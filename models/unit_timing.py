@@ -1,5 +1,10 @@
 """The machine's timing facts: every cycle figure a unit's RTL takes from upstream, named once.
 
+Structure that is not a number (the orchestrator reading one 64-bit staging
+word a cycle, the router's three registers a hop) is the RTL itself and is
+documented with its unit; the router's input FIFO depth is the machine's
+``fifo_depth``.
+
 A co-simulation model is used to ask "what if": what if the vector core issued
 twice as fast, what if the memory answered sooner. So each timing fact is a
 named value here, with the rule it times and where it comes from, and a
@@ -125,8 +130,13 @@ DRAM_FACTS: tuple[TimingFact, ...] = (
                _RAM),
 )
 
+ORCH_FACTS: tuple[TimingFact, ...] = (
+    TimingFact("orch", "TX_DEPTH", 16, 2, 4096, "dispatched flits queued for the link (word reads pause when full)",
+               "KohakuTPU 7703ee8 src/kohakuaccel/noc/ctrl/noc_orchestrator.v: TX_DEPTH"),
+)
+
 FACTS: Mapping[str, TimingFact] = MappingProxyType(
-    {f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS + MAG_FACTS + DRAM_FACTS})
+    {f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS + MAG_FACTS + DRAM_FACTS + ORCH_FACTS})
 
 
 def check_overrides(machine: str, overrides: Mapping[str, int]) -> None:

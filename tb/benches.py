@@ -220,9 +220,19 @@ BENCHES: tuple[Bench, ...] = (
         toplevel="orch_harness",
         sources=ORCH_BENCH_RTL,
         test_module="tb.module.test_orch",
-        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "SIG_CYCLES": 3, "BUSY_LIMIT": 2000},
+        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "BUSY_LIMIT": 2000},
         description="orchestrator on (1,1) of a 2x2 mesh: staging, dispatch rewrite, credit, NODE_STATUS, Await, "
-                    "monitors; host over AXI4-Lite (cocotbext-axi)",
+                    "upstream's timing; host over AXI4-Lite (cocotbext-axi)",
+    ),
+    Bench(
+        name="orch_monitors",
+        level="module",
+        toplevel="orch_harness",
+        sources=ORCH_BENCH_RTL,
+        test_module="tb.module.test_orch_monitors",
+        parameters={"NX": 2, "NY": 2, "STAGE_SLOTS": 256, "BUSY_LIMIT": 2000},
+        description="the orchestrator's assertion monitors, each fed the misuse it must report (AXI handshakes, "
+                    "kicks, credit overflow, a misaddressed flit, an output held busy)",
     ),
     Bench(
         name="mag",

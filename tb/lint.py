@@ -71,8 +71,9 @@ def lint_jobs() -> list[LintJob]:
         LintJob("harness_clock", "harness_clock", ("rtl/harness/harness_clock.v",), timing=True),
         LintJob("harness_clock (cocotb's clock, Verilator benches)", "harness_clock", ("rtl/harness/harness_clock.v",),
                 timing=True, defines=("AGSIM_COCOTB_CLOCK",)),
-        LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_link_mon.v", "rtl/orch/orch_axil_mon.v",
-                                                 "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v")),
+        LintJob("orchestrator", "orchestrator", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v",
+                                                 "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v",
+                                                 "rtl/orch/orchestrator.v")),
     ]
     arith = tuple(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rtl/arith").glob("*.v")))
     for path in arith:

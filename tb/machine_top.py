@@ -197,7 +197,7 @@ def render_machine(machine: Machine) -> str:
         elif kind == UnitKind.ORCH:
             axi = ", ".join(f".s_axil_{n}(s_axil_{n})" for n, _, _ in AXI_PINS)
             body.append(f"    orchestrator #(.X({x}), .Y({y}), .STAGE_SLOTS({machine.stage_slots}), "
-                        f".ADDR_W({AXI_ADDR_W})) {name} (")
+                        f".ADDR_W({AXI_ADDR_W}){_timing('orch', machine)}) {name} (")
             body.append(f"        .clk(clk), .resetn(resetn),\n        {noc},\n        {axi},\n        .mon_err({err}));")
     for i in range(np_):
         if i not in used:  # a port of the index space with no endpoint: tied off in the mesh

@@ -4,11 +4,25 @@
 // wide flat vector bit by bit for every part-select driver, which made a 4x4
 // mesh 100x slower than this form.
 //
-// Micro-architecture (ours; the protocol only fixes the link and the routing):
-//   input FIFO per port (depth FIFO_DEPTH) -> XY route on the FIFO head ->
-//   round-robin arbitration per output -> one output register per port.
-// A hop therefore costs at least two registered stages (FIFO write, output
-// register), and every port moves at most one flit per cycle each way.
+// Micro-architecture, timed as upstream KohakuTPU's router
+// (src/kohakuaccel/noc/router/noc_inport.v, noc_outport.v, at 7703ee8):
+//   input FIFO per port (depth FIFO_DEPTH, first-word-fall-through, readable
+//   the cycle after its write) -> ONE holding register per input that takes
+//   the FIFO head together with its output direction, computed on the FIFO
+//   head one cycle before the offer -> round-robin arbitration per output
+//   over the five holding registers -> one output register per port.
+// Timing facts (each from the upstream files above; they are the structure
+// itself, three registers a hop, so no parameter changes them):
+//   * a hop is 3 cycles: a flit taken into an input FIFO at edge e is in the
+//     holding register at e+1, in the output register at e+2 and taken by the
+//     next receiver at e+3 when it is not busy (FIFO write, hold, output);
+//   * one flit per cycle per port each way: the holding register reloads in
+//     the cycle it is granted, the output register in the cycle it is taken;
+//   * input busy = FIFO full, no margin (noc_inport.v port_busy);
+//   * the round-robin pointer of every output advances by one every cycle,
+//     granted or not (a rotating priority: noc_outport.v port_rr); it starts
+//     at input 0 (North) at reset; an output grants nothing while its
+//     register holds a flit the receiver has not taken.
 //
 // Routing: X first on destination coordinates clamped into the router grid
 // 1..NX x 1..NY; at the target router a raw off-grid destination takes the one
@@ -24,6 +38,8 @@
 //     it came from (the outward hop into an edge endpoint is an ejection, legal);
 //   * undeliverable: a flit asks for a port with nothing attached (PORT_PRESENT)
 //     or for a destination that is a corner or beyond the edge ring.
+// The route rules are checked on the flit in each holding register (the one
+// offered to the outputs).
 `default_nettype none
 `timescale 1ns/1ps
 `include "noc_pkg.vh"
@@ -95,27 +111,31 @@ module noc_router #(
     endfunction
 
     // ------------------------------------------------------------ inputs
-    wire [W-1:0] head     [0:4];
-    wire [4:0]   head_vld;
-    wire [2:0]   head_port[0:4];
+    // Per input: the FIFO, then the holding register that offers its flit, with the output
+    // direction computed from the FIFO head as the register loads.
+    wire [W-1:0] fifo_head [0:4];
+    wire [4:0]   fifo_empty;
     wire [4:0]   fifo_full;
-    wire [4:0]   pop;
     wire [4:0]   fifo_err;
     wire [4:0]   link_err;
+    wire [4:0]   load;            // the holding register takes the FIFO head (the FIFO pops)
+    wire [4:0]   taken;           // an output grants the holding register's flit this cycle
+    reg  [W-1:0] hold      [0:4];
+    reg  [2:0]   hold_port [0:4];
+    reg  [4:0]   hold_vld;
 
     genvar p;
     generate
         for (p = 0; p < 5; p = p + 1) begin : g_in
-            wire empty;
             noc_fifo #(.WIDTH(W), .DEPTH(FIFO_DEPTH)) u_fifo (
                 .clk(clk), .resetn(resetn),
                 .push(in_valid[p] && !fifo_full[p]), .din(in_data[p]),
-                .pop(pop[p]), .dout(head[p]),
-                .empty(empty), .full(fifo_full[p]),
+                .pop(load[p]), .dout(fifo_head[p]),
+                .empty(fifo_empty[p]), .full(fifo_full[p]),
                 .mon_err(fifo_err[p])
             );
-            assign head_vld[p]  = !empty;
-            assign head_port[p] = route_port(head[p][`NOC_DST_X], head[p][`NOC_DST_Y]);
+            // Loads whenever it is empty or being emptied now: one flit per cycle through the port.
+            assign load[p] = !fifo_empty[p] && (!hold_vld[p] || taken[p]);
             noc_link_mon #(.WIDTH(W)) u_mon (
                 .clk(clk), .resetn(resetn),
                 .valid(in_valid[p]), .busy(fifo_full[p]), .data(in_data[p]),
@@ -124,6 +144,25 @@ module noc_router #(
         end
     endgenerate
     assign in_busy = fifo_full;
+
+    // The five holding registers in one process that only works in a cycle that loads or empties one
+    // (one wake-up a cycle per router in Icarus, not five).
+    integer hp;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            hold_vld <= 5'b0;
+        end else if (|load || |taken) begin
+            for (hp = 0; hp < 5; hp = hp + 1) begin
+                if (load[hp]) begin
+                    hold[hp]      <= fifo_head[hp];
+                    hold_port[hp] <= route_port(fifo_head[hp][`NOC_DST_X], fifo_head[hp][`NOC_DST_Y]);
+                    hold_vld[hp]  <= 1'b1;
+                end else if (taken[hp]) begin
+                    hold_vld[hp]  <= 1'b0;
+                end
+            end
+        end
+    end
 
     // ------------------------------------------------------------ arbitration
     // Built from continuous assignments (evaluated only when an input changes)
@@ -146,12 +185,19 @@ module noc_router #(
         end
     endfunction
 
+    // The round-robin pointer. Upstream keeps one per output, each reset to 0 and advanced every
+    // cycle whether it granted or not, so all five always hold the same value: one register serves.
+    reg  [2:0]   rr;
+    always @(posedge clk) begin
+        if (!resetn) rr <= 3'd0;
+        else         rr <= (rr == 3'd4) ? 3'd0 : rr + 3'd1;
+    end
+
     reg  [W-1:0] oreg     [0:4];
     reg  [4:0]   oreg_vld;
-    reg  [2:0]   rr       [0:4];   // input that has priority next, per output
     wire [2:0]   grant    [0:4];
     wire [4:0]   grant_vld;
-    wire [4:0]   req      [0:4];   // req[o][i]: input i's head wants output o
+    wire [4:0]   req      [0:4];   // req[o][i]: input i's holding register wants output o
     wire [4:0]   out_err;
 
     genvar o;
@@ -159,21 +205,22 @@ module noc_router #(
         for (o = 0; o < 5; o = o + 1) begin : g_arb
             // One assignment per output (five one-bit drivers would cost Icarus a
             // vector rebuild each).
-            assign req[o] = {head_vld[4] && head_port[4] == o, head_vld[3] && head_port[3] == o,
-                             head_vld[2] && head_port[2] == o, head_vld[1] && head_port[1] == o,
-                             head_vld[0] && head_port[0] == o};
+            assign req[o] = {hold_vld[4] && hold_port[4] == o, hold_vld[3] && hold_port[3] == o,
+                             hold_vld[2] && hold_port[2] == o, hold_vld[1] && hold_port[1] == o,
+                             hold_vld[0] && hold_port[0] == o};
             // An output takes a new flit when its register is empty or being emptied now.
             assign grant_vld[o] = PORT_PRESENT[o] && (!oreg_vld[o] || !out_busy[o]) && (|req[o]);
-            assign grant[o]     = rr_pick(req[o], rr[o]);
+            // The pointer only matters when two or more inputs request: the pick is re-evaluated when
+            // they do, not every cycle the pointer moves (a cheap mux instead of a function call a cycle).
+            wire [2:0] first = ((req[o] & (req[o] - 5'd1)) != 5'd0) ? rr : 3'd0;
+            assign grant[o]     = rr_pick(req[o], first);
 
             always @(posedge clk) begin
                 if (!resetn) begin
                     oreg_vld[o] <= 1'b0;
-                    rr[o]       <= 3'd0;
                 end else if (grant_vld[o]) begin
-                    oreg[o]     <= head[grant[o]];
+                    oreg[o]     <= hold[grant[o]];
                     oreg_vld[o] <= 1'b1;
-                    rr[o]       <= (grant[o] == 3'd4) ? 3'd0 : grant[o] + 3'd1;
                 end else if (oreg_vld[o] && !out_busy[o]) begin
                     oreg_vld[o] <= 1'b0;
                 end
@@ -192,18 +239,18 @@ module noc_router #(
                 assign out_err[o] = 1'b0;
             end
         end
-        // Each input is requested by one output at most, so pop is a plain OR.
-        for (p = 0; p < 5; p = p + 1) begin : g_pop
-            assign pop[p] = (grant_vld[0] && grant[0] == p) || (grant_vld[1] && grant[1] == p) ||
-                            (grant_vld[2] && grant[2] == p) || (grant_vld[3] && grant[3] == p) ||
-                            (grant_vld[4] && grant[4] == p);
+        // Each holding register requests one output at most, so `taken` is a plain OR.
+        for (p = 0; p < 5; p = p + 1) begin : g_taken
+            assign taken[p] = (grant_vld[0] && grant[0] == p) || (grant_vld[1] && grant[1] == p) ||
+                              (grant_vld[2] && grant[2] == p) || (grant_vld[3] && grant[3] == p) ||
+                              (grant_vld[4] && grant[4] == p);
         end
     endgenerate
 
     // ------------------------------------------------------------ monitors
-    // The route rules are continuous per-port checks of each FIFO head (re-evaluated only when a head
-    // changes); the clocked block below runs its per-port loop only when a new violation appears or a
-    // reported head leaves, so a legal cycle costs one vector test.
+    // The route rules are continuous per-port checks of each holding register (re-evaluated only when
+    // it changes); the clocked block below runs its per-port loop only when a new violation appears or
+    // a reported flit leaves, so a legal cycle costs one vector test.
     wire [4:0] turn_bad, uturn_bad, absent_bad, edge_bad;
     genvar q;
     generate
@@ -211,51 +258,50 @@ module noc_router #(
             // The outward hop into an edge endpoint is an ejection, like Local, so only a turn towards a
             // neighbouring ROUTER counts.
             assign turn_bad[q]   = !PORT_EDGE[q] && q != `NOC_PORT_L && (q == `NOC_PORT_N || q == `NOC_PORT_S) &&
-                                   (head_port[q] == 3'd`NOC_PORT_E || head_port[q] == 3'd`NOC_PORT_W) &&
-                                   !PORT_EDGE[head_port[q]];
-            assign uturn_bad[q]  = !PORT_EDGE[q] && q != `NOC_PORT_L && head_port[q] == q;
-            assign absent_bad[q] = !PORT_PRESENT[head_port[q]];
-            assign edge_bad[q]   = head_port[q] != 3'd`NOC_PORT_L &&
-                                   bad_destination(head[q][`NOC_DST_X], head[q][`NOC_DST_Y]) &&
-                                   ((head_port[q] == 3'd`NOC_PORT_W && X == 1) ||
-                                    (head_port[q] == 3'd`NOC_PORT_E && X == NX) ||
-                                    (head_port[q] == 3'd`NOC_PORT_N && Y == 1) ||
-                                    (head_port[q] == 3'd`NOC_PORT_S && Y == NY));
+                                   (hold_port[q] == 3'd`NOC_PORT_E || hold_port[q] == 3'd`NOC_PORT_W) &&
+                                   !PORT_EDGE[hold_port[q]];
+            assign uturn_bad[q]  = !PORT_EDGE[q] && q != `NOC_PORT_L && hold_port[q] == q;
+            assign absent_bad[q] = !PORT_PRESENT[hold_port[q]];
+            assign edge_bad[q]   = hold_port[q] != 3'd`NOC_PORT_L &&
+                                   bad_destination(hold[q][`NOC_DST_X], hold[q][`NOC_DST_Y]) &&
+                                   ((hold_port[q] == 3'd`NOC_PORT_W && X == 1) ||
+                                    (hold_port[q] == 3'd`NOC_PORT_E && X == NX) ||
+                                    (hold_port[q] == 3'd`NOC_PORT_N && Y == 1) ||
+                                    (hold_port[q] == 3'd`NOC_PORT_S && Y == NY));
         end
     endgenerate
-    wire [4:0] bad = head_vld & (turn_bad | uturn_bad | absent_bad | edge_bad);
+    wire [4:0] bad = hold_vld & (turn_bad | uturn_bad | absent_bad | edge_bad);
 
     integer mk;
     reg route_err;
-    reg [4:0] reported;   // one message per offending head, not one per cycle
+    reg [4:0] reported;   // one message per offending flit, not one per cycle
     initial route_err = 1'b0;
     always @(posedge clk) begin
         if (!resetn) begin
             reported  <= 5'b0;
             route_err <= 1'b0;
-        end else if (|(bad & ~reported) || |(pop & reported)) begin
+        end else if (|(bad & ~reported) || |(taken & reported)) begin
             for (mk = 0; mk < 5; mk = mk + 1) begin
-                if (pop[mk]) reported[mk] <= 1'b0;
+                if (taken[mk]) reported[mk] <= 1'b0;
                 if (bad[mk] && !reported[mk]) begin
                     route_err    <= 1'b1;
                     reported[mk] <= 1'b1;
                     if (turn_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible Y-to-X turn: flit from neighbour router on port %0d asks for port %0d: %h",
-                                 $time, X, Y, mk, head_port[mk], head[mk]);
+                                 $time, X, Y, mk, hold_port[mk], hold[mk]);
                     else if (uturn_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) impossible U-turn: flit from neighbour router on port %0d asks to go back: %h",
-                                 $time, X, Y, mk, head[mk]);
+                                 $time, X, Y, mk, hold[mk]);
                     else if (absent_bad[mk])
                         $display("ERROR %m t=%0t: router(%0d,%0d) flit on port %0d routed to port %0d where nothing is attached (dst=(%0d,%0d)): %h",
-                                 $time, X, Y, mk, head_port[mk], head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
+                                 $time, X, Y, mk, hold_port[mk], hold[mk][`NOC_DST_X], hold[mk][`NOC_DST_Y], hold[mk]);
                     else
                         $display("ERROR %m t=%0t: router(%0d,%0d) undeliverable destination (%0d,%0d) (a corner or past the edge ring): %h",
-                                 $time, X, Y, head[mk][`NOC_DST_X], head[mk][`NOC_DST_Y], head[mk]);
+                                 $time, X, Y, hold[mk][`NOC_DST_X], hold[mk][`NOC_DST_Y], hold[mk]);
                 end
             end
         end
     end
-
     assign mon_err = route_err | (|fifo_err) | (|link_err) | (|out_err);
 endmodule
 `default_nettype wire

@@ -25,31 +25,57 @@
 //
 // Dispatch: PROG_KICK sends PROG_LEN flits from slots PROG_BASE.. in order,
 // each with dst rewritten to PROG_DST and src to this orchestrator's (X,Y);
-// type, txn, last, the reserved bits and the payload go out untouched. Each
-// CU_INST pushed costs one credit; at credit 0 the next CU_INST waits here
-// (other types need none). Only a CU_SIGNAL INST_COMPLETE (code 0x00)
-// addressed here refills one credit. "Flits left" counts flits not yet taken
-// by the NoC; run = flits left != 0.
+// type, txn, last, the reserved bits and the payload go out untouched. The
+// dispatcher reads the staging RAM one 64-bit word per cycle, pushes each
+// complete flit into a TX FIFO (TX_DEPTH) and an output register drives the
+// link from it. Each CU_INST costs one credit, taken as it is pushed; a word
+// of a CU_INST is read only while the credit is not 0, so at credit 0 the next
+// CU_INST waits here (other types need none). Only a CU_SIGNAL INST_COMPLETE
+// (code 0x00) addressed here refills one credit; a push and a refill in the
+// same cycle cancel; a host write of PROG_CRED wins over both. "Flits left"
+// counts flits not yet read out of the staging RAM; run = flits left != 0, so
+// run falls at the edge the last word is read, before that flit has left.
 //
 // Inbound: a CU_SIGNAL addressed here updates NODE_STATUS[{src_y,src_x}]
 // (code, arg, count+1 mod 2^16, valid=1; cumulative, cleared only by reset)
-// and counts in SIG_DONE. Any other type is accepted and dropped with a NOTE
-// line. Summarising holds the input for SIG_CYCLES cycles (a read-modify-write
-// of the status RAM): noc_in_busy is high for SIG_CYCLES-1 cycles after each
-// flit taken, from that counter alone.
+// and counts in SIG_DONE, at the edge it arrives. Any other type is accepted
+// and dropped with a NOTE line. The input is never busy.
+//
+// Timing, as upstream KohakuTPU's orchestrator
+// (src/kohakuaccel/noc/ctrl/noc_orchestrator.v at 7703ee8; edge 0 = the edge
+// the KICK's W beat is taken):
+//   * AXI write: AWREADY while idle; W is taken at the earliest the cycle after
+//     AW, and the write acts at the W edge; BVALID the cycle after; idle again
+//     after B: 3 cycles per write at the least (write FSM 353-456);
+//   * AXI read: ARREADY while idle; the data is loaded one edge after AR and
+//     RVALID is high the cycle after; idle after R: 3 cycles per read at the
+//     least (read FSM 458-548);
+//   * KICK: a one-cycle request at edge 0, the dispatcher starts at edge 1,
+//     reads word k of flit i at edge 2 + 5i + k, pushes flit i into the TX
+//     FIFO at edge 7 + 5i (readable the cycle after: noc_fifo), the output
+//     register takes it at edge 8 + 5i: flit i is on the link in cycle 9 + 5i
+//     (FLIT_WORDS = 5 cycles a flit); run reads 0 from cycle 2 + 5*PROG_LEN
+//     (dispatcher 264-351);
+//   * TX_DEPTH = 16 (parameter TX_DEPTH); the word reads pause while the TX
+//     FIFO is full;
+//   * credit as above (dispatcher 307-314);
+//   * CU_SIGNAL is never queued nor back-pressured; NODE_STATUS is written at
+//     the edge the flit arrives (status mirror 203-262).
 //
 // Assertion monitors (each prints a line containing ERROR naming the side at
 // fault, and raises mon_err until reset):
-//   * the inbound link (the NoC is the sender) and the outbound link (this
-//     orchestrator is the sender): a held flit withdrawn or changed;
+//   * the outbound link (this orchestrator is the sender): a held flit
+//     withdrawn or changed (the inbound link is never held: never busy);
 //   * the outbound link held busy for more than BUSY_LIMIT cycles (the NoC);
 //   * each AXI channel: VALID dropped before READY or payload changed while
 //     waiting (the host on AW/W/AR, this orchestrator on B/R);
 //   * a dispatch kicked with PROG_BASE+PROG_LEN past the staging RAM, or
-//     kicked while one is running (the host; the kick is ignored);
+//     kicked while one is running (the host; the kick is ignored: upstream
+//     drops it silently, here it is a reported hazard);
 //   * a flit delivered here whose dst is not this orchestrator (the NoC);
-//   * credit overflowing 0xFFFF (more INST_COMPLETE than credits), and a
-//     CU_INST pushed at credit 0 (cannot happen: a design assertion).
+//   * credit overflowing 0xFFFF (more INST_COMPLETE than credits);
+//   * the TX FIFO written while full or read while empty (noc_fifo; a design
+//     assertion).
 `default_nettype none
 `timescale 1ns/1ps
 `include "noc_pkg.vh"
@@ -58,7 +84,7 @@ module orchestrator #(
     parameter integer Y = 1,
     parameter integer STAGE_SLOTS = 256,
     parameter integer ADDR_W = 16,
-    parameter integer SIG_CYCLES = 3,
+    parameter integer TX_DEPTH = 16,         // upstream noc_orchestrator.v TX_DEPTH
     parameter integer BUSY_LIMIT = 100000,   // 0: no bound checked
     parameter integer SW = (STAGE_SLOTS > 1) ? $clog2(STAGE_SLOTS) : 1   // do not override
 ) (
@@ -93,7 +119,6 @@ module orchestrator #(
 );
     localparam [3:0]  X4 = X[3:0];
     localparam [3:0]  Y4 = Y[3:0];
-    localparam [7:0]  HOLD = SIG_CYCLES[7:0] - 8'd1;
     localparam [31:0] BUSY_LIM = BUSY_LIMIT;
     localparam [1:0]  SEL_REG = 2'd0, SEL_NODE = 2'd1, SEL_STAGE = 2'd2;
     localparam [8:0]  R_CAPS = 9'd2, R_DST = 9'd8, R_LEN = 9'd9, R_KICK = 9'd10, R_STAT = 9'd11,
@@ -101,19 +126,20 @@ module orchestrator #(
     localparam [3:0]  T_CU_INST = 4'd5, T_CU_SIGNAL = 4'd6;
     localparam [7:0]  C_INST_COMPLETE = 8'h00;
     localparam [15:0] SLOTS16 = STAGE_SLOTS[15:0];
+    localparam [2:0]  LAST_WORD = 3'd4;      // FLIT_WORDS = 5 words a flit, one read a cycle
 
     initial begin
         if (STAGE_SLOTS < 1 || STAGE_SLOTS > 65535 || 64'h2000 + 64'd40 * STAGE_SLOTS > (64'd1 << ADDR_W)) begin
             $fatal(1, "orchestrator %m: STAGE_SLOTS=%0d does not fit: 1..65535 slots, and 0x2000 + 40*slots must fit the %0d-bit host address",
                    STAGE_SLOTS, ADDR_W);
         end
-        if (SIG_CYCLES < 1 || SIG_CYCLES > 255) begin
-            $fatal(1, "orchestrator %m: SIG_CYCLES=%0d is outside 1..255", SIG_CYCLES);
+        if (TX_DEPTH < 1 || TX_DEPTH > 65536) begin
+            $fatal(1, "orchestrator %m: TX_DEPTH=%0d is outside 1..65536 (the TX FIFO holds at least one flit)", TX_DEPTH);
         end
     end
 
     // ================================================================ storage
-    // Staging RAM, one array per 64-bit word of a flit so a whole flit reads in one cycle.
+    // Staging RAM, one array per 64-bit word of a flit (the dispatcher reads one word a cycle).
     reg [63:0] st_w0  [0:STAGE_SLOTS-1];
     reg [63:0] st_w1  [0:STAGE_SLOTS-1];
     reg [63:0] st_w2  [0:STAGE_SLOTS-1];
@@ -128,30 +154,31 @@ module orchestrator #(
     reg [15:0] prog_len;
     reg [15:0] prog_base;
     reg [15:0] credit;
-    reg [15:0] left;         // flits not yet taken by the NoC
-    reg [15:0] load_left;    // flits not yet read out of the staging RAM
-    reg [SW-1:0] ptr;
+    reg [15:0] left;         // flits not yet read out of the staging RAM
+    reg        running;      // PROG_STAT run
+    reg [SW-1:0] ptr;        // slot being read
+    reg [2:0]  word;         // word of that slot read next
     reg [31:0] sig_done;
+    // One-cycle requests from the write FSM, acted on the next edge.
+    reg        kick_req = 1'b0;
+    reg        cred_wr  = 1'b0;
+    reg [15:0] cred_val;
+    reg        sd_clear = 1'b0;
 
     // ================================================================ AXI write side
     // Handshake state starts defined (not X) so a host sampling READY/VALID
     // before the first reset edge sees a clean idle slave.
-    reg              aw_full = 1'b0;
+    localparam [1:0] W_IDLE = 2'd0, W_DATA = 2'd1, W_RESP = 2'd2;
+    reg [1:0]        wstate = W_IDLE;
     reg [ADDR_W-1:0] aw_addr_q;
-    reg              w_full = 1'b0;
-    reg [63:0]       w_data_q;
-    reg [7:0]        w_strb_q;
-    reg              bvalid_r = 1'b0;
 
-    wire aw_hs  = s_axil_awvalid && !aw_full;
-    wire w_hs   = s_axil_wvalid && !w_full;
-    wire b_done = bvalid_r && s_axil_bready;
-    // The write happens once both halves are in and the previous response is leaving.
-    wire do_wr  = aw_full && w_full && (!bvalid_r || s_axil_bready);
+    wire aw_hs  = s_axil_awvalid && wstate == W_IDLE;
+    wire w_hs   = s_axil_wvalid && wstate == W_DATA;
+    wire b_done = s_axil_bready && wstate == W_RESP;
 
-    assign s_axil_awready = !aw_full;
-    assign s_axil_wready  = !w_full;
-    assign s_axil_bvalid  = bvalid_r;
+    assign s_axil_awready = wstate == W_IDLE;
+    assign s_axil_wready  = wstate == W_DATA;
+    assign s_axil_bvalid  = wstate == W_RESP;
     assign s_axil_bresp   = 2'b00;
 
     wire [1:0]    wr_sel;
@@ -164,14 +191,11 @@ module orchestrator #(
     orch_addr_dec #(.ADDR_W(ADDR_W), .SLOTS(STAGE_SLOTS), .SW(SW)) u_wdec (
         .addr(aw_addr_q), .sel(wr_sel), .reg_idx(wr_reg), .node(wr_node), .slot(wr_slot), .word(wr_word));
 
-    wire [63:0] wmask = {{8{w_strb_q[7]}}, {8{w_strb_q[6]}}, {8{w_strb_q[5]}}, {8{w_strb_q[4]}},
-                         {8{w_strb_q[3]}}, {8{w_strb_q[2]}}, {8{w_strb_q[1]}}, {8{w_strb_q[0]}}};
-    wire [63:0] wbits = w_data_q & wmask;
-
-    wire wr_reg_hit = do_wr && wr_sel == SEL_REG;
-    wire kick     = wr_reg_hit && wr_reg == R_KICK;
-    wire cred_wr  = wr_reg_hit && wr_reg == R_CRED;
-    wire sd_clear = wr_reg_hit && wr_reg == R_SIG_DONE;
+    wire [7:0]  w_strb = s_axil_wstrb;
+    wire [63:0] wmask = {{8{w_strb[7]}}, {8{w_strb[6]}}, {8{w_strb[5]}}, {8{w_strb[4]}},
+                         {8{w_strb[3]}}, {8{w_strb[2]}}, {8{w_strb[1]}}, {8{w_strb[0]}}};
+    wire [63:0] wbits = s_axil_wdata & wmask;
+    wire        wr_reg_hit = w_hs && wr_sel == SEL_REG;
 
     // Byte-merged new values of the narrow registers (only their low bytes exist).
     /* verilator lint_off UNUSEDSIGNAL */  // the upper bytes of a merge have no register behind them
@@ -183,32 +207,30 @@ module orchestrator #(
 
     always @(posedge clk) begin
         if (!resetn) begin
-            aw_full   <= 1'b0;
-            w_full    <= 1'b0;
-            bvalid_r  <= 1'b0;
+            wstate    <= W_IDLE;
             prog_dst  <= 8'd0;
             prog_len  <= 16'd0;
             prog_base <= 16'd0;
-        end else if (aw_hs || w_hs || do_wr || b_done) begin
+            kick_req  <= 1'b0;
+            cred_wr   <= 1'b0;
+            sd_clear  <= 1'b0;
+        end else if (aw_hs || w_hs || b_done || kick_req || cred_wr || sd_clear) begin
+            kick_req <= wr_reg_hit && wr_reg == R_KICK;
+            cred_wr  <= wr_reg_hit && wr_reg == R_CRED;
+            sd_clear <= wr_reg_hit && wr_reg == R_SIG_DONE;
             if (aw_hs) begin
-                aw_full   <= 1'b1;
                 aw_addr_q <= s_axil_awaddr;
+                wstate    <= W_DATA;
             end
             if (w_hs) begin
-                w_full   <= 1'b1;
-                w_data_q <= s_axil_wdata;
-                w_strb_q <= s_axil_wstrb;
-            end
-            if (do_wr) begin
-                aw_full  <= 1'b0;
-                w_full   <= 1'b0;
-                bvalid_r <= 1'b1;
+                wstate <= W_RESP;
                 if (wr_sel == SEL_REG) begin
                     case (wr_reg)
                         R_DST:  prog_dst  <= m_dst[7:0];
                         R_LEN:  prog_len  <= m_len[15:0];
                         R_BASE: prog_base <= m_base[15:0];
-                        default: ;   // KICK, CRED, SIG_DONE act elsewhere; the rest is read only
+                        R_CRED: cred_val  <= m_cred[15:0];
+                        default: ;   // KICK and SIG_DONE act through their requests; the rest is read only
                     endcase
                 end else if (wr_sel == SEL_STAGE) begin
                     case (wr_word)
@@ -219,18 +241,16 @@ module orchestrator #(
                         default: st_hdr[wr_slot] <= wbits[31:0] | (st_hdr[wr_slot] & ~wmask[31:0]);
                     endcase
                 end
-            end else if (b_done) begin
-                bvalid_r <= 1'b0;
             end
+            if (b_done) wstate <= W_IDLE;
         end
     end
 
     // ================================================================ inbound: summarise CU_SIGNALs
-    reg [7:0] in_hold = 8'd0;     // cycles the summariser still holds the input
-    reg       in_err;
+    reg        in_err;
 
-    assign noc_in_busy = (in_hold != 8'd0);
-    wire       in_acc    = noc_in_valid && !noc_in_busy;
+    assign noc_in_busy = 1'b0;   // a signal is summarised the edge it arrives; anything else is dropped
+    wire       in_acc    = noc_in_valid;
     wire [3:0] in_dx     = noc_in_data[`NOC_DST_X];
     wire [3:0] in_dy     = noc_in_data[`NOC_DST_Y];
     wire [3:0] in_sx     = noc_in_data[`NOC_SRC_X];
@@ -245,13 +265,10 @@ module orchestrator #(
 
     always @(posedge clk) begin
         if (!resetn) begin
-            in_hold  <= 8'd0;
             ns_valid <= 256'd0;
             sig_done <= 32'd0;
             in_err   <= 1'b0;
-        end else if (in_acc || noc_in_busy || sd_clear) begin
-            if (in_acc) in_hold <= HOLD;
-            else if (noc_in_busy) in_hold <= in_hold - 8'd1;
+        end else if (in_acc || sd_clear) begin
             if (in_sig) begin
                 ns_mem[in_node]   <= {in_code, in_arg,
                                       ns_valid[in_node] ? ns_mem[in_node][15:0] + 16'd1 : 16'd1};
@@ -270,60 +287,94 @@ module orchestrator #(
     end
 
     // ================================================================ dispatch
-    reg         out_valid_r = 1'b0;
-    reg [287:0] out_data_r;
+    // The flit being assembled, word by word, and the push of a complete one into the TX FIFO.
+    reg [63:0]  asm_w0, asm_w1, asm_w2, asm_w3;
+    reg [15:0]  asm_hdr;         // type, txn, last, rsvd of the staged header (dst/src are rewritten)
+    reg         push = 1'b0;
     reg         disp_err;
 
-    wire [15:0] nxt_hdr   = st_hdr[ptr][15:0];                      // type, txn, last, rsvd
-    wire        nxt_inst  = nxt_hdr[15:12] == T_CU_INST;            // type is header [15:12]
-    wire        out_take  = out_valid_r && !noc_out_busy;
-    wire        load      = (load_left != 16'd0) && (!out_valid_r || out_take) &&
-                            (!nxt_inst || credit != 16'd0);
-    wire        inst_push = load && nxt_inst;
-    wire        running   = (left != 16'd0);
+    wire        tx_full, tx_empty;
+    wire [287:0] tx_head;
+    wire        tx_err;
+    reg         out_valid_r = 1'b0;
+    reg [287:0] out_data_r;
+    wire        tx_pop    = !tx_empty && (!out_valid_r || !noc_out_busy);
+    wire        cur_inst  = st_hdr[ptr][15:12] == T_CU_INST;     // the slot's type, header [15:12]
+    wire        rd_word   = running && !tx_full && (!cur_inst || credit != 16'd0);
+    wire        push_inst = push && asm_hdr[15:12] == T_CU_INST;
     wire [16:0] kick_end  = {1'b0, prog_base} + {1'b0, prog_len};
     // dst {x,y} from PROG_DST {y,x}; src = own coordinate; the rest as staged
-    wire [31:0] new_hdr   = {prog_dst[3:0], prog_dst[7:4], X4, Y4, nxt_hdr[15:0]};
+    wire [287:0] push_flit = {prog_dst[3:0], prog_dst[7:4], X4, Y4, asm_hdr, asm_w3, asm_w2, asm_w1, asm_w0};
+
+    // (a TX_DEPTH below 1 is refused above by name; the FIFO is kept legal so only that line appears)
+    noc_fifo #(.WIDTH(288), .DEPTH(TX_DEPTH < 1 ? 1 : TX_DEPTH)) u_tx (
+        .clk(clk), .resetn(resetn), .push(push), .din(push_flit), .pop(tx_pop), .dout(tx_head),
+        .empty(tx_empty), .full(tx_full), .mon_err(tx_err));
 
     assign noc_out_valid = out_valid_r;
     assign noc_out_data  = out_data_r;
 
     always @(posedge clk) begin
         if (!resetn) begin
-            left        <= 16'd0;
-            load_left   <= 16'd0;
-            ptr         <= {SW{1'b0}};
-            credit      <= 16'd0;
             out_valid_r <= 1'b0;
-            disp_err    <= 1'b0;
-        end else if (kick || load || out_take || refill || cred_wr) begin
-            if (kick) begin
-                if (running) begin
-                    $display("ERROR %m t=%0t: the host kicked a dispatch while one is running (%0d flits left); kick ignored",
-                             $time, left);
-                    disp_err <= 1'b1;
-                end else if (kick_end > {1'b0, SLOTS16}) begin
+        end else if (tx_pop) begin
+            out_valid_r <= 1'b1;
+            out_data_r  <= tx_head;
+        end else if (out_valid_r && !noc_out_busy) begin
+            out_valid_r <= 1'b0;
+        end
+    end
+
+    always @(posedge clk) begin
+        if (!resetn) begin
+            left     <= 16'd0;
+            running  <= 1'b0;
+            word     <= 3'd0;
+            ptr      <= {SW{1'b0}};
+            credit   <= 16'd0;
+            push     <= 1'b0;
+            disp_err <= 1'b0;
+        end else if (kick_req || rd_word || push || refill || cred_wr) begin
+            push <= rd_word && word == LAST_WORD;
+            if (kick_req && running) begin
+                // the running dispatch goes on (its word read below is not delayed)
+                $display("ERROR %m t=%0t: the host kicked a dispatch while one is running (%0d flits left); kick ignored",
+                         $time, left);
+                disp_err <= 1'b1;
+            end
+            if (kick_req && !running) begin
+                if (kick_end > {1'b0, SLOTS16}) begin
                     $display("ERROR %m t=%0t: the host kicked a dispatch past the staging RAM: PROG_BASE=%0d + PROG_LEN=%0d > %0d slots; not started",
                              $time, prog_base, prog_len, STAGE_SLOTS);
                     disp_err <= 1'b1;
                 end else begin
-                    ptr       <= prog_base[SW-1:0];
-                    load_left <= prog_len;
-                    left      <= prog_len;
+                    ptr     <= prog_base[SW-1:0];
+                    word    <= 3'd0;
+                    left    <= prog_len;
+                    running <= prog_len != 16'd0;
+                end
+            end else if (rd_word) begin
+                case (word)
+                    3'd0: asm_w0 <= st_w0[ptr];
+                    3'd1: asm_w1 <= st_w1[ptr];
+                    3'd2: asm_w2 <= st_w2[ptr];
+                    3'd3: asm_w3 <= st_w3[ptr];
+                    default: asm_hdr <= st_hdr[ptr][15:0];
+                endcase
+                if (word == LAST_WORD) begin
+                    word    <= 3'd0;
+                    ptr     <= ptr + {{(SW-1){1'b0}}, 1'b1};
+                    left    <= left - 16'd1;
+                    running <= left != 16'd1;
+                end else begin
+                    word <= word + 3'd1;
                 end
             end
-            if (load) begin
-                out_data_r  <= {new_hdr, st_w3[ptr], st_w2[ptr], st_w1[ptr], st_w0[ptr]};
-                out_valid_r <= 1'b1;
-                ptr         <= ptr + {{(SW-1){1'b0}}, 1'b1};
-                load_left   <= load_left - 16'd1;
-            end else if (out_take) begin
-                out_valid_r <= 1'b0;
-            end
-            if (out_take) left <= left - 16'd1;
+            // A CU_INST pushed when the host has just written PROG_CRED = 0 costs nothing: the count
+            // never goes below 0 (upstream's rule).
             if (cred_wr) begin
-                credit <= m_cred[15:0];
-            end else if (refill && !inst_push) begin
+                credit <= cred_val;
+            end else if (refill && !push_inst) begin
                 if (credit == 16'hffff) begin
                     $display("ERROR %m t=%0t: credit overflow: an INST_COMPLETE from (%0d,%0d) arrived at credit 0xffff (more completions than credits given)",
                              $time, in_sx, in_sy);
@@ -331,12 +382,8 @@ module orchestrator #(
                 end else begin
                     credit <= credit + 16'd1;
                 end
-            end else if (inst_push && !refill) begin
+            end else if (push_inst && !refill && credit != 16'd0) begin
                 credit <= credit - 16'd1;
-            end
-            if (inst_push && credit == 16'd0) begin
-                $display("ERROR %m t=%0t: design assertion: a CU_INST was pushed at credit 0 (credit would go negative)", $time);
-                disp_err <= 1'b1;
             end
         end
     end
@@ -361,11 +408,14 @@ module orchestrator #(
     end
 
     // ================================================================ AXI read side
-    reg        rvalid_r = 1'b0;
-    reg [63:0] rdata_r;
-    wire ar_hs   = s_axil_arvalid && !rvalid_r;
-    wire r_done  = rvalid_r && s_axil_rready;
-    assign s_axil_arready = !rvalid_r;
+    // AR taken while idle; the data is loaded at the next edge and offered until R is taken.
+    reg              r_busy = 1'b0;   // an address taken, its data not yet taken
+    reg              rvalid_r = 1'b0;
+    reg [63:0]       rdata_r;
+    reg [ADDR_W-1:0] ar_addr_q;
+    wire ar_hs  = s_axil_arvalid && !r_busy;
+    wire r_done = rvalid_r && s_axil_rready;
+    assign s_axil_arready = !r_busy;
     assign s_axil_rvalid  = rvalid_r;
     assign s_axil_rdata   = rdata_r;
     assign s_axil_rresp   = 2'b00;
@@ -374,14 +424,18 @@ module orchestrator #(
     wire [8:0]    rd_reg;
     wire [7:0]    rd_node;
     wire [SW-1:0] rd_slot;
-    wire [2:0]    rd_word;
+    wire [2:0]    rd_word_idx;
     orch_addr_dec #(.ADDR_W(ADDR_W), .SLOTS(STAGE_SLOTS), .SW(SW)) u_rdec (
-        .addr(s_axil_araddr), .sel(rd_sel), .reg_idx(rd_reg), .node(rd_node), .slot(rd_slot), .word(rd_word));
+        .addr(ar_addr_q), .sel(rd_sel), .reg_idx(rd_reg), .node(rd_node), .slot(rd_slot), .word(rd_word_idx));
 
     always @(posedge clk) begin
         if (!resetn) begin
+            r_busy   <= 1'b0;
             rvalid_r <= 1'b0;
         end else if (ar_hs) begin
+            r_busy    <= 1'b1;
+            ar_addr_q <= s_axil_araddr;
+        end else if (r_busy && !rvalid_r) begin
             rvalid_r <= 1'b1;
             rdata_r  <= 64'd0;
             case (rd_sel)
@@ -396,7 +450,7 @@ module orchestrator #(
                     default: ;
                 endcase
                 SEL_NODE: if (ns_valid[rd_node]) rdata_r <= {ns_mem[rd_node], 7'd0, 1'b1};
-                SEL_STAGE: case (rd_word)
+                SEL_STAGE: case (rd_word_idx)
                     3'd0: rdata_r <= st_w0[rd_slot];
                     3'd1: rdata_r <= st_w1[rd_slot];
                     3'd2: rdata_r <= st_w2[rd_slot];
@@ -406,15 +460,15 @@ module orchestrator #(
                 default: ;
             endcase
         end else if (r_done) begin
+            r_busy   <= 1'b0;
             rvalid_r <= 1'b0;
         end
     end
 
     // ================================================================ monitors
+    // The inbound link has no monitor: the input is never busy, so no flit is ever held there.
     wire [8:0] m_err;
-    noc_link_mon #(.WIDTH(288)) u_mon_noc_to_orch (
-        .clk(clk), .resetn(resetn), .valid(noc_in_valid), .busy(noc_in_busy), .data(noc_in_data),
-        .mon_err(m_err[0]));
+    assign m_err[0] = tx_err;
     noc_link_mon #(.WIDTH(288)) u_mon_orch_to_noc (
         .clk(clk), .resetn(resetn), .valid(noc_out_valid), .busy(noc_out_busy), .data(noc_out_data),
         .mon_err(m_err[1]));

@@ -4,9 +4,11 @@ The round loop is models.executor's, the same one the machine model runs; this
 module is its host on the RTL (:class:`RtlHost`):
 
 * host registers through tb.lib.host.Orchestrator (cocotbext-axi's
-  AxiLiteMaster); the staged slots uploaded in bursts of consecutive slots,
-  five 64-bit words per flit, low word first, and (``verify_stage``) read
-  back and compared, so "the flits staged" is measured, not assumed;
+  AxiLiteMaster); the staged slots uploaded five 64-bit words per flit, low
+  word first, one write at a time as upstream's measuring host did, and
+  (``verify_stage``) read back and compared once the round's awaits are met
+  (before its landing wait, outside the round's timed host cycles: upstream's
+  host read nothing back), so "the flits staged" is measured, not assumed;
 * each Poll is a bounded number of reads spaced in simulated time; on expiry
   it names the node, the baseline, the expected and seen counts and the
   node's last code/arg (models.executor.describe_poll) and what the units
@@ -24,7 +26,6 @@ of the vector cores (by id, H1..H4), DRAM traffic and cycles.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -45,11 +46,16 @@ from tb.lib.landing import Landing
 
 @dataclass(frozen=True)
 class Timeouts:
-    """Bounds in cycles: one poll, the landing wait; the interval between two reads of a poll."""
+    """Bounds in cycles: one poll, the landing wait; the least idle cycles between two reads of a poll (0:
+    back to back, each read issued as the previous one returns, as upstream's measuring host polled).
+    ``resolution``: a poll that has waited w cycles leaves at least w // resolution idle cycles between
+    reads, so a long wait costs few reads (the simulator runs Python per read) and a met await is seen
+    at most 1/resolution of its wait late (0.4 %); short waits (kicks, 680-cycle rounds) stay back to back."""
 
     poll: int = 100_000
     landing: int = 20_000
-    interval: int = 32
+    interval: int = 0
+    resolution: int = 256
 
     @classmethod
     def for_bundle(cls, b: Bundle) -> "Timeouts":
@@ -72,6 +78,7 @@ class RtlHost:
         self.slots = machine.stage_slots
         self.polls = 0
         self.stage_errors: list[str] = []
+        self.unverified: dict[int, int] = {}  # slots staged this round, read back after its awaits
         self.doing = "idle"
 
     async def read(self, addr: int) -> int:
@@ -81,7 +88,7 @@ class RtlHost:
         await self.host.write(addr, value)
 
     async def stage(self, slots: Mapping[int, int]) -> None:
-        """Upload every slot (one burst per run of consecutive slots), then read each back if asked."""
+        """Upload every slot (in runs of consecutive slots); they are read back after the round's awaits."""
         self.doing = f"staging {len(slots)} slot(s)"
         order = sorted(slots)
         runs: list[list[int]] = []
@@ -93,17 +100,24 @@ class RtlHost:
         for run in runs:
             await self.host.stage(run[0], [slots[s] for s in run])
         if self.verify_stage:
-            for s in order:
-                got = await self.host.read_stage(s)
-                if got != slots[s]:
-                    self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged {slots[s]:#074x}")
+            self.unverified.update(slots)
+
+    async def _verify_staged(self) -> None:
+        """Read back every slot staged since the last check (the staging RAM keeps them until the next
+        round's upload) and record each that differs from what was staged."""
+        for s in sorted(self.unverified):
+            got = await self.host.read_stage(s)
+            if got != self.unverified[s]:
+                self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged "
+                                         f"{self.unverified[s]:#074x}")
+        self.unverified.clear()
 
     async def poll(self, cmd: Poll, what: str) -> int:
         """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything)."""
         self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
         start = self.cycle()
         interval = self.timeouts.interval
-        for _ in range(math.ceil(self.timeouts.poll / interval) + 1):
+        while True:  # every read takes simulated time, so the cycle bound ends the loop
             value = await self.host.read(cmd.addr)
             self.polls += 1
             if value & cmd.mask == cmd.want:
@@ -115,13 +129,18 @@ class RtlHost:
                     raise PollFailed(f"{what}: {describe_poll(cmd, value, 'overshoot: more signals than awaited')}")
             if self.cycle() - start >= self.timeouts.poll:
                 break
-            await Timer(interval * self.period_ns, "ns")
+            gap = max(interval, (self.cycle() - start) // self.timeouts.resolution)
+            if gap:
+                await Timer(gap * self.period_ns, "ns")
         value = await self.host.read(cmd.addr)
         waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
         raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
                          f"{waiting}")
 
     async def wait_landed(self, what: str) -> None:
+        """After a round's awaits (models.executor): its staged slots read back, then its writes landed."""
+        self.doing = f"{what}: reading the staged slots back"
+        await self._verify_staged()
         self.doing = f"{what}: waiting for the posted writes to land"
         await self.landing.wait(self.timeouts.landing, what)
 

@@ -113,16 +113,22 @@ class Orchestrator:
 
     # ---------------------------------------------------------------- staging and dispatch
     async def stage(self, slot: int, flits: Sequence[int]) -> None:
-        """Write flits into consecutive staging slots from `slot` (one burst of words)."""
+        """Write flits into consecutive staging slots from `slot`, one 64-bit word write at a time.
+
+        One write in flight, each awaited to its response, as the host that measured upstream's timing
+        (bundles' timing_rtl.json: about 4 cycles a write) did: with the orchestrator's AW, W, B slave a
+        write then takes 4 cycles (the next AW is offered the cycle after B), so a round's host cycles
+        compare with upstream's. A pipelined burst would take 3.
+        """
         if not flits:
             return
         if slot < 0 or slot + len(flits) > self.slots:
             raise ValueError(f"staging slots {slot}..{slot + len(flits) - 1} do not fit 0..{self.slots - 1}")
-        data = bytearray()
+        addr = stage_addr(slot, 0, self.slots)
         for flit in flits:
             for word in flit_to_words(flit):
-                data += word.to_bytes(WORD_BYTES, "little")
-        await self.write_bytes(stage_addr(slot, 0, self.slots), bytes(data))
+                await self.write(addr, word)
+                addr += WORD_BYTES
 
     async def read_stage(self, slot: int) -> int:
         """The flit staged in `slot`, read back word by word."""

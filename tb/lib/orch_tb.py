@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable, Mapping, Sequence
 from cocotb.triggers import RisingEdge, SimTimeoutError, Timer, with_timeout
 from cocotb.utils import get_sim_time
 
+from models.flit import pack_fields
 from models.mesh import MeshGeometry
 from models.orch import Coord
 from tb.lib.harness import (
@@ -72,6 +73,13 @@ class OrchTB:
         if coord == self.own:
             raise ValueError(f"{coord} is the orchestrator, not a bench endpoint")
         return self.geometry.port_index(coord)
+
+    def random_flit(self, ftype: int) -> int:
+        """A flit to stage with junk routing fields (dispatch must replace them) and random everything else."""
+        r = self.rng
+        return pack_fields({"dst_x": r.getrandbits(4), "dst_y": r.getrandbits(4), "src_x": r.getrandbits(4),
+                            "src_y": r.getrandbits(4), "type": ftype, "txn": r.getrandbits(8),
+                            "last": r.getrandbits(1), "rsvd": r.getrandbits(3), "payload": r.getrandbits(256)})
 
     def nodes(self) -> list[Coord]:
         """Coordinates of the bench endpoints on the mesh."""
@@ -131,6 +139,18 @@ class OrchTB:
         """Every flit the bank's sinks took since reset, with port and cycle."""
         records, _ = await self.bank.dump()
         return records
+
+    async def inject_times(self) -> list[int]:
+        """The cycle the device took each flit the bank injected since reset (NEVER if it was not)."""
+        _, times = await self.bank.dump()
+        return times
+
+    async def stamps(self, *events: str) -> tuple[int, ...]:
+        """The bank cycles orch_harness stamped at the last of each event: a handshake on AXI channel aw,
+        w, b, ar or r, or run_low (the first edge PROG_STAT's run bit is low after a dispatch ran). Read one
+        cycle on, so a stamp taken at the edge the caller woke on has landed."""
+        await self.idle(1)
+        return tuple(int(getattr(self.dut, f"{e}_at").value) for e in events)
 
     # ---------------------------------------------------------------- watchdog and verdict
     async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int) -> None:

@@ -31,8 +31,9 @@ destination endpoints as ``#index(x,y)`` and a decoded flit):
   but other bits changed.
 * ``UNKNOWN``      captured flit matches nothing injected.
 * ``LATENCY``      capture_cycle - inject_cycle < min_cycles_per_hop * hops
-  (default ROUTER_MIN_CYCLES_PER_HOP = 2: noc_router.v registers a flit twice
-  per router, the input FIFO write and the output register).
+  (default ROUTER_MIN_CYCLES_PER_HOP = 3: noc_router.v registers a flit three
+  times per router, the input FIFO write, the holding register and the output
+  register, upstream's hop).
 * ``EMPTY``        nothing was injected at all (a vacuous pass is a failure
   unless ``finish(allow_empty=True)``).
 
@@ -59,7 +60,7 @@ from models.mesh import Coord, MeshGeometry
 
 __all__ = ["CATEGORIES", "ROUTER_MIN_CYCLES_PER_HOP", "ScoreboardReport", "FlitScoreboard"]
 
-ROUTER_MIN_CYCLES_PER_HOP = 2  # noc_router.v: input FIFO write, then the output register
+ROUTER_MIN_CYCLES_PER_HOP = 3  # noc_router.v: input FIFO write, holding register, output register
 
 CATEGORIES: tuple[str, ...] = (
     "SRC_MISMATCH",

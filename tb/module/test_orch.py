@@ -2,19 +2,18 @@
 
 The orchestrator sits on the Local port of router (1,1) of a 2x2 mesh; bench
 endpoints stand on the other Local ports (and on a DIRECT port wired straight
-to the orchestrator for the link-protocol tests). The host is cocotbext-axi's
-AxiLiteMaster behind tb.lib.host.Orchestrator; expected values come from
-models.orch. Each test runs under a simulated-time watchdog and ends with one
-verdict.
+to the orchestrator). The host is cocotbext-axi's AxiLiteMaster behind
+tb.lib.host.Orchestrator; expected values come from models.orch. Each test runs
+under a simulated-time watchdog and ends with one verdict. Its monitors'
+self-tests are the orch_monitors bench (tb/module/test_orch_monitors.py).
 """
 
 from __future__ import annotations
 
 import cocotb
-from cocotb.triggers import FallingEdge, RisingEdge
 
 from models.cu_base import SigCode
-from models.flit import FIELDS, FlitType, describe_flit, pack_fields
+from models.flit import FIELDS, FlitType, describe_flit
 from models.orch import (
     STAGE_BASE,
     STAGE_STRIDE,
@@ -31,19 +30,11 @@ from models.orch import (
     stage_addr,
 )
 from models.cu_base import signal_flit
-from tb.lib.harness import StallMode, StallPattern, Violation
+from tb.lib.harness import StallMode, StallPattern
 from tb.lib.host import AwaitError
 from tb.lib.orch_tb import OrchTB
 
 ALL_CODES = (SigCode.INST_COMPLETE, SigCode.BATCH_COMPLETE, SigCode.DATA_RECEIVED, SigCode.FAULT)
-
-
-def random_flit(tb: OrchTB, ftype: int) -> int:
-    """A staged flit with junk routing fields (dispatch must replace them) and random everything else."""
-    r = tb.rng
-    return pack_fields({"dst_x": r.getrandbits(4), "dst_y": r.getrandbits(4), "src_x": r.getrandbits(4),
-                        "src_y": r.getrandbits(4), "type": ftype, "txn": r.getrandbits(8),
-                        "last": r.getrandbits(1), "rsvd": r.getrandbits(3), "payload": r.getrandbits(256)})
 
 
 def check_dispatched(tb: OrchTB, records, port: int, staged: list[int], dst, what: str) -> None:
@@ -89,7 +80,7 @@ async def test_registers(dut) -> None:
         await h.write_bytes(Reg.PROG_LEN + 1, b"\x12")
         got = await h.read(Reg.PROG_LEN)
         v.check(got == 0x1207, f"PROG_LEN after a one-byte write to byte 1 reads {got:#x}, expected 0x1207")
-        flits = [random_flit(tb, FlitType.CU_INST) for _ in range(3)]
+        flits = [tb.random_flit(FlitType.CU_INST) for _ in range(3)]
         slots = [0, tb.slots // 2, tb.slots - 1]
         for slot, flit in zip(slots, flits):
             await h.stage(slot, [flit])
@@ -127,7 +118,7 @@ async def test_stage_and_dispatch(dut) -> None:
         await tb.reset()
         types = [FlitType.CU_INST] * 12 + [FlitType.CU_CTRL, FlitType.CU_DATA, FlitType.CU_CTRL, FlitType.CU_INST]
         tb.rng.shuffle(types)
-        staged = [random_flit(tb, t) for t in types]
+        staged = [tb.random_flit(t) for t in types]
         base = 40
         await h.stage(base, staged)
         n_inst = sum(t == FlitType.CU_INST for t in types)
@@ -163,6 +154,75 @@ async def test_stage_and_dispatch(dut) -> None:
     await tb.guard(body, 40_000)
 
 
+# ==================================================================== timing
+# Upstream's orchestrator (noc_orchestrator.v at 7703ee8), in cycles after the edge the KICK's W beat is
+# taken: a one-cycle kick request, the dispatcher's start, five 64-bit word reads a flit (one a cycle), the
+# push into the TX FIFO, the FIFO's one-cycle fall-through, the output register: the first flit is taken
+# off the link DISPATCH_FIRST cycles after the KICK, the next ones CYCLES_PER_FLIT apart; PROG_STAT's run
+# bit reads 0 from RUN_LOW + CYCLES_PER_FLIT * PROG_LEN. Each router on the way adds ROUTER_HOP.
+DISPATCH_FIRST = 9
+CYCLES_PER_FLIT = 5
+RUN_LOW = 2
+ROUTER_HOP = 3
+
+
+@cocotb.test()
+async def test_host_port_timing(dut) -> None:
+    """The AXI4-Lite slave's cycles, stamped in the harness: a write's W is taken the cycle after its AW and
+    its B the cycle after W (3 cycles a write); a read's R is taken two cycles after its AR (3 a read)."""
+    tb = OrchTB(dut, "test_host_port_timing")
+
+    async def body() -> None:
+        v, h = tb.verdict, tb.host
+        await tb.reset()
+        await h.write(Reg.PROG_LEN, 3)
+        aw, w, b = await tb.stamps("aw", "w", "b")
+        v.check((w - aw, b - w) == (1, 1), f"write: AW taken at cycle {aw}, W at {w}, B at {b}; expected W one "
+                                           f"cycle after AW and B one after W")
+        got = await h.read(Reg.PROG_LEN)
+        ar, r = await tb.stamps("ar", "r")
+        v.check(r - ar == 2 and got == 3, f"read: AR taken at cycle {ar}, R at {r} reading {got}; expected R two "
+                                          f"cycles after AR reading 3")
+        tb.log.info("measured: write AW->W %d, W->B %d cycles; read AR->R %d cycles", w - aw, b - w, r - ar)
+
+    await tb.guard(body, 2_000)
+
+
+@cocotb.test()
+async def test_dispatch_timing(dut) -> None:
+    """Dispatch at upstream's pace: straight into the direct port and through three routers of the mesh,
+    flit i is captured DISPATCH_FIRST + ROUTER_HOP * routers + CYCLES_PER_FLIT * i cycles after the KICK's
+    W beat, and the run bit is low from RUN_LOW + CYCLES_PER_FLIT * n."""
+    tb = OrchTB(dut, "test_dispatch_timing")
+
+    async def body() -> None:
+        v, h = tb.verdict, tb.host
+        n = 6
+        staged = [tb.random_flit(FlitType.CU_INST) for _ in range(n)]
+        for direct, dst, routers in ((True, (9, 14), 0), (False, (2, 2), 3)):
+            await tb.reset(direct=direct)
+            await h.stage(0, staged)
+            await h.dispatch(dst, 0, n, n)
+            (kick,) = await tb.stamps("w")  # the dispatch's last write is the KICK
+            await h.wait_dispatched(1_000)
+            v.check(await tb.wait_captured(n, 500), f"to {dst}: not every flit arrived")
+            recs = await tb.captures()
+            port = tb.direct_port if direct else tb.port(dst)
+            check_dispatched(tb, recs, port, staged, dst, f"timed run to {dst}")
+            got = [r.cycle - kick for r in recs]
+            want = [DISPATCH_FIRST + ROUTER_HOP * routers + CYCLES_PER_FLIT * i for i in range(n)]
+            v.check(got == want, f"to {dst} through {routers} routers: flits captured {got} cycles after the "
+                                 f"KICK, expected {want}")
+            run_low = (await tb.stamps("run_low"))[0] - kick
+            v.check(run_low == RUN_LOW + CYCLES_PER_FLIT * n,
+                    f"run bit low {run_low} cycles after the KICK, expected {RUN_LOW + CYCLES_PER_FLIT * n}")
+            tb.log.info("measured: to %s through %d routers, flits at +%s, run low at +%d", dst, routers,
+                        ",".join(map(str, got)), run_low)
+        v.check(tb.mon_err == 0 and tb.mesh_mon_err == 0, "a monitor fired during timed dispatch")
+
+    await tb.guard(body, 10_000)
+
+
 @cocotb.test()
 async def test_credit_stall_and_refill(dut) -> None:
     """At credit 0 the next CU_INST waits; only INST_COMPLETE refills; other types need no credit."""
@@ -174,7 +234,7 @@ async def test_credit_stall_and_refill(dut) -> None:
         target = (2, 2)
         port = tb.port(target)
         types = [FlitType.CU_INST] * 3 + [FlitType.CU_CTRL] + [FlitType.CU_INST] * 5
-        staged = [random_flit(tb, t) for t in types]
+        staged = [tb.random_flit(t) for t in types]
         seed_credit = 3
         await h.stage(10, staged)
         await h.dispatch(target, 10, len(staged), seed_credit)
@@ -234,7 +294,7 @@ async def test_credit_seed_512(dut) -> None:
             got = await h.credit()
             v.check(got == seed, f"PROG_CRED written {seed} reads {got} (a write must set the credit)")
         target, n = (2, 2), 128  # the longest kick of a compiled plan
-        staged = [random_flit(tb, FlitType.CU_INST) for _ in range(n)]
+        staged = [tb.random_flit(FlitType.CU_INST) for _ in range(n)]
         await h.stage(0, staged)
         await h.dispatch(target, 0, n, 512)
         stat = await h.wait_dispatched(3_000)
@@ -412,153 +472,22 @@ async def test_unknown_types_dropped(dut) -> None:
     await tb.guard(body, 10_000)
 
 
-# ==================================================================== monitors
-async def _drive(dut, **pins: int) -> None:
-    """Set host pins between clock edges, then let one rising edge happen."""
-    await FallingEdge(dut.u_clk.clk)
-    for name, value in pins.items():
-        getattr(dut, f"s_axil_{name}").value = value
-    await RisingEdge(dut.u_clk.clk)
-
-
 @cocotb.test()
-async def test_monitor_axi_handshake(dut) -> None:
-    """A host that drops VALID before READY, or changes the payload while waiting, is reported."""
-    tb = OrchTB(dut, "test_monitor_axi_handshake")  # pins driven directly: no AxiLiteMaster here
+async def test_input_never_busy(dut) -> None:
+    """Signals sent back to back straight into the orchestrator are all taken on consecutive cycles (the
+    input is never busy: upstream summarises a CU_SIGNAL at the edge it arrives) and all counted."""
+    tb = OrchTB(dut, "test_input_never_busy")
 
     async def body() -> None:
         v = tb.verdict
-        # AW: the first address is taken; with no W data the second one waits, then is withdrawn.
-        await tb.reset()
-        await _drive(dut, awvalid=1, awaddr=Reg.PROG_LEN, bready=1)
-        await _drive(dut, awvalid=1, awaddr=Reg.PROG_DST)
-        v.check(int(dut.s_axil_awready.value) == 0, "AWREADY should be low with a write address pending")
-        await _drive(dut, awvalid=1)
-        v.check(tb.mon_err == 0, "monitor fired while the host held AWVALID")
-        await _drive(dut, awvalid=0)
-        await _drive(dut)
-        v.check(tb.mon_err == 1, "AWVALID dropped before AWREADY did not raise mon_err")
-        await _drive(dut, wvalid=1, wdata=3, wstrb=0xFF)   # finish the write cleanly
-        await _drive(dut, wvalid=0)
-        await tb.idle(5)
-        v.check(tb.mon_err == 1, "mon_err is not sticky")
-
-        # W: the second data beat waits and its data changes under it.
-        await tb.reset()
-        v.check(tb.mon_err == 0, "reset did not clear mon_err")
-        await _drive(dut, wvalid=1, wdata=1, wstrb=0xFF, bready=1)
-        await _drive(dut, wvalid=1, wdata=2)
-        await _drive(dut, wvalid=1, wdata=2)
-        v.check(tb.mon_err == 0, "monitor fired while the host held W steady")
-        await _drive(dut, wvalid=1, wdata=5)
-        await _drive(dut, wvalid=0)
-        v.check(tb.mon_err == 1, "W payload changed while waiting did not raise mon_err")
-
-        # AR: with RREADY low the first read's data waits; the second address is withdrawn.
-        # The orchestrator's own R channel must hold steady meanwhile (no error from its side).
-        await tb.reset()
-        await _drive(dut, arvalid=1, araddr=Reg.CAPS, rready=0)
-        await _drive(dut, arvalid=1, araddr=Reg.SIG_DONE)
-        for _ in range(3):
-            await _drive(dut)
-        v.check(tb.mon_err == 0, "monitor fired while RVALID waited for RREADY (legal)")
-        await _drive(dut, arvalid=0)
-        await _drive(dut)
-        v.check(tb.mon_err == 1, "ARVALID dropped before ARREADY did not raise mon_err")
-        await _drive(dut, rready=1)
-        await _drive(dut, rready=0)
-
-    await tb.guard(body, 2_000)
-
-
-@cocotb.test()
-async def test_monitor_link_violation(dut) -> None:
-    """A NoC sender that withdraws or changes a held flit at the orchestrator's input is reported."""
-    tb = OrchTB(dut, "test_monitor_link_violation")
-
-    async def body() -> None:
-        v = tb.verdict
-        sigs = [signal_flit(tb.own, (2, 1), SigCode.DATA_RECEIVED, i) for i in range(6)]
-        for mode in (Violation.WITHDRAW, Violation.CHANGE):
-            await tb.reset(direct=True)
-            await tb.start_bank({tb.direct_port: sigs}, violation=mode)
-            await tb.idle(200)
-            v.check(tb.mon_err == 1, f"a {mode.name} violation at the orchestrator input did not raise mon_err")
-        # The same stream sent legally is clean and summarised (SIG_CYCLES holds the input busy).
+        n = 40
+        sigs = [signal_flit(tb.own, (2, 1), SigCode.DATA_RECEIVED, i) for i in range(n)]
         await tb.reset(direct=True)
         await tb.start_bank({tb.direct_port: sigs})
-        st = await tb.host.await_count((2, 1), len(sigs), 0, 1_000)
-        v.check(st.count == len(sigs) and tb.mon_err == 0, f"legal direct stream: {st}, mon_err {tb.mon_err}")
+        st = await tb.host.await_count((2, 1), n, 0, 1_000)
+        times = (await tb.inject_times())[:n]
+        v.check(times[-1] - times[0] == n - 1, f"{n} signals taken over cycles {times[0]}..{times[-1]}, expected "
+                                               f"one a cycle")
+        v.check(st.count == n and tb.mon_err == 0, f"direct stream: {st}, mon_err {tb.mon_err}")
 
     await tb.guard(body, 5_000)
-
-
-@cocotb.test()
-async def test_monitor_dispatch_misuse(dut) -> None:
-    """A kick past the staging RAM, or while a dispatch runs, is reported and ignored."""
-    tb = OrchTB(dut, "test_monitor_dispatch_misuse")
-
-    async def body() -> None:
-        v, h = tb.verdict, tb.host
-        await tb.reset()
-        await h.dispatch((2, 2), tb.slots - 6, 10, 10)
-        await tb.idle(100)
-        stat = await h.prog_stat()
-        v.check(tb.mon_err == 1, "a dispatch past the staging RAM did not raise mon_err")
-        v.check(not stat.run and stat.left == 0, f"a refused dispatch started anyway: {stat}")
-        v.check(int(tb.bank.h.cap_count.value) == 0, "a refused dispatch sent flits")
-
-        await tb.reset()
-        v.check(tb.mon_err == 0, "reset did not clear mon_err")
-        staged = [random_flit(tb, FlitType.CU_INST) for _ in range(4)]
-        await h.stage(0, staged)
-        await h.dispatch((2, 2), 0, 4, 1)
-        await tb.idle(100)
-        v.check(tb.mon_err == 0, "monitor fired on a legal stalled dispatch")
-        await h.write(Reg.PROG_KICK, 1)
-        await tb.idle(20)
-        stat = await h.prog_stat()
-        v.check(tb.mon_err == 1, "a kick while running did not raise mon_err")
-        v.check(stat.run and stat.left == 3, f"the second kick changed the running dispatch: {stat}")
-
-    await tb.guard(body, 5_000)
-
-
-@cocotb.test()
-async def test_monitor_noc_misuse(dut) -> None:
-    """Credit overflow, a misaddressed inbound flit and an output held busy too long are reported."""
-    tb = OrchTB(dut, "test_monitor_noc_misuse")
-
-    async def body() -> None:
-        v, h = tb.verdict, tb.host
-        # More INST_COMPLETE than credits: overflow at 0xffff.
-        await tb.reset()
-        await h.write(Reg.PROG_CRED, 0xFFFF)
-        await tb.start_bank({tb.port((2, 1)): [signal_flit(tb.own, (2, 1), SigCode.INST_COMPLETE, 0)]})
-        await h.await_count((2, 1), 1, 0, 1_000)
-        v.check(tb.mon_err == 1, "credit overflow did not raise mon_err")
-        v.check(await h.credit() == 0xFFFF, "credit wrapped past 0xffff")
-
-        # A flit for someone else delivered to the orchestrator (direct port): reported, not counted.
-        await tb.reset(direct=True)
-        stray = signal_flit((2, 2), (2, 1), SigCode.FAULT, 9)
-        await tb.start_bank({tb.direct_port: [stray]})
-        v.check(await tb.wait_injected(1, 500), "the stray flit was not taken")
-        await tb.idle(10)
-        v.check(tb.mon_err == 1, "a misaddressed inbound flit did not raise mon_err")
-        v.check(await h.sig_done() == 0 and not (await h.read_node_status((2, 1))).valid,
-                "a misaddressed signal was summarised")
-
-        # The direct sink never takes the flit: past BUSY_LIMIT cycles the NoC side is reported.
-        await tb.reset(direct=True)
-        tb.bank.configure(seed=tb.seed, backpressure=StallPattern(StallMode.ALWAYS, 0))
-        await h.stage(0, [random_flit(tb, FlitType.CU_CTRL)])
-        await h.dispatch((3, 3), 0, 1, 0)
-        limit = int(dut.BUSY_LIMIT.value)
-        await tb.idle(limit // 2)
-        v.check(tb.mon_err == 0, "busy-limit monitor fired early")
-        await tb.idle(limit // 2 + 50)
-        v.check(tb.mon_err == 1, f"an output held busy for over {limit} cycles did not raise mon_err")
-        tb.bank.configure(seed=tb.seed)
-
-    await tb.guard(body, 10_000)

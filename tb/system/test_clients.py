@@ -26,12 +26,14 @@ readback), and judges it (models.client_judge):
   verdict over them (models/client_timing.py: judged, failing the tests,
   only once TIMING_ENFORCED is set).
 
-Four self-tests show the host's bounds and
+Five self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
 landed is caught as an error; a poll that never matches names the node,
 baseline, expected and seen counts and the node's last signal; a multicast
 FILL whose leader never sends is named with its committed entries; a write
-that never lands ends the landing wait naming the outstanding count.
+that never lands ends the landing wait naming the outstanding count; a staged
+slot that no longer holds what was staged is named when the round's slots are
+read back.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ from models.client_report import BundleReport
 from models.executor import expected_signals
 from models.flit import FlitType, make_flit
 from models.machine_model import ModelRefused, ModelRun, run_bundle
-from models.orch import Reg, pack_coord
+from models.orch import Reg, pack_coord, stage_addr
 from models.vc.disasm import disassemble
 from tb.lib.client import RtlClient, RtlRun, Timeouts
 from tb.lib.hazard_counts import HAZARD_IDS, count_errors, model_counts
@@ -317,3 +319,26 @@ async def test_landing_timeout_names_the_outstanding_writes(dut) -> None:
     await tb.guard(body, max_cycles=20_000, expect_failures=[
         "an orphan write: writes did not land within 2000 cycles: 1 write(s) outstanding: 1 MEM_WR_DATA flit(s) "
         "handed to the mesh (wr_data_sent), 0 DRAM word(s) written (dram.wr_words)"])
+
+
+@cocotb.test()
+async def test_stage_readback_names_a_difference(dut) -> None:
+    """The round's staged slots are read back after its awaits (outside its timed host cycles): a slot whose
+    word was overwritten since it was staged is named, once."""
+    tb = SystemTB(dut, "test_stage_readback_names_a_difference")
+
+    async def body() -> None:
+        await tb.start()
+        v, m = tb.verdict, tb.machine
+        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS)
+        slots = {s: make_flit(m.mag, tb.orch, FlitType.CU_INST, s, 0, 0x1000 + s) for s in (3, 4, 5)}
+        await client.rtl.stage(slots)
+        await tb.host.write(stage_addr(4, 2, m.stage_slots), 0xBAD)  # slot 4 no longer holds its flit
+        await client.rtl.wait_landed("a round with one slot overwritten")
+        errors = list(client.rtl.stage_errors)
+        v.check(len(errors) == 1 and errors[0].startswith("staging slot 4 reads back"),
+                f"the read-back found {errors}, expected slot 4 named once")
+        await client.rtl.wait_landed("the next round, nothing staged")
+        v.check(client.rtl.stage_errors == errors, "slots of an earlier round were read back again")
+
+    await tb.guard(body, max_cycles=10_000)

@@ -18,6 +18,7 @@ from tb.params import check_names, check_shape, declared_parameters, elaboration
 
 NOC = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/noc/noc_router.v"]
 CU = NOC[:2] + ["rtl/units/cu_base.v"]
+ORCH = NOC[:2] + ["rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v"]
 GUARDS = [
     ("noc_fifo", NOC[:1], {"DEPTH": 0}, "DEPTH=0: need WIDTH >= 1 and DEPTH >= 1"),
     ("noc_router", NOC, {"NX": 15}, "NX=15 NY=1"),
@@ -28,6 +29,8 @@ GUARDS = [
      "Q_MARGIN=64"),
     ("mag_port", NOC[:1] + ["rtl/mag/mag_port.v"], {"R_FIFO_LAT": 0}, "R_FIFO_LAT=0"),
     ("cu_base", CU, {"INST_DEPTH": 1}, "INST_DEPTH=1"),
+    ("orchestrator", ORCH, {"TX_DEPTH": 0}, "TX_DEPTH=0 is outside 1..65536"),
+    ("orchestrator", ORCH, {"STAGE_SLOTS": 2000}, "STAGE_SLOTS=2000 does not fit"),
     ("pe_dma", ["rtl/ahbm/pe_dma.v"], {"QDEPTH": 3}, "QDEPTH=3"),
     ("pe_dma", ["rtl/ahbm/pe_dma.v"], {"BW": 65}, "BW=65"),
     ("pe_slice", ["rtl/ahbm/pe_slice.v"], {"WORDS": (1 << 18) + 1}, "WORDS=262145"),

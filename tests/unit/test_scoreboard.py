@@ -20,7 +20,7 @@ from tb.lib.scoreboard import CATEGORIES, FlitScoreboard
 from tb.perf.model_speed import match_all, scoreboard_traffic
 
 GEOM = MeshGeometry.with_all_edges(3, 3)
-CYCLES_PER_HOP = 2
+CYCLES_PER_HOP = 3
 
 
 @dataclass
@@ -196,14 +196,14 @@ def test_latency_below_hop_count_is_one_latency() -> None:
     assert f"{CYCLES_PER_HOP} x {hops} hops" in msg
 
 
-def test_the_default_floor_is_the_routers_two_registers_per_hop() -> None:
-    """noc_router.v registers a flit twice per router: a capture one cycle under 2 x hops is impossible."""
+def test_the_default_floor_is_the_routers_three_registers_per_hop() -> None:
+    """noc_router.v registers a flit three times per router: a capture one cycle under 3 x hops is impossible."""
     from tb.lib.scoreboard import ROUTER_MIN_CYCLES_PER_HOP
-    assert ROUTER_MIN_CYCLES_PER_HOP == 2 and FlitScoreboard(GEOM).min_cycles_per_hop == 2
+    assert ROUTER_MIN_CYCLES_PER_HOP == 3 and FlitScoreboard(GEOM).min_cycles_per_hop == 3
     s, d = 0, GEOM.num_ports - 1
     hops = GEOM.hops(s, d)
     flit = make_flit(s, d, 3)
-    for lat, ok in ((2 * hops, True), (2 * hops - 1, False)):
+    for lat, ok in ((3 * hops, True), (3 * hops - 1, False)):
         sb = FlitScoreboard(GEOM)
         sb.expect(s, flit, 10)
         sb.observe(d, flit, 10 + lat)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from models.machines import FUSED4
-from models.unit_timing import CLUSTER_FACTS, DRAM_FACTS, FACTS, MAG_FACTS, VECTOR_FACTS, TimingFact, unit_params
+from models.unit_timing import (CLUSTER_FACTS, DRAM_FACTS, FACTS, MAG_FACTS, ORCH_FACTS, VECTOR_FACTS, TimingFact,
+                                unit_params)
 from tb.machine_top import render_machine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,8 @@ def test_vector_facts_are_the_rtl_defaults() -> None:
 
 
 @pytest.mark.parametrize("path, facts", [
-    ("rtl/units/cluster_cu.v", CLUSTER_FACTS), ("rtl/mag/mag.v", MAG_FACTS), ("rtl/mag/mag_dram.v", DRAM_FACTS)])
+    ("rtl/units/cluster_cu.v", CLUSTER_FACTS), ("rtl/mag/mag.v", MAG_FACTS), ("rtl/mag/mag_dram.v", DRAM_FACTS),
+    ("rtl/orch/orchestrator.v", ORCH_FACTS)])
 def test_unit_facts_are_the_rtl_defaults(path: str, facts: tuple[TimingFact, ...]) -> None:
     """Each fact is a parameter of the unit's module with the same default (a unit bench runs upstream's timing)."""
     rtl = rtl_defaults(ROOT / path)
@@ -41,7 +43,7 @@ def test_fact_defaults_lie_within_their_limits() -> None:
 
 @pytest.mark.parametrize("module, facts, count", [
     ("vector_core", VECTOR_FACTS, len(FUSED4.vector_cores)), ("cluster_cu", CLUSTER_FACTS, len(FUSED4.clusters)),
-    ("mag", MAG_FACTS, 1), ("mag_dram", DRAM_FACTS, 1)])
+    ("mag", MAG_FACTS, 1), ("mag_dram", DRAM_FACTS, 1), ("orchestrator", ORCH_FACTS, 1)])
 def test_generated_top_carries_every_fact(module: str, facts: tuple, count: int) -> None:
     instances = re.findall(r"\b" + module + r" #\((.*?)\) (?:u_|dram)", render_machine(FUSED4))
     assert len(instances) == count
