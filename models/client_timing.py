@@ -16,8 +16,8 @@ the round, both figures and the ratio (ours / upstream). A bundle without
 timing" (their clock is network deliveries, not cycles): neither is judged,
 and neither gets a made-up number.
 
-The bench and ``python -m tb.client`` print the verdict on every RTL run; it
-fails them only when :data:`TIMING_ENFORCED` is set.
+The bench and ``python -m tb.client`` print the verdict on every RTL run, and
+a missed target fails them as a wrong lane does.
 """
 
 from __future__ import annotations
@@ -26,11 +26,6 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from models.round_timing import RoundTiming
-
-# Whether a missed target fails the `clients` bench and `python -m tb.client run`. False while the machine is not
-# yet timed like upstream's (measured: about 0.26x upstream's machine cycles); flipped to True once every
-# bundle meets TARGETS, so that a regression in timing then fails like a wrong lane.
-TIMING_ENFORCED = False
 
 NO_TIMING = "no timing"  # a run whose clock is not cycles (the golden models)
 NO_REFERENCE = "no reference"  # a bundle without timing_rtl.json
@@ -162,17 +157,14 @@ class TimingVerdict:
     rounds: int = 0
     targets: Targets = TARGETS
 
-    def lines(self, enforced: bool | None = None) -> list[str]:
-        """The verdict as printed: a head line, then one line per reason and per bundle not judged; `enforced`
-        defaults to TIMING_ENFORCED as it is when called."""
-        enforced = TIMING_ENFORCED if enforced is None else enforced
-        state = "enforced" if enforced else "reported, not enforced (TIMING_ENFORCED in models/client_timing.py)"
+    def lines(self) -> list[str]:
+        """The verdict as printed: a head line, then one line per reason and per bundle not judged."""
         word = "MET" if self.passed else f"NOT MET ({len(self.reasons)} reason(s))"
         head = (f"timing against upstream's RTL: {word}; {len(self.judged)} bundle(s), {self.rounds} round(s) "
                 f"judged, machine cycles {self.machine_ours} ours / {self.machine_upstream} upstream, ratio "
                 f"{ratio(self.machine_ours, self.machine_upstream):.3f}; targets: a round's machine cycles "
                 f"±{self.targets.round_machine_pct} %, the sum ±{self.targets.total_machine_pct} %, a round's host "
-                f"cycles ±{self.targets.round_host_pct} %; {state}")
+                f"cycles ±{self.targets.round_host_pct} %")
         return ([head] + [f"  {r}" for r in self.reasons]
                 + [f"  not judged: {b}: {why}" for b, why in self.not_judged.items()])
 
@@ -195,5 +187,5 @@ def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS) -> Timing
                          sum(len(t.pairs) for t in compared), targets)
 
 
-__all__ = ["BundleTiming", "NO_REFERENCE", "NO_TIMING", "RoundPair", "TARGETS", "TIMING_ENFORCED", "Targets",
+__all__ = ["BundleTiming", "NO_REFERENCE", "NO_TIMING", "RoundPair", "TARGETS", "Targets",
            "TimingVerdict", "compare", "judge", "judge_rounds", "ratio", "within"]
