@@ -105,7 +105,7 @@ module cl_drain #(
             total <= gran;
             pops  <= 10'd0;
             fwait <= 1'b0;
-        end else begin
+        end else if (push || pop || fdrain || fwait || iss || gap || emit_issue) begin   // else nothing changes
             if (push) d_got <= d_got + 16'd1;
             if (pop)  pops <= pops + 10'd1;
             // the barrier: armed at the fused DRAIN's start, released the edge after its n are taken
@@ -148,7 +148,7 @@ module cl_drain #(
             vis <= {VIS_LEN{1'b0}};
             nvis <= {CW{1'b0}};
             err <= 1'b0;
-        end else begin
+        end else if (push || pop || (|vis)) begin   // else nothing changes
             vis  <= push ? (vis_next | vis_bit) : vis_next;
             nvis <= nvis + {{(CW-1){1'b0}}, vis[0]} - {{(CW-1){1'b0}}, pop};
             if (push && |(vis_next & vis_bit)) begin

@@ -150,7 +150,9 @@ module cl_sweep #(
             em_sr <= {(ILW + 1){1'b0}};
             acu_sr <= {ASW{1'b0}};
             tail <= 4'd0;
-        end else begin
+        end else if (issue || dcmd || (|sw_sr) || (|em_sr) || acu_live || tail != 4'd0) begin
+            // (idle, every line is empty and stays so: the block is skipped, which keeps an idle cluster cheap
+            // to simulate)
             sw_sr[0]  <= issue;
             em_sr[0]  <= issue && r_emit && last_kb;
             acu_sr[0] <= acu_cmd;

@@ -375,7 +375,7 @@ module vc_exec #(
             for (k = 0; k < 4; k = k + 1) preg[k] <= 128'd0;
         end else begin
             done <= 1'b0;
-            dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
+            if (st == S_DEC || dec_seen) dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
             hz_clear <= 1'b0; hz_issue <= 1'b0; hz_read <= 1'b0;
             cud_pend <= (cud_pend && !cud_clr) || cud_set;
             cud_clr <= 1'b0;

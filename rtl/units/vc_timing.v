@@ -131,7 +131,8 @@ module vc_timing #(
             t_ex <= 32'd0; t_next <= FIRST_T; drain <= 32'd0; fills_done <= 32'd0; fills_busy <= 1'b0;
             x_p <= 32'd0;
             for (r = 0; r < 16; r = r + 1) ready[r] <= 32'd0;
-        end else begin
+        end else if (start || fire || issue || xfer || exec || fills_busy || fills_out != 9'd0) begin
+            // (else nothing changes: skipped, so a core waiting for its time is cheap to simulate)
             fills_busy <= (fills_out != 9'd0);
             if (f_land) fills_done <= f_done;
             if (exec) t_ex <= now;
