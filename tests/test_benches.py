@@ -6,9 +6,9 @@ by side. A bench passes only if every one of its tests passed with a verdict and
 least one test ran.
 
 Which simulator runs a bench (tb/simulators.py `bench_legs`): with SIM=icarus (make's default) every
-bench runs on Icarus except the ones in VERILATOR_LEG, whose composite fp32
-arithmetic Icarus interprets slowly; they run on Verilator (the same tests and
-checks, 3-4x faster with the build). `make SIM=icarus` still runs them on Icarus.
+bench runs on Icarus except the ones in VERILATOR_LEG (composite fp32
+arithmetic, or a long machine run, that Icarus interprets slowly); they run on
+Verilator (the same tests and checks, 3-4x faster with the build). `make SIM=icarus` still runs them on Icarus.
 With SIM=verilator every bench runs on Verilator.
 
 The simulator is bounded by the bench's wall-clock backstop (max_wall_s, or
