@@ -30,10 +30,11 @@ from tb.summary import describe_failures
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.simulators import bench_legs
 
-# The Verilator legs first (a stable sort keeps the rest in table order): they are the longest (a build, then
-# the AHBM cases or the 18 compiled bundles at upstream's timing), and pytest-xdist's worksteal starts a
-# worker's queue at its head, so started first they overlap the short benches instead of ending the run alone.
-LEGS = sorted(bench_legs(os.environ.get("SIM", "icarus") or "icarus"), key=lambda leg: leg[1] != "verilator")
+# `clients` first (a stable sort keeps the rest in table order): the 18 compiled bundles at upstream's timing are
+# the longest leg, and pytest-xdist's worksteal starts a worker's queue at its head, so started first it
+# overlaps the short benches instead of ending the run alone.
+LONGEST_LEG = "clients"
+LEGS = sorted(bench_legs(os.environ.get("SIM", "icarus") or "icarus"), key=lambda leg: leg[0].name != LONGEST_LEG)
 # a bench's build before its simulator starts: the longest measured, a Verilator build of an AHBM bench on a
 # loaded 2-core machine, took 4 min 23 s
 BUILD_ALLOWANCE_S = 1800
