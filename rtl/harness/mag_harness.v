@@ -150,5 +150,30 @@ module mag_harness #(
         .rd_valid(mem_rd_valid), .rd_data(mem_rd_data),
         .wr_req(mem_wr_req), .wr_addr(mem_wr_addr), .wr_data(mem_wr_data),
         .mon_err(dram_mon_err));
+
+    // ---------------- the agent's own link, watched in Verilog for the timing tests (Python reads it after
+    // the run, so no coroutine wakes every cycle): while `ag_arm` is 1, each flit the agent hands out with
+    // the cycle it is taken (counted from arming) and the most flits its read queue held
+    localparam integer AG_DEPTH = 1024;
+    /* verilator lint_off UNUSEDSIGNAL */  // written and read by Python
+    reg          ag_arm = 1'b0;
+    reg  [31:0]  ag_clk, ag_n;
+    reg  [31:0]  ag_cyc  [0:AG_DEPTH-1];
+    reg  [287:0] ag_flit [0:AG_DEPTH-1];
+    reg  [10:0]  ag_rq_peak;
+    /* verilator lint_on UNUSEDSIGNAL */
+    always @(posedge clk) begin
+        if (!ag_arm) begin
+            ag_clk <= 32'd0; ag_n <= 32'd0; ag_rq_peak <= 11'd0;
+        end else begin
+            ag_clk <= ag_clk + 32'd1;
+            if (resetn && mag_out_valid && !mag_out_busy && ag_n < AG_DEPTH) begin
+                ag_cyc[ag_n[9:0]]  <= ag_clk + 32'd1;
+                ag_flit[ag_n[9:0]] <= mag_out_data;
+                ag_n <= ag_n + 32'd1;
+            end
+            if (resetn && u_mag.rq_n > ag_rq_peak) ag_rq_peak <= u_mag.rq_n;
+        end
+    end
 endmodule
 `default_nettype wire

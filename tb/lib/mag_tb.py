@@ -18,9 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-import cocotb
 import numpy as np
-from cocotb.triggers import FallingEdge
 
 from models.flit import describe_flit
 from models.mag import WORD_BYTES, DramImage, MagModel, Prediction
@@ -49,32 +47,28 @@ class MagRun:
 
 
 class AgentWatch:
-    """The agent's own links, sampled every cycle while it runs: each flit it puts out (the cycle it is
-    taken, counted from the watch's start) and the most flits its read queue held (u_mag.rq_n)."""
+    """The agent's own link, recorded by the harness (mag_harness.v `ag_*`) from `start` to `stop`: each
+    flit it puts out (the cycle it is taken, counted from the start) and the most flits its read queue held
+    (u_mag.rq_n). The harness records in Verilog, so no Python wakes every cycle."""
 
-    def __init__(self, dut: Any, clk: Any, resetn: Any) -> None:
-        self.mag = dut.u_mag
-        self.clk = clk
-        self.resetn = resetn
+    DEPTH = 1024  # mag_harness.v AG_DEPTH
+
+    def __init__(self, dut: Any) -> None:
+        self.dut = dut
         self.out: list[tuple[int, int]] = []
         self.max_rq = 0
-        self._stop = False
-        self._task = cocotb.start_soon(self._loop())
-
-    async def _loop(self) -> None:
-        cycle = 0
-        while not self._stop:
-            await FallingEdge(self.clk)
-            cycle += 1
-            if str(self.resetn.value) != "1":
-                continue
-            if int(self.mag.noc_out_valid.value) and not int(self.mag.noc_out_busy.value):
-                self.out.append((cycle, int(self.mag.noc_out_data.value)))
-            self.max_rq = max(self.max_rq, int(self.mag.rq_n.value))
+        dut.ag_arm.value = 1
 
     async def stop(self) -> None:
-        self._stop = True
-        await self._task
+        """Disarm and read what was recorded; more flits than the record holds is a bench error."""
+        d = self.dut
+        n = int(d.ag_n.value)
+        if n >= self.DEPTH:
+            raise RuntimeError(f"the agent put out {n} or more flits while watched; the harness records "
+                               f"{self.DEPTH} (raise AG_DEPTH in mag_harness.v and AgentWatch.DEPTH)")
+        self.out = [(int(d.ag_cyc[i].value), int(d.ag_flit[i].value)) for i in range(n)]
+        self.max_rq = int(d.ag_rq_peak.value)
+        d.ag_arm.value = 0
 
 
 class MagTB:
@@ -145,7 +139,7 @@ class MagTB:
     # ------------------------------------------------------------ runs
     def watch_agent(self) -> AgentWatch:
         """Start sampling the agent's output link and read queue (before `run`; `await watch.stop()` after)."""
-        return AgentWatch(self.dut, self.clock.clk, self.clock.resetn)
+        return AgentWatch(self.dut)
 
     async def run(
         self,
