@@ -24,6 +24,7 @@ from tb.benches import ROOT, Bench
 from tb.options import WALL_ENV, bench_wall_s
 from tb.params import check_names, check_shape, elaboration_check
 from tb.simulators import build_args, build_defines, built_simulator, make_runner, run_env, trace_args
+from tb.vpi_access import control_file
 
 BUILD_ROOT = ROOT / "sim_build"
 STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
@@ -158,7 +159,8 @@ def run_bench(
     check_shape(bench.name, bench.parameters, bench.shape)
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
-                         "includes": _include_stamp(bench), "defines": build_defines(sim)})
+                         "includes": _include_stamp(bench), "defines": build_defines(sim),
+                         "vpi_access": control_file(sources) if sim == "verilator" else ""})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time

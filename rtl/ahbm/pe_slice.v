@@ -46,12 +46,12 @@ module pe_slice #(
     reg [511:0] mem [0:WORDS-1];
 
     /* verilator lint_off UNUSEDSIGNAL */  // backdoor registers, driven and read by Python
-    reg        load_req = 1'b0;
-    reg        dump_req = 1'b0;
+    reg        load_req /*verilator public_flat_rw*/ = 1'b0;
+    reg        dump_req /*verilator public_flat_rw*/ = 1'b0;
     reg        load_ack = 1'b0;
     reg        dump_ack = 1'b0;
-    reg [31:0] bd_lo = 32'd0;
-    reg [31:0] bd_hi = 32'd0;
+    reg [31:0] bd_lo /*verilator public_flat_rw*/ = 32'd0;
+    reg [31:0] bd_hi /*verilator public_flat_rw*/ = 32'd0;
     /* verilator lint_on UNUSEDSIGNAL */
 
     integer i;

@@ -72,12 +72,12 @@ module mag_dram #(
 
     // ---------------- backdoor, driven by Python through VPI ----------------
     /* verilator lint_off UNUSEDSIGNAL */  // acks and counters are read by Python only
-    reg        load_req = 1'b0;
-    reg        dump_req = 1'b0;
+    reg        load_req /*verilator public_flat_rw*/ = 1'b0;
+    reg        dump_req /*verilator public_flat_rw*/ = 1'b0;
     reg        load_ack = 1'b0;
     reg        dump_ack = 1'b0;
-    reg [31:0] bd_lo = 32'd0;
-    reg [31:0] bd_hi = 32'd0;
+    reg [31:0] bd_lo /*verilator public_flat_rw*/ = 32'd0;
+    reg [31:0] bd_hi /*verilator public_flat_rw*/ = 32'd0;
     reg [31:0] oob_count;
     reg [31:0] rd_words;   // words read and written through the ports since reset: the
     reg [31:0] wr_words;   // measured DRAM traffic (the backdoor is not counted)
