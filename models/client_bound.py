@@ -62,6 +62,12 @@ def derived_bound(b: Bundle) -> DerivedBound:
     return got
 
 
+def remember(b: Bundle, bound: DerivedBound | BoundError) -> None:
+    """Take `b`'s derived bound (or why there is none) from a computation done elsewhere
+    (models/bundle_golden.py in another process), so judging it here does not derive it again."""
+    _DERIVED[Path(b.path).resolve()] = bound
+
+
 def output_values(b: Bundle, image: np.ndarray, port: str) -> tuple[np.ndarray, np.ndarray]:
     """The logical output `port` read from a final image through its slot map: (values, valid mask)."""
     reg = b.outputs[port]
@@ -123,4 +129,4 @@ def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
 
 
 __all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "judge_port",
-           "output_values"]
+           "output_values", "remember"]

@@ -50,15 +50,16 @@ from cocotb.triggers import RisingEdge
 
 from models import client_timing
 from models.bundle import Bundle, bundle_names
-from models.client_bound import BOUND_SOURCE, bound_check
+from models.client_bound import BOUND_SOURCE, bound_check, remember
 from models.client_judge import check_count, judge, lanes_vs_models, reference
 from models.client_report import BundleReport
 from models.executor import expected_signals
 from models.flit import FlitType, make_flit
-from models.machine_model import ModelRefused, ModelRun, run_bundle
+from models.machine_model import ModelRun
 from models.orch import Reg, pack_coord, stage_addr
 from models.vc.disasm import disassemble
 from tb.lib.client import RtlClient, RtlRun, Timeouts
+from tb.lib.golden_ahead import GoldenAhead
 from tb.lib.hazard_counts import HAZARD_IDS, count_errors, model_counts
 from tb.lib.landing import LandingError
 from tb.lib.plan_faults import await_one_more, orphan_follower
@@ -88,13 +89,13 @@ def _client(tb: SystemTB, b: Bundle) -> RtlClient:
                      timeouts=Timeouts.for_bundle(b))
 
 
-def _model(tb: SystemTB, b: Bundle) -> ModelRun | None:
-    """The bundle on the machine model (same loop, golden units); a refusal or a model error is a failure."""
-    try:
-        return run_bundle(b, tb.machine)
-    except (ModelRefused, AssertionError, ValueError) as exc:  # MagUnit's request errors are ValueErrors
-        tb.verdict.check(False, f"machine model: {type(exc).__name__}: {exc}")
-        return None
+def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> ModelRun | None:
+    """The bundle on the machine model (same loop, golden units), computed beside the simulator
+    (tb/lib/golden_ahead.py); a refusal or a model error is a failure. Its derived bound is taken too."""
+    g = golden.result()
+    remember(b, g.bound)
+    tb.verdict.check(not g.model_error, f"machine model: {g.model_error}")
+    return g.model
 
 
 def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: float) -> None:
@@ -181,13 +182,14 @@ async def test_bundle(dut, bundle: BundleName) -> None:
     tb = SystemTB(dut, f"test_bundle/bundle={b.name}")
     t0 = time.monotonic()
 
+    golden = GoldenAhead(b, tb.machine.name, Path.cwd() / "golden")  # runs while the RTL does
+
     async def body() -> None:
         await tb.start()
-        model = _model(tb, b)
         client = _client(tb, b)
         tb.doing = lambda: client.rtl.doing  # the watchdogs name the client's step
         run = await client.run(b)
-        _judge(tb, b, run, model, t0)
+        _judge(tb, b, run, _model(tb, golden, b), t0)
         rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
         tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
                     "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,

@@ -1,0 +1,34 @@
+"""The golden results computed beside the simulator (tb/lib/golden_ahead.py, models/bundle_golden.py)
+equal the ones computed in-process, and a child that fails is a named error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.bundle import Bundle
+from models.bundle_golden import compute
+from tb.lib.golden_ahead import GoldenAhead
+
+SMALL = "matmul_m32k64n32"
+
+
+def test_child_result_equals_in_process(tmp_path: Path) -> None:
+    b = Bundle(SMALL)
+    child = GoldenAhead(b, "fused4", tmp_path).result()
+    here = compute(b.path, "fused4")
+    assert child.model is not None and here.model is not None
+    assert child.model_error == here.model_error == ""
+    assert np.array_equal(child.model.image, here.model.image)
+    assert child.model.result.cycles == here.model.result.cycles
+    assert not isinstance(here.bound, Exception) and not isinstance(child.bound, Exception)
+    assert here.bound.bounds.keys() == child.bound.bounds.keys()
+    for port, bound in here.bound.bounds.items():
+        assert np.array_equal(bound, child.bound.bounds[port])
+
+
+def test_failed_child_is_named(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match=rf"golden run of {SMALL} .* exited with status [1-9]"):
+        GoldenAhead(Bundle(SMALL), "no_such_machine", tmp_path).result()
