@@ -18,8 +18,10 @@
    whole launch's roofline, the reduction's share of the launch, the two targets, a prefill sweep
    (query chunk x tile), and the pictures: per-PE timelines and the roofline plot (--quick: B 1 and 8
    at 256 bits, prefill tile 64).
-5. Simulation speed on both simulators (tb/perf/targets.py): the saturated
-   4x4 mesh and the fused4 machine running flash_attention_l64d64.
+5. Simulation speed on both simulators (tb/perf/targets.py): the bundle
+   corpus (whole run and per bundle), the fused4 machine idle and busy
+   (flash_attention_l64d64), the saturated 4x4 mesh (stage 1's run), and the
+   Python share of a flash_attention_l64d64 run by package.
 6. The Python models' speed (tb/perf/model_speed.py): the flit scoreboard on
    20,000 flits and an E8M15 ALU op on 128 lanes (figures the suite does not
    assert: a test's verdict may not depend on the machine).
@@ -71,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         t = time.monotonic()
 
     rc = 0
+    mesh = []
     for sim in SIMULATORS:
         result = compare(seed, sim=sim, verbose=args.verbose)
+        mesh.append(result)
         print(format_report(result))
         append_history(result)
         rc |= 0 if result.passed else 1
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     rc |= 1 if ahbm_launch.launch_main(quick=args.quick, seed=seed, verbose=args.verbose) != 0 else 0
     step_done("AHBM launch sweep")
     print("", flush=True)
-    rc |= targets.targets_main(seed=seed, verbose=args.verbose)
+    rc |= targets.targets_main(seed=seed, verbose=args.verbose, mesh=mesh)
     step_done("simulation speed")
     print("", flush=True)
     rc |= model_speed.model_speed_main()

@@ -1,17 +1,33 @@
-"""tb/perf/targets.py: a speed is judged against its simulator's target, a failed run is never 'met'."""
+"""tb/perf/targets.py: a speed is judged against its simulator's target, a failed run is never 'met', and the
+Python share is summed by package."""
 
 from __future__ import annotations
 
-from tb.perf.compare import RunTiming
-from tb.perf.targets import FLASH, Rate, format_rates
+import cProfile
+import pstats
+
+from tb.perf.targets import BUSY, CORPUS, IDLE, Rate, format_rates, format_share
 
 
 def test_a_speed_is_judged_against_its_own_simulators_target() -> None:
-    fig = f"fused4 {FLASH}"
-    fast = Rate(fig, "icarus", RunTiming(run=fig, passed=True, cycles=20_000, wall_s=10.0))  # 2,000 >= 1,500
-    slow = Rate(fig, "verilator", RunTiming(run=fig, passed=True, cycles=20_000, wall_s=10.0))  # 2,000 < 100,000
-    broken = Rate(fig, "icarus", RunTiming(run=fig, passed=False, cycles=90_000, wall_s=1.0, message="1 failed"))
-    lines = format_rates([fast, slow, broken]).splitlines()
+    fast = Rate(CORPUS, "icarus", True, cycles=40_000, wall_s=10.0)  # 4,000 >= 3,000
+    slow = Rate(CORPUS, "verilator", True, cycles=40_000, wall_s=10.0)  # 4,000 < 25,000
+    broken = Rate(BUSY, "icarus", False, cycles=90_000, wall_s=1.0, message="1 failed")
+    untargeted = Rate(IDLE, "icarus", True, cycles=10_000, wall_s=1.0)
+    lines = format_rates([fast, slow, broken, untargeted]).splitlines()
     assert lines[1].endswith("yes")
-    assert lines[2].endswith("NO (x0.02 of it)")
+    assert lines[2].endswith("NO (x0.16 of it)")
     assert lines[3].endswith("- (1 failed)") and "FAIL" in lines[3]
+    assert lines[4].endswith("(no target)")
+
+
+def test_python_share_by_package() -> None:
+    prof = cProfile.Profile()
+    prof.enable()
+    sum(i * i for i in range(200_000))
+    prof.disable()
+    stats = pstats.Stats(prof)
+    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+    lines = format_share(stats, wall_s=2 * total)
+    assert lines[0].endswith("(50 %); by package:")
+    assert any("tests/ (this project)" in line for line in lines[1:])
