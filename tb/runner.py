@@ -160,7 +160,7 @@ def run_bench(
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench), "defines": build_defines(sim),
-                         "vpi_access": control_file(sources) if sim == "verilator" else ""})
+                         "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else ""})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time

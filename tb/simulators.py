@@ -173,7 +173,8 @@ def make_runner(sim: str, wall_s: int):
             """cocotb's command, with tb/vpi_access.py's control file instead of --public-flat-rw."""
             cmds = list(super()._build_command())
             control = Path(self.build_dir) / "vpi_access.vlt"
-            text = vpi_access.control_file(str(s.value) for s in self._sources + self._verilog_sources)
+            text = vpi_access.control_file([str(s.value) for s in self._sources + self._verilog_sources],
+                                           str(self.hdl_toplevel))
             if not control.exists() or control.read_text() != text:  # unchanged: Verilator's own check skips
                 control.write_text(text)
             cmds[0] = vpi_access.replace_public_flag(list(cmds[0]), control)

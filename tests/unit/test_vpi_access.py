@@ -22,10 +22,18 @@ def test_only_the_bench_side_is_writable() -> None:
     mods = writable_modules(bench.source_paths)
     assert "harness_clock" in mods and "mag_harness" in mods
     assert "mag" not in mods and "mag_dram" not in mods
-    text = control_file(bench.source_paths)
+    text = control_file(bench.source_paths, bench.toplevel)
     assert text.startswith("`verilator_config\n")
     assert 'public_flat_rd -module "*" -var "*"' in text
     assert 'public_flat_rw -module "mag_dram"' not in text
+
+
+def test_a_design_top_drives_its_own_ports() -> None:
+    """A bench whose top is a design module (the AHBM CUBE) writes that module's ports."""
+    bench = get_bench("pe")
+    text = control_file(bench.source_paths, bench.toplevel)
+    assert 'public_flat_rw -module "ahbm_cube" -var "*"' in text
+    assert 'public_flat_rw -module "pe_core"' not in text
 
 
 def test_backdoor_registers_declare_their_write_access() -> None:
