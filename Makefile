@@ -6,7 +6,8 @@
 #   make test SIM=verilator  the test suite with every bench on Verilator
 #   make lint              verilator --lint-only -Wall on all RTL
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
-#                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only)
+#                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
+#                          SPEED=1: the mesh comparison and the simulation speed figures only)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #
@@ -51,7 +52,7 @@ lint:
 	@$(PY) -m tb.lint
 
 bench: bootstrap
-	@$(PY) -m tb.perf $(if $(QUICK),--quick)
+	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
 waves:
 	@tools/bootstrap.sh --with-gtkwave
@@ -61,7 +62,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,17p' Makefile
+	@sed -n '1,18p' Makefile
 
 list:
 	@python3 -m tb.benches

@@ -56,15 +56,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="show the simulators' output instead of keeping it in the build folder's logs")
     ap.add_argument("--quick", action="store_true", help="AHBM sweep at tile 64 only (PREFETCH 1..4)")
     ap.add_argument("--no-sweep", action="store_true", help="the cocotb/pure comparison only")
+    ap.add_argument("--speed", action="store_true",
+                    help="the cocotb/pure comparison and the simulation speed stage only (make bench SPEED=1)")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else seed_from_env()
     steps = ["cocotb vs pure Verilog"]
-    if not args.no_sweep:
+    if args.speed:
+        steps += ["simulation speed"]
+    elif not args.no_sweep:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
         steps += ["AHBM launch sweep", "simulation speed", "Python model speed",
                   "vector core differential run", "vector core timing corpus"]
-    progress = Progress("bench-quick" if args.quick else "bench", steps, record=not args.no_sweep)
+    progress = Progress("bench-quick" if args.quick else "bench", steps, record=not (args.no_sweep or args.speed))
     t = time.monotonic()
 
     def step_done(name: str) -> None:
@@ -82,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
         rc |= 0 if result.passed else 1
     print(f"(appended to {HISTORY})")
     step_done(steps[0])
+    if args.speed:
+        print("", flush=True)
+        rc |= targets.targets_main(seed=seed, verbose=args.verbose, mesh=mesh)
+        step_done("simulation speed")
+        return rc
     if args.no_sweep:
         progress.save()
         return rc
