@@ -38,8 +38,8 @@ ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
 MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v", "rtl/mag/mag.v")
 MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + MAG_RTL + ("rtl/harness/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
-    "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v", "rtl/arith/acc_to_fp16.v",
-    "rtl/arith/acc_emit_subtile.v",
+    "rtl/arith/clock_gate.v", "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v",
+    "rtl/arith/acc_to_fp16.v", "rtl/arith/acc_emit_subtile.v",
     "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cl_fill.v", "rtl/units/cl_rx.v",
     "rtl/units/cl_sweep.v", "rtl/units/cl_drain.v", "rtl/units/cl_wport.v", "rtl/units/cl_mon.v",
     "rtl/units/cluster_cu.v", "rtl/harness/cl_harness.v")
