@@ -44,7 +44,7 @@ CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/units/cl_sweep.v", "rtl/units/cl_drain.v", "rtl/units/cl_wport.v", "rtl/units/cl_mon.v",
     "rtl/units/cluster_cu.v", "rtl/harness/cl_harness.v")
 VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
-    "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
+    "clock_gate", "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + tuple(f"rtl/units/{m}.v" for m in (
     "cu_base", "vc_alu", "vc_lanes", "vc_agu", "vc_red", "vc_xfer", "vc_hazard", "vc_chain_hazard", "vc_store_hazard", "vc_timing", "vc_link", "vc_exec", "vector_core"))
 VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + MAG_RTL + ("rtl/harness/vc_harness.v",)
