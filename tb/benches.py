@@ -36,7 +36,8 @@ ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
     "rtl/harness/orch_harness.v")
 MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v", "rtl/mag/mag.v")
-MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + MAG_RTL + ("rtl/harness/mag_harness.v",)
+MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/arith/clock_gate.v",) + MAG_RTL + (
+    "rtl/harness/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/arith/clock_gate.v", "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v",
     "rtl/arith/acc_to_fp16.v", "rtl/arith/acc_emit_subtile.v",
