@@ -46,7 +46,8 @@ module clock_gate #(
     endgenerate
     initial begin
         if (FALL_EDGE != 0 && FALL_EDGE != 1)
-            $fatal(1, "clock_gate %m: FALL_EDGE=%0d: expected 0 (gate rising edges) or 1 (gate falling edges)", FALL_EDGE);
+            $fatal(1, "clock_gate %m: FALL_EDGE=%0d: expected 0 (gate rising edges) or 1 (gate falling edges)",
+                   FALL_EDGE);
     end
 endmodule
 `default_nettype wire

@@ -74,53 +74,22 @@ module vc_lanes (
         endcase
     endfunction
 
-    // the operands, taken at the falling edge of l_clk (zero until the first)
+    // the operands, taken at the falling edge of l_clk (zero until the first), all in one register
     wire l_clk;
     clock_gate #(.FALL_EDGE(1)) u_gate (.clk(clk), .en(en), .gclk(l_clk));
-    reg          q_alu_en = 1'd0;
-    reg [4:0]    q_op = 5'd0;
-    reg [2:0]    q_src_a = 3'd0;
-    reg [2:0]    q_src_b = 3'd0;
-    reg [2:0]    q_src_c = 3'd0;
-    reg [23:0]   q_const_a = 24'd0;
-    reg [23:0]   q_const_b = 24'd0;
-    reg [23:0]   q_const_c = 24'd0;
-    reg [383:0]  q_row_a = 384'd0;
-    reg [383:0]  q_row_b = 384'd0;
-    reg [383:0]  q_row_c = 384'd0;
-    reg [383:0]  q_creg = 384'd0;
-    reg [383:0]  q_tree = 384'd0;
-    reg          q_ld16_en = 1'd0;
-    reg          q_cvt_en = 1'd0;
-    reg          q_st16_en = 1'd0;
-    reg          q_ld32_en = 1'd0;
-    reg          q_st32_en = 1'd0;
-    reg          q_half = 1'd0;
-    reg [255:0]  q_l1_word = 256'd0;
-    reg [383:0]  q_cvt_row = 384'd0;
-    always @(negedge l_clk) begin
-        q_alu_en <= alu_en;
-        q_op <= op;
-        q_src_a <= src_a;
-        q_src_b <= src_b;
-        q_src_c <= src_c;
-        q_const_a <= const_a;
-        q_const_b <= const_b;
-        q_const_c <= const_c;
-        q_row_a <= row_a;
-        q_row_b <= row_b;
-        q_row_c <= row_c;
-        q_creg <= creg;
-        q_tree <= tree;
-        q_ld16_en <= ld16_en;
-        q_cvt_en <= cvt_en;
-        q_st16_en <= st16_en;
-        q_ld32_en <= ld32_en;
-        q_st32_en <= st32_en;
-        q_half <= half;
-        q_l1_word <= l1_word;
-        q_cvt_row <= cvt_row;
-    end
+    wire         q_alu_en, q_ld16_en, q_cvt_en, q_st16_en, q_ld32_en, q_st32_en, q_half;
+    wire [4:0]   q_op;
+    wire [2:0]   q_src_a, q_src_b, q_src_c;
+    wire [23:0]  q_const_a, q_const_b, q_const_c;
+    wire [383:0] q_row_a, q_row_b, q_row_c, q_creg, q_tree, q_cvt_row;
+    wire [255:0] q_l1_word;
+    localparam integer OPS_W = 7 + 5 + 3 * 3 + 3 * 24 + 6 * 384 + 256;
+    reg  [OPS_W-1:0] ops_q = {OPS_W{1'b0}};
+    always @(negedge l_clk)
+        ops_q <= {alu_en, ld16_en, cvt_en, st16_en, ld32_en, st32_en, half, op, src_a, src_b, src_c,
+                  const_a, const_b, const_c, row_a, row_b, row_c, creg, tree, cvt_row, l1_word};
+    assign {q_alu_en, q_ld16_en, q_cvt_en, q_st16_en, q_ld32_en, q_st32_en, q_half, q_op, q_src_a, q_src_b, q_src_c,
+            q_const_a, q_const_b, q_const_c, q_row_a, q_row_b, q_row_c, q_creg, q_tree, q_cvt_row, q_l1_word} = ops_q;
 
     // the FP16 side of the conversions: what e8m15_to_fp16 produced (VST FP16, VCVT) per lane
     wire [255:0] h16;
