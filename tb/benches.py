@@ -36,15 +36,16 @@ ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
     "rtl/harness/orch_harness.v")
 MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v", "rtl/mag/mag.v")
-MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + MAG_RTL + ("rtl/harness/mag_harness.v",)
+MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/arith/clock_gate.v",) + MAG_RTL + (
+    "rtl/harness/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
-    "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v", "rtl/arith/acc_to_fp16.v",
-    "rtl/arith/acc_emit_subtile.v",
+    "rtl/arith/clock_gate.v", "rtl/arith/acc_convert.v", "rtl/arith/acc_add.v", "rtl/arith/cu_gemm_subtile.v",
+    "rtl/arith/acc_to_fp16.v", "rtl/arith/acc_emit_subtile.v",
     "rtl/units/cu_base.v", "rtl/units/cl_mac.v", "rtl/units/cl_emit.v", "rtl/units/cl_fill.v", "rtl/units/cl_rx.v",
     "rtl/units/cl_sweep.v", "rtl/units/cl_drain.v", "rtl/units/cl_wport.v", "rtl/units/cl_mon.v",
     "rtl/units/cluster_cu.v", "rtl/harness/cl_harness.v")
 VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
-    "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
+    "clock_gate", "e8m15_pack", "e8m15_fma", "e8m15_cmp", "vc_coeff_rom", "e8m15_tcu",
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + tuple(f"rtl/units/{m}.v" for m in (
     "cu_base", "vc_alu", "vc_lanes", "vc_agu", "vc_red", "vc_xfer", "vc_hazard", "vc_chain_hazard", "vc_store_hazard", "vc_timing", "vc_link", "vc_exec", "vector_core"))
 VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + MAG_RTL + ("rtl/harness/vc_harness.v",)

@@ -476,6 +476,22 @@ module mag #(
 
     mag_quant u_quant (.raw(q_in), .blayout(rd_blay), .words(q_out));
 
+    // The quantiser's inputs, q_in and rd_blay, run on q_clk: clk gated by their write conditions
+    // (rtl/arith/clock_gate.v), so Verilator evaluates the quantiser only on the edges that load
+    // an entry (or take an entry read), not on every edge of clk.
+    wire          q_load = q_bv && !q_start && q_n == 3'd7;     // the 8th beat completes q_in
+    wire          rd_take = rs == RS_IDLE && take_rd_e;         // an entry read starts: its packing
+    wire          q_clk;
+    clock_gate u_q_gate (.clk(clk), .en(!resetn || q_load || rd_take), .gclk(q_clk));
+    always @(posedge q_clk) begin
+        if (!resetn) begin
+            rd_blay <= 1'b0;
+        end else begin
+            if (q_load)  q_in    <= {q_bd, q_raw};
+            if (rd_take) rd_blay <= rq_blay;
+        end
+    end
+
     always @(posedge clk) begin
         if (!resetn) begin
             q_bv   <= 1'b0;
@@ -493,8 +509,7 @@ module mag #(
                 if (q_n != 3'd7) begin
                     q_raw[{q_n, 8'd0} +: 256] <= q_bd;
                     q_n <= q_n + 3'd1;
-                end else begin
-                    q_in <= {q_bd, q_raw};
+                end else begin           // q_in is loaded on q_clk
                     q_n  <= 3'd0;
                     q_t  <= QUANT_LAT[6:0];
                 end
@@ -540,7 +555,6 @@ module mag #(
             q_start  <= 1'b0;
             q_rdy    <= 1'b0;
             rd_quant <= 1'b0;
-            rd_blay  <= 1'b0;
             bt_left  <= 9'd0;
             r_err    <= 1'b0;
         end else begin
@@ -619,8 +633,7 @@ module mag #(
                     rd_txn     <= rq[`NOC_TXN];
                     rd_cnt     <= rq_cnt;
                     rd_ent     <= 8'd0;
-                    rd_quant   <= rq_quant;
-                    rd_blay    <= rq_blay;
+                    rd_quant   <= rq_quant;    // rd_blay <= rq_blay on q_clk
                     rd_eb      <= rq_eb;
                     rd_elast   <= rq_ew[1:0] - 2'd1;
                     rd_anext   <= rq_word + {31'd0, rq_eb};

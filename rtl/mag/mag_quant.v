@@ -1,4 +1,6 @@
-// QUANT: one memory-agent entry, FP16 -> MXFP7 (units.md M.3), packed as C.4 words. Combinational.
+// QUANT: one memory-agent entry, FP16 -> MXFP7 (units.md M.3), packed as C.4 words. Combinational;
+// in mag.v both inputs are registers on q_clk, clk gated to the edges that load them
+// (rtl/arith/clock_gate.v), so on Verilator the conversion is evaluated only on those edges.
 //
 // In:  raw, the entry's 8 DRAM words as read (word j at [256j +: 256], so entry
 //      byte b is raw[8b +: 8]); FP16 element (lane L, k) is bytes 64L+2k,

@@ -3,7 +3,9 @@
 // this module and cl_emit.v; the arithmetic itself is rtl/arith's, which
 // units.md C.7 fixes (docs/numerics.md §3, models/numerics/cluster.py).
 //
-// Ports (combinational; the cluster registers every input):
+// Ports (combinational; the cluster registers every input on e_clk, clk gated
+// to the edges that take an accumulator command (rtl/arith/clock_gate.v), so
+// the MAC is evaluated by Verilator only on those edges):
 //   op      0 LOAD  acc_out = ADD(0, X)                  (kb == 0 && !acc)
 //           1 ADD   acc_out = ADD(acc_in, X)
 //           2 PEER  acc_out = ADD(acc_in, peer_in)       (ADD_PEER, CU_DATA buf 2)

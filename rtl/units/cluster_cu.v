@@ -271,6 +271,13 @@ module cluster_cu #(
     reg  [351:0] e_acc, e_peer;
     reg  [255:0] e_hi_data;              // OP_SEND: the second granule, pushed the next cycle
     wire         e_wr = e_v && (e_op == E_LOAD || e_op == E_ADD || e_op == E_PEER);
+    // The engine's operand registers (e_op, e_anchor, e_acc, e_a, e_b, e_peer: all cl_mac and cl_emit
+    // read) are written only when a command is taken (or at reset), so they run on e_clk, clk gated
+    // by that condition (rtl/arith/clock_gate.v): Verilator then evaluates the MAC and the emit
+    // conversion only on the cycles that load a command, not on every edge of clk.
+    wire         e_load = !resetn || s1_valid || dr_iss || peer_take;
+    wire         e_clk;
+    clock_gate u_e_gate (.clk(clk), .en(e_load), .gclk(e_clk));
     wire [351:0] mac_out;
     wire [255:0] emit_fp16;
     cl_mac u_mac (.op(e_op[1:0]), .a_ent(e_a), .b_ent(e_b), .anchor(e_anchor), .acc_in(e_acc),
@@ -295,6 +302,26 @@ module cluster_cu #(
                 send_half[e*32 +: 22] = v[(8*(hi ? 1 : 0) + e)*22 +: 22];
         end
     endfunction
+
+    // the command taken this cycle, into the operand registers (on e_clk: written only when e_load)
+    always @(posedge e_clk) begin
+        if (!resetn) begin
+            e_op <= E_LOAD;
+        end else if (s1_valid) begin
+            e_op     <= s1_load ? E_LOAD : E_ADD;
+            e_anchor <= s1_anchor;
+            e_acc    <= acc_now(s1_tile);
+            e_a      <= {l1a[{s1_ia, 2'd3}], l1a[{s1_ia, 2'd2}], l1a[{s1_ia, 2'd1}], l1a[{s1_ia, 2'd0}]};
+            e_b      <= {l1b[{s1_ib, 2'd3}], l1b[{s1_ib, 2'd2}], l1b[{s1_ib, 2'd1}], l1b[{s1_ib, 2'd0}]};
+        end else if (dr_iss) begin
+            e_op     <= i_send ? E_SEND : E_EMIT;
+            e_acc    <= acc_now(dr_tile);
+        end else if (peer_take) begin
+            e_op     <= E_PEER;
+            e_acc    <= acc_now(peer_tile);
+            e_peer   <= peer_val;
+        end
+    end
 
     // ------------------------------------------------------------ arrival order
     // Count the flits the base puts into its receive FIFO (its classification,
@@ -387,7 +414,6 @@ module cluster_cu #(
             drain_start <= 1'b0;
             dcmd <= 1'b0;
             e_v <= 1'b0;
-            e_op <= E_LOAD;
             e_hi <= 1'b0;
             n_retired <= 32'd0;
             n_emitted <= 32'd0;
@@ -432,24 +458,14 @@ module cluster_cu #(
             dcmd     <= dr_iss || peer_take;
             e_v      <= s1_valid || dr_iss || peer_take;
             if (s1_valid) begin
-                e_op     <= s1_load ? E_LOAD : E_ADD;
                 e_emit   <= s1_emit;
                 e_tile   <= s1_tile;
-                e_anchor <= s1_anchor;
-                e_acc    <= acc_now(s1_tile);
-                e_a      <= {l1a[{s1_ia, 2'd3}], l1a[{s1_ia, 2'd2}], l1a[{s1_ia, 2'd1}], l1a[{s1_ia, 2'd0}]};
-                e_b      <= {l1b[{s1_ib, 2'd3}], l1b[{s1_ib, 2'd2}], l1b[{s1_ib, 2'd1}], l1b[{s1_ib, 2'd0}]};
             end else if (dr_iss) begin
-                e_op     <= i_send ? E_SEND : E_EMIT;
                 e_emit   <= 1'b0;
                 e_tile   <= dr_tile;
-                e_acc    <= acc_now(dr_tile);
             end else if (peer_take) begin
-                e_op     <= E_PEER;
                 e_emit   <= 1'b0;
                 e_tile   <= peer_tile;
-                e_acc    <= acc_now(peer_tile);
-                e_peer   <= peer_val;
             end
 
             // ---------------- send register: acks, the FILL request, the write port

@@ -253,8 +253,10 @@ module vc_exec #(
     wire         ld16 = (st == S_LD) && (i_dt == 3'd1), ld32 = (st == S_LD) && (i_dt == 3'd2);
     wire         st16 = (st == S_ST) && (i_dt == 3'd1), st32 = (st == S_ST) && (i_dt == 3'd2);
     wire         cvt1 = (st == S_CVT) && (i_dt == 3'd1);
+    // the states whose cycles read a result of the lanes (the lanes take their operands only then)
+    wire         lanes_on = (st == S_ALU) || (st == S_CVT) || (st == S_LD) || (st == S_ST) || (st == S_RED);
     vc_lanes u_lanes (
-        .alu_en(alu_en), .op(l_op), .src_a(src_a), .src_b(src_b), .src_c(src_c),
+        .clk(clk), .en(lanes_on), .alu_en(alu_en), .op(l_op), .src_a(src_a), .src_b(src_b), .src_c(src_c),
         .const_a(const_a), .const_b(const_b), .const_c(const_c),
         .row_a(row_a), .row_b(row_b), .row_c(row_c), .creg(creg), .tree(red_tree),
         .result(l_res), .pred(l_pred),

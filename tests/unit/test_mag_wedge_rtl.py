@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v",
-           "rtl/mag/mag.v", "rtl/mag/mag_dram.v"]
+SOURCES = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v", "rtl/mag/mag_quant.v",
+           "rtl/mag/mag_port.v", "rtl/mag/mag.v", "rtl/mag/mag_dram.v"]
 
 # MAG at (0,1); writers (1,0) and (2,0); flit = {dst, src, type, txn, last, rsvd, payload}, payload of a
 # MEM_WR_REQ = {addr[39:0], len, ...}. The bench offers the flits in order, honouring busy, then counts acks.
