@@ -28,6 +28,8 @@ HARNESS_RTL: tuple[str, ...] = (
     "rtl/harness/tb_pattern.v",
     "rtl/harness/tb_ep_bank.v",
 )
+# the bench-side modules of a generated machine harness (tb/machine_top.py render_harness)
+MACHINE_HARNESS_RTL: tuple[str, ...] = ("rtl/harness/host_engine.v", "rtl/harness/axil_trace.v")
 ROUTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",)
 MESH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",)
 CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
@@ -116,7 +118,7 @@ def _machine_bench(name: str, machine: str, test_module: str, description: str, 
         name=name,
         level="system",
         toplevel=f"{machine}_harness",
-        sources=NOC_RTL + HARNESS_RTL + tuple(unit_sources(m, ROOT)),
+        sources=NOC_RTL + HARNESS_RTL + MACHINE_HARNESS_RTL + tuple(unit_sources(m, ROOT)),
         test_module=test_module,
         shape=MeshShape(g.nx, g.ny, g.edge_mask),
         description=description,

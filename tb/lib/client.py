@@ -3,8 +3,9 @@
 The round loop is models.executor's, the same one the machine model runs; this
 module is its host on the RTL (:class:`RtlHost`):
 
-* host registers through tb.lib.host.Orchestrator (cocotbext-axi's
-  AxiLiteMaster); the staged slots uploaded five 64-bit words per flit, low
+* host registers through tb.lib.host.Orchestrator (on the generated harness:
+  the host engine, tb/lib/host_engine.py, one batch per upload, read-back and
+  poll); the staged slots uploaded five 64-bit words per flit, low
   word first, one write at a time as upstream's measuring host did, and
   (``verify_stage``) read back and compared once the round's awaits are met
   (before its landing wait, outside the round's timed host cycles: upstream's
@@ -27,7 +28,7 @@ of the vector cores (by id, H1..H4), DRAM traffic and cycles.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NoReturn
 
 import numpy as np
 from cocotb.triggers import Timer
@@ -41,6 +42,7 @@ from models.orch import NodeStatus
 from tb.lib.dram import DramBackdoor
 from tb.lib.hazard_counts import delta, rtl_counts
 from tb.lib.host import Orchestrator
+from tb.lib.host_engine import Command, Op, Status
 from tb.lib.landing import Landing
 
 
@@ -90,23 +92,15 @@ class RtlHost:
     async def stage(self, slots: Mapping[int, int]) -> None:
         """Upload every slot (in runs of consecutive slots); they are read back after the round's awaits."""
         self.doing = f"staging {len(slots)} slot(s)"
-        order = sorted(slots)
-        runs: list[list[int]] = []
-        for s in order:
-            if runs and s == runs[-1][-1] + 1:
-                runs[-1].append(s)
-            else:
-                runs.append([s])
-        for run in runs:
-            await self.host.stage(run[0], [slots[s] for s in run])
+        await self.host.stage_slots(slots)
         if self.verify_stage:
             self.unverified.update(slots)
 
     async def _verify_staged(self) -> None:
         """Read back every slot staged since the last check (the staging RAM keeps them until the next
         round's upload) and record each that differs from what was staged."""
-        for s in sorted(self.unverified):
-            got = await self.host.read_stage(s)
+        order = sorted(self.unverified)
+        for s, got in zip(order, await self.host.read_stages(order)):
             if got != self.unverified[s]:
                 self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged "
                                          f"{self.unverified[s]:#074x}")
@@ -116,6 +110,8 @@ class RtlHost:
         """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything)."""
         self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
         start = self.cycle()
+        if self.host.engine is not None:
+            return await self._poll_engine(cmd, what, start)
         interval = self.timeouts.interval
         while True:  # every read takes simulated time, so the cycle bound ends the loop
             value = await self.host.read(cmd.addr)
@@ -133,6 +129,24 @@ class RtlHost:
             if gap:
                 await Timer(gap * self.period_ns, "ns")
         value = await self.host.read(cmd.addr)
+        self._timed_out(cmd, what, value, start)
+
+    async def _poll_engine(self, cmd: Poll, what: str, start: int) -> int:
+        """The loop of :meth:`poll` as one engine POLL (the same reads on the same cycles)."""
+        t = self.timeouts
+        node = cmd.node is not None
+        word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll, interval=t.interval,
+                       resolution=t.resolution, baseline=cmd.baseline if node else 0,
+                       expected=cmd.expected if node else 0, ovs=node, final=True)
+        res = (await self.host.engine.run([word], start=start, what=what))[0]  # type: ignore[union-attr]
+        self.polls += res.reads
+        if res.status is Status.MET:
+            return res.value
+        if res.status is Status.OVERSHOOT:
+            raise PollFailed(f"{what}: {describe_poll(cmd, res.value, 'overshoot: more signals than awaited')}")
+        self._timed_out(cmd, what, res.value, start)
+
+    def _timed_out(self, cmd: Poll, what: str, value: int, start: int) -> NoReturn:
         waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
         raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
                          f"{waiting}")
