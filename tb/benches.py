@@ -335,6 +335,10 @@ BENCHES: tuple[Bench, ...] = (
     _machine_bench("mm_mesh_sys", "mm_mesh_sys", "tb.system.test_mm_mesh_sys",
                    "mm_mesh with the orchestrator at (1,1): the host sequence (stage, dispatch, Await, DRAM), "
                    "granule/ack counts, named faults, the reference epilogue through the host"),
+    _machine_bench("host_engine", "mm_mesh_sys", "tb.system.test_host_engine",
+                   "the host engine on mm_mesh_sys's host port: registers and slots read back, a planted wrong word "
+                   "named, 4 cycles a write and a read, a poll's timeout where its policy puts it, queue overflow, "
+                   "unknown command, late poll and a batch that never completes named"),
     _machine_bench("clients", "fused4", "tb.system.test_clients",
                    "every program the public KohakuTPU compiler built (clients/bundles), unmodified, through the "
                    "host's loader on fused4: outputs bit exact to upstream's RTL and to the machine model, exact "

@@ -204,6 +204,7 @@ module host_engine #(
     // the first command's `pre` wait ends at pre_at (cyc's value at that edge): due now, later, or already past
     wire [31:0] pre_at  = cyc - lead - 32'd1 + {16'd0, hd[71:56]};
     wire        pre     = hd_op == OP_POLL && hd[248];
+    wire        late    = pre && $signed(pre_at - cyc) < 0;
 
     always @(posedge clk) begin
         cyc <= cyc + 32'd1;
@@ -220,13 +221,10 @@ module host_engine #(
             last_status <= 8'd0;
             if (!fits) begin
                 err <= count == 16'd0 ? 3'd0 : E_OVERFLOW;
-                done <= 1'b1;
             end else if (!f_ok) begin
                 err <= E_OP;
-                done <= 1'b1;
-            end else if (pre && $signed(pre_at - cyc) < 0) begin
+            end else if (late) begin
                 err <= E_LATE;
-                done <= 1'b1;
             end else begin
                 err <= 3'd0;
                 run <= 1'b1;
@@ -263,9 +261,9 @@ module host_engine #(
                 res[cp_i] <= {c_reads, c_status, 24'd0, c_value};
                 last_value <= c_value; last_reads <= c_reads; last_status <= c_status;
                 if (last) begin
-                    run <= 1'b0; done <= 1'b1; lpend <= 1'b0;
+                    run <= 1'b0; lpend <= 1'b0;
                 end else if (!nx_ok) begin
-                    run <= 1'b0; done <= 1'b1; lpend <= 1'b0; err <= E_OP; err_idx <= cp + 16'd1;
+                    run <= 1'b0; lpend <= 1'b0; err <= E_OP; err_idx <= cp + 16'd1;
                 end else begin
                     cp <= cp + 16'd1; cur <= nx;
                     pstart <= cyc; reads <= 32'd0; fin <= 1'b0;
@@ -285,6 +283,10 @@ module host_engine #(
                 end
             end
         end
+        // done last of all: Python, woken by its rising edge, reads the results and err updated at this edge
+        // (nonblocking assignments take effect in the order they were made)
+        if (resetn && !done && ((first && (!fits || !f_ok || late)) || (run && c_end && (last || !nx_ok))))
+            done <= 1'b1;
     end
 endmodule
 `default_nettype wire

@@ -71,6 +71,7 @@ FIELDS: tuple[tuple[str, int, int], ...] = (
     ("addr", 232, 16), ("data", 168, 64), ("want", 104, 64), ("bound", 72, 32), ("interval", 56, 16),
     ("resolution", 40, 16), ("baseline", 24, 16), ("expected", 8, 16),
 )
+OPS = frozenset(int(op) for op in Op)
 WORD_DIGITS = 64
 RESULT_DIGITS = 32
 WRITE_BUDGET = 16  # cycles a WRITE or READ may take in the bound of a batch (4 measured)
@@ -104,8 +105,9 @@ class Command:
         for name, lo, width in FIELDS:
             value = int(getattr(self, name))
             if not 0 <= value < 1 << width:
-                raise ValueError(f"host engine command {Op(self.op).name if self.op in Op._value2member_map_ else self.op}"
-                                 f" at {self.addr:#x}: {name}={value} does not fit {width} bits (0..{(1 << width) - 1})")
+                op = Op(self.op).name if self.op in OPS else self.op
+                raise ValueError(f"host engine command {op} at {self.addr}: {name}={value} does not fit {width} bits "
+                                 f"(0..{(1 << width) - 1})")
             out |= value << lo
         return out
 
@@ -149,7 +151,8 @@ def parse_results(text: str, n: int) -> list[Result]:
     if len(words) < n:
         raise HostEngineError(f"host engine result file holds {len(words)} words, {n} were asked for")
     if any(c in "xXzZ" for w in words[:n] for c in w):
-        raise HostEngineError("host engine result file holds x/z bits: a command that never completed")
+        raise HostEngineError("host engine results hold x/z bits: a value read from a register or staging slot "
+                              "never written since power-up")
     return [Result.parse(int(w, 16)) for w in words[:n]]
 
 
@@ -166,6 +169,7 @@ class HostEngine:
         self.queue_file = workdir / queue_file
         self.result_file = workdir / result_file
         self.batches = 0  # batches run (Python's wake-ups are about twice this)
+        handle.go.value = 0  # a batch a failed test left raised would restart after the next reset
 
     def cycle(self) -> int:
         return int(get_sim_time("ns")) // self.period_ns
@@ -183,44 +187,49 @@ class HostEngine:
         self.queue_file.write_text(encode(commands))
         asked = self.cycle() if start is None else start
         await RisingEdge(self.clk)
-        return await self._go(commands, n, self.cycle() - asked, what, results)
+        bound = sum(c.budget() for c in commands) + 64
+        return await self._go([c.op for c in commands], n, self.cycle() - asked, what, results, bound)
 
     async def run_raw(self, words: Sequence[int], count: int, *, bound: int, what: str) -> list[Result]:
         """A batch given as raw command words and a count of the caller's choosing (the engine's own checks
         are what a test of it wants to see fire)."""
         self.queue_file.write_text("".join(f"{w:0{WORD_DIGITS}x}\n" for w in words))
         await RisingEdge(self.clk)
-        return await self._go([], count, 0, what, False, bound=bound)
+        return await self._go([w >> 252 for w in words], count, 0, what, False, bound)
 
-    async def _go(self, commands: Sequence[Command], n: int, lead: int, what: str, results: bool,
-                  bound: int | None = None) -> list[Result]:
+    async def _go(self, ops: Sequence[int], n: int, lead: int, what: str, results: bool, bound: int) -> list[Result]:
         h = self.h
         h.count.value = n
         h.lead.value = lead
         h.go.value = 1
         self.batches += 1
-        bound = bound if bound is not None else sum(c.budget() for c in commands) + 64
+        try:
+            return await self._wait(ops, n, what, results, bound)
+        finally:
+            h.go.value = 0  # rearms the engine (a failed batch is ended by the next reset)
+
+    async def _wait(self, ops: Sequence[int], n: int, what: str, results: bool, bound: int) -> list[Result]:
+        h = self.h
         fired = await First(RisingEdge(h.done), Timer(bound * self.period_ns, "ns"))
         if not int(h.done.value) or isinstance(fired, Timer):
             cp = int(h.cp.value)
-            op = commands[cp].op if cp < len(commands) else None
-            h.go.value = 0  # a reset rearms the engine; a raised go would start the batch again
+            op = ops[cp] if cp < len(ops) else 0
             raise HostEngineError(f"{what}: the host engine did not finish its batch of {n} command(s) within "
-                                  f"{bound} cycles: at command {cp} ({Op(op).name if op else '?'}), "
+                                  f"{bound} cycles: at command {cp} ({Op(op).name if op in OPS else op}), "
                                   f"{int(h.last_reads.value)} read(s) made by the command before; the "
                                   f"orchestrator never answered, or a poll's bound is wrong")
         err = EngineFault(int(h.err.value))
         if err is not EngineFault.NONE:
             idx = int(h.err_idx.value)
-            h.go.value = 0
             detail = f"count {n}, queue {self.depth}" if err is EngineFault.OVERFLOW else f"command {idx}"
             raise HostEngineError(f"{what}: host engine fault {err.name}: {FAULT_TEXT[err]} ({detail})")
         if results:
-            out = await self._dump(n)
-        else:
-            out = [Result(int(h.last_value.value), int(h.last_reads.value), Status(int(h.last_status.value)))]
-        h.go.value = 0
-        return out
+            return await self._dump(n)
+        value = h.last_value.value
+        if not value.is_resolvable:
+            raise HostEngineError(f"{what}: the value read holds x/z bits ({value}): a register or staging slot "
+                                  f"never written since power-up")
+        return [Result(int(value), int(h.last_reads.value), Status(int(h.last_status.value)))]
 
     async def _dump(self, n: int) -> list[Result]:
         self.h.dump_req.value = 1
