@@ -10,7 +10,7 @@ module is its host on the RTL (:class:`RtlHost`):
   (``verify_stage``) read back and compared once the round's awaits are met
   (before its landing wait, outside the round's timed host cycles: upstream's
   host read nothing back), so "the flits staged" is measured, not assumed;
-* each Poll is a bounded number of reads spaced in simulated time; on expiry
+* each Poll is one engine POLL: a bounded number of reads spaced in simulated time; on expiry
   it names the node, the baseline, the expected and seen counts and the
   node's last code/arg (models.executor.describe_poll) and what the units
   still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
@@ -31,14 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NoReturn
 
 import numpy as np
-from cocotb.triggers import Timer
 from cocotb.utils import get_sim_time
 
 from models.bundle import Bundle
 from models.executor import ExecResult, PollFailed, describe_poll, execute
-from models.loader import COUNT_MOD, Poll
+from models.loader import Poll
 from models.machines import Machine
-from models.orch import NodeStatus
 from tb.lib.dram import DramBackdoor
 from tb.lib.hazard_counts import delta, rtl_counts
 from tb.lib.host import Orchestrator
@@ -51,8 +49,9 @@ class Timeouts:
     """Bounds in cycles: one poll, the landing wait; the least idle cycles between two reads of a poll (0:
     back to back, each read issued as the previous one returns, as upstream's measuring host polled).
     ``resolution``: a poll that has waited w cycles leaves at least w // resolution idle cycles between
-    reads, so a long wait costs few reads (the simulator runs Python per read) and a met await is seen
-    at most 1/resolution of its wait late (0.4 %); short waits (kicks, 680-cycle rounds) stay back to back."""
+    reads, so a long wait costs few reads (chosen when Python ran every read; kept, so the cycles stay the
+    ones measured) and a met await is seen at most 1/resolution of its wait late (0.4 %); short waits
+    (kicks, 680-cycle rounds) stay back to back."""
 
     poll: int = 100_000
     landing: int = 20_000
@@ -72,7 +71,11 @@ class RtlHost:
     def __init__(self, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine, *,
                  period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True,
                  waiting: Callable[[], list[str]] = list) -> None:
+        if host.engine is None:
+            raise ValueError("RtlHost polls through the host engine: give it Orchestrator.on_engine(...) on a "
+                             "generated machine harness, not an AxiLiteMaster")
         self.host, self.dram, self.landing, self.machine = host, dram, landing, machine
+        self.engine = host.engine
         self.waiting = waiting  # what the units still wait for, in words (named when a poll times out)
         self.period_ns = period_ns
         self.timeouts = timeouts
@@ -107,38 +110,19 @@ class RtlHost:
         self.unverified.clear()
 
     async def poll(self, cmd: Poll, what: str) -> int:
-        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything)."""
+        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything).
+
+        One engine POLL (rtl/harness/host_engine.v): read; met, or (an await) an overshoot, ends it; past
+        the bound one more read names the value; else the next read after max(interval, elapsed //
+        resolution) idle cycles."""
         self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
         start = self.cycle()
-        if self.host.engine is not None:
-            return await self._poll_engine(cmd, what, start)
-        interval = self.timeouts.interval
-        while True:  # every read takes simulated time, so the cycle bound ends the loop
-            value = await self.host.read(cmd.addr)
-            self.polls += 1
-            if value & cmd.mask == cmd.want:
-                return value
-            if cmd.node is not None:
-                st = NodeStatus.decode(value)
-                arrived = ((st.count if st.valid else 0) - cmd.baseline) % COUNT_MOD
-                if arrived > cmd.expected:
-                    raise PollFailed(f"{what}: {describe_poll(cmd, value, 'overshoot: more signals than awaited')}")
-            if self.cycle() - start >= self.timeouts.poll:
-                break
-            gap = max(interval, (self.cycle() - start) // self.timeouts.resolution)
-            if gap:
-                await Timer(gap * self.period_ns, "ns")
-        value = await self.host.read(cmd.addr)
-        self._timed_out(cmd, what, value, start)
-
-    async def _poll_engine(self, cmd: Poll, what: str, start: int) -> int:
-        """The loop of :meth:`poll` as one engine POLL (the same reads on the same cycles)."""
         t = self.timeouts
         node = cmd.node is not None
         word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll, interval=t.interval,
                        resolution=t.resolution, baseline=cmd.baseline if node else 0,
                        expected=cmd.expected if node else 0, ovs=node, final=True)
-        res = (await self.host.engine.run([word], start=start, what=what))[0]  # type: ignore[union-attr]
+        res = (await self.engine.run([word], start=start, what=what))[0]
         self.polls += res.reads
         if res.status is Status.MET:
             return res.value

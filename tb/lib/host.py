@@ -158,9 +158,8 @@ class Orchestrator:
         """Write every slot's flit (in slot order, five words each, low word first), one write at a time."""
         if not slots:
             return
-        bad = [s for s in slots if not 0 <= s < self.slots]
-        if bad:
-            raise ValueError(f"staging slot {bad[0]} does not fit 0..{self.slots - 1}")
+        if min(slots) < 0 or max(slots) >= self.slots:
+            raise ValueError(f"staging slots {min(slots)}..{max(slots)} do not fit 0..{self.slots - 1}")
         words = [(stage_addr(s, 0, self.slots) + WORD_BYTES * k, word)
                  for s in sorted(slots) for k, word in enumerate(flit_to_words(slots[s]))]
         await self.write_words(words, f"staging {len(slots)} slot(s)")

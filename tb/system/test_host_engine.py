@@ -1,6 +1,6 @@
 """The host engine (rtl/harness/host_engine.v, tb/lib/host_engine.py) on the mm_mesh_sys machine's host port.
 
-Four tests:
+Five tests:
 
 * round trip: registers written and read back, two staging slots read back
   equal, and a word overwritten behind the host's back named by the client's
@@ -14,15 +14,20 @@ Four tests:
   command the engine does not know (first and later in a batch), a poll
   whose wait is shorter than its lead; after each the engine works again;
 * a batch that never completes ends at its bound with a named failure, and the
-  engine works again after a reset.
+  engine works again after a reset;
+* a poll stops at once on an overshoot, named by the Await and by the loader's
+  poll as before, and stops on the read that matches.
 """
 
 from __future__ import annotations
 
 import cocotb
 
-from models.orch import STAGE_WORDS, Reg, stage_addr
+from models.executor import PollFailed
+from models.loader import Poll
+from models.orch import STAGE_WORDS, Reg, node_status_addr, stage_addr
 from tb.lib.client import RtlHost
+from tb.lib.host import AwaitError
 from tb.lib.host_engine import Command, HostEngine, HostEngineError, Op, Status, read
 from tb.lib.system_tb import PERIOD_NS, SystemTB
 
@@ -174,5 +179,41 @@ async def test_a_batch_that_never_completes(dut) -> None:
         await tb.clock.reset()
         caps = await tb.host.caps()
         v.check(caps.own == tb.orch, f"after a reset the engine reads CAPS own={caps.own}, not {tb.orch}")
+
+    await tb.guard(body, max_cycles=20_000)
+
+
+@cocotb.test()
+async def test_overshoot_and_match(dut) -> None:
+    """A node never heard from (count 0) awaited from baseline 5 for 3 signals has 65531 'since the baseline':
+    an overshoot, ended after its first read by the Await and by the loader's poll, each naming it; a poll of
+    CAPS for its own value is met on its first read."""
+    tb = SystemTB(dut, "test_overshoot_and_match")
+
+    async def body() -> None:
+        await tb.start()
+        v, h = tb.verdict, tb.host
+        node = tb.machine.vector_cores[0]
+        try:
+            await h.await_count(node, 3, 5, 5_000)
+            v.check(False, "an overshooting Await was not refused")
+        except AwaitError as exc:
+            v.check(str(exc) == f"Await overshoot at node ({node[0]},{node[1]}): expected count 8 (baseline 5 + 3), "
+                                f"seen 0", f"Await failure: {exc}")
+        rtl = RtlHost(h, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS)
+        cmd = Poll(node_status_addr(node), (8 << 8) | 1, 0xFFFF01, "NODE_STATUS", node, 5, 3)
+        t0 = tb.cycle()
+        try:
+            await rtl.poll(cmd, "overshoot test")
+            v.check(False, "an overshooting poll was not refused")
+        except PollFailed as exc:
+            v.check(str(exc).endswith("seen 0 (65531 signal(s) since the baseline); the node's last signal: no "
+                                      "signal yet; overshoot: more signals than awaited"), f"poll failure: {exc}")
+        v.check(tb.cycle() - t0 == 4 and rtl.polls == 1, f"the overshoot took {tb.cycle() - t0} cycles and "
+                                                          f"{rtl.polls} read(s), one read of 4 cycles expected")
+        caps = await h.read(Reg.CAPS)
+        got = await rtl.poll(Poll(Reg.CAPS, caps, 2**64 - 1, "CAPS"), "match test")
+        v.check(got == caps and rtl.polls == 2, f"a poll for CAPS's own value returned {got:#x} after "
+                                                f"{rtl.polls - 1} read(s)")
 
     await tb.guard(body, max_cycles=20_000)
