@@ -28,6 +28,8 @@ HARNESS_RTL: tuple[str, ...] = (
     "rtl/harness/tb_pattern.v",
     "rtl/harness/tb_ep_bank.v",
 )
+# the bench-side modules of a generated machine harness (tb/machine_top.py render_harness)
+MACHINE_HARNESS_RTL: tuple[str, ...] = ("rtl/harness/host_engine.v", "rtl/harness/axil_trace.v")
 ROUTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/router_harness.v",)
 MESH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/harness/mesh_harness.v",)
 CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
@@ -117,7 +119,7 @@ def _machine_bench(name: str, machine: str, test_module: str, description: str, 
         name=name,
         level="system",
         toplevel=f"{machine}_harness",
-        sources=NOC_RTL + HARNESS_RTL + tuple(unit_sources(m, ROOT)),
+        sources=NOC_RTL + HARNESS_RTL + MACHINE_HARNESS_RTL + tuple(unit_sources(m, ROOT)),
         test_module=test_module,
         shape=MeshShape(g.nx, g.ny, g.edge_mask),
         description=description,
@@ -334,6 +336,10 @@ BENCHES: tuple[Bench, ...] = (
     _machine_bench("mm_mesh_sys", "mm_mesh_sys", "tb.system.test_mm_mesh_sys",
                    "mm_mesh with the orchestrator at (1,1): the host sequence (stage, dispatch, Await, DRAM), "
                    "granule/ack counts, named faults, the reference epilogue through the host"),
+    _machine_bench("host_engine", "mm_mesh_sys", "tb.system.test_host_engine",
+                   "the host engine on mm_mesh_sys's host port: registers and slots read back, a planted wrong word "
+                   "named, 4 cycles a write and a read, a poll's timeout where its policy puts it, queue overflow, "
+                   "unknown command, late poll and a batch that never completes named"),
     _machine_bench("clients", "fused4", "tb.system.test_clients",
                    "every program the public KohakuTPU compiler built (clients/bundles), unmodified, through the "
                    "host's loader on fused4: outputs bit exact to upstream's RTL and to the machine model, exact "

@@ -5,7 +5,8 @@ models/machines.py says which unit sits where; this turns it into
 as inputs, `ext_*` ports for a bench-played endpoint, the orchestrator's AXI4-Lite
 host port, DRAM instance `dram` with its one-dimensional array `mem`) and
 `<machine>_harness.v` (clock and reset, a bench endpoint bank on every `ext`
-port, AXI host pins as bench-driven registers). Nothing about a machine is
+port, the AXI host pins driven by the host engine, rtl/harness/host_engine.v,
+and logged by rtl/harness/axil_trace.v on request). Nothing about a machine is
 written twice by hand: the instruction-FIFO depth of the compute units, the
 staging slots, the memory agent's BASE, the DRAM's size and every unit's
 timing facts (models/unit_timing.py, with the machine's overrides) come from
@@ -253,13 +254,14 @@ def render_harness(machine: Machine) -> str:
         conn.append(f"        .ext_in_data(tx_data[{i}]), .ext_in_valid(tx_valid[{i}]), .ext_in_busy(tx_busy[{i}]),")
         conn.append(f"        .ext_out_data(rx_data[{i}]), .ext_out_valid(rx_valid[{i}]), .ext_out_busy(rx_busy[{i}]),")
     if orch:
-        lines.append("    /* verilator lint_off UNUSEDSIGNAL */  // host pins: driven and read by Python")
-        for name, direction, width in AXI_PINS:
-            kind = "reg" if direction == "in" else "wire"
-            init = " = 0" if direction == "in" else ""
-            lines.append(f"    {kind} {_w(width)}s_axil_{name}{init};")
-        lines.append("    /* verilator lint_on UNUSEDSIGNAL */")
+        lines.append("    // host pins: the host engine drives them from the batches Python gives it (rtl/harness/host_engine.v)")
+        for name, _, width in AXI_PINS:
+            lines.append(f"    wire {_w(width)}s_axil_{name};")
+        lines.append(f"    host_engine #(.ADDR_W({AXI_ADDR_W})) u_host (.clk(clk), .resetn(resetn), "
+                     + ", ".join(f".{n}(s_axil_{n})" for n, _, _ in AXI_PINS) + ");")
         conn.append("        " + ", ".join(f".s_axil_{n}(s_axil_{n})" for n, _, _ in AXI_PINS) + ",")
+        lines.append(f"    axil_trace #(.ADDR_W({AXI_ADDR_W})) u_axil_trace (.clk(clk), "
+                     + ", ".join(f".{n}(s_axil_{n})" for n, _, _ in AXI_PINS) + ");")
     conn.append("        .mon_err(mon_err)")
     lines.append(f"    {machine.name} u_dut (")
     lines += conn

@@ -28,6 +28,7 @@ from tb.vpi_access import control_file
 
 BUILD_ROOT = ROOT / "sim_build"
 STATS_FILE = "stats.jsonl"  # one JSON line per test, written by tb.lib.verdict
+AXIL_TRACE_ENV = "AGSIM_AXIL_TRACE"  # =1: the machine harnesses log every host-bus handshake (rtl/harness/axil_trace.v)
 
 
 @dataclass
@@ -213,7 +214,7 @@ def run_bench(
         results_xml = test_dir / "results.xml"
         if results_xml.exists():
             results_xml.unlink()
-        plusargs: list[str] = []
+        plusargs: list[str] = ["+agsim_axil_trace"] if os.environ.get(AXIL_TRACE_ENV) == "1" else []
         trace: list[str] = []
         if waves:
             from tb.gtkw import write_save_file

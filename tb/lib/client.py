@@ -3,13 +3,14 @@
 The round loop is models.executor's, the same one the machine model runs; this
 module is its host on the RTL (:class:`RtlHost`):
 
-* host registers through tb.lib.host.Orchestrator (cocotbext-axi's
-  AxiLiteMaster); the staged slots uploaded five 64-bit words per flit, low
+* host registers through tb.lib.host.Orchestrator (on the generated harness:
+  the host engine, tb/lib/host_engine.py, one batch per upload, read-back and
+  poll); the staged slots uploaded five 64-bit words per flit, low
   word first, one write at a time as upstream's measuring host did, and
   (``verify_stage``) read back and compared once the round's awaits are met
   (before its landing wait, outside the round's timed host cycles: upstream's
   host read nothing back), so "the flits staged" is measured, not assumed;
-* each Poll is a bounded number of reads spaced in simulated time; on expiry
+* each Poll is one engine POLL: a bounded number of reads spaced in simulated time; on expiry
   it names the node, the baseline, the expected and seen counts and the
   node's last code/arg (models.executor.describe_poll) and what the units
   still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
@@ -27,20 +28,19 @@ of the vector cores (by id, H1..H4), DRAM traffic and cycles.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NoReturn
 
 import numpy as np
-from cocotb.triggers import Timer
 from cocotb.utils import get_sim_time
 
 from models.bundle import Bundle
 from models.executor import ExecResult, PollFailed, describe_poll, execute
-from models.loader import COUNT_MOD, Poll
+from models.loader import Poll
 from models.machines import Machine
-from models.orch import NodeStatus
 from tb.lib.dram import DramBackdoor
 from tb.lib.hazard_counts import delta, rtl_counts
 from tb.lib.host import Orchestrator
+from tb.lib.host_engine import Command, Op, Status
 from tb.lib.landing import Landing
 
 
@@ -49,8 +49,9 @@ class Timeouts:
     """Bounds in cycles: one poll, the landing wait; the least idle cycles between two reads of a poll (0:
     back to back, each read issued as the previous one returns, as upstream's measuring host polled).
     ``resolution``: a poll that has waited w cycles leaves at least w // resolution idle cycles between
-    reads, so a long wait costs few reads (the simulator runs Python per read) and a met await is seen
-    at most 1/resolution of its wait late (0.4 %); short waits (kicks, 680-cycle rounds) stay back to back."""
+    reads, so a long wait costs few reads (chosen when Python ran every read; kept, so the cycles stay the
+    ones measured) and a met await is seen at most 1/resolution of its wait late (0.4 %); short waits
+    (kicks, 680-cycle rounds) stay back to back."""
 
     poll: int = 100_000
     landing: int = 20_000
@@ -70,7 +71,11 @@ class RtlHost:
     def __init__(self, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine, *,
                  period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True,
                  waiting: Callable[[], list[str]] = list) -> None:
+        if host.engine is None:
+            raise ValueError("RtlHost polls through the host engine: give it Orchestrator.on_engine(...) on a "
+                             "generated machine harness, not an AxiLiteMaster")
         self.host, self.dram, self.landing, self.machine = host, dram, landing, machine
+        self.engine = host.engine
         self.waiting = waiting  # what the units still wait for, in words (named when a poll times out)
         self.period_ns = period_ns
         self.timeouts = timeouts
@@ -90,49 +95,42 @@ class RtlHost:
     async def stage(self, slots: Mapping[int, int]) -> None:
         """Upload every slot (in runs of consecutive slots); they are read back after the round's awaits."""
         self.doing = f"staging {len(slots)} slot(s)"
-        order = sorted(slots)
-        runs: list[list[int]] = []
-        for s in order:
-            if runs and s == runs[-1][-1] + 1:
-                runs[-1].append(s)
-            else:
-                runs.append([s])
-        for run in runs:
-            await self.host.stage(run[0], [slots[s] for s in run])
+        await self.host.stage_slots(slots)
         if self.verify_stage:
             self.unverified.update(slots)
 
     async def _verify_staged(self) -> None:
         """Read back every slot staged since the last check (the staging RAM keeps them until the next
         round's upload) and record each that differs from what was staged."""
-        for s in sorted(self.unverified):
-            got = await self.host.read_stage(s)
+        order = sorted(self.unverified)
+        for s, got in zip(order, await self.host.read_stages(order)):
             if got != self.unverified[s]:
                 self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged "
                                          f"{self.unverified[s]:#074x}")
         self.unverified.clear()
 
     async def poll(self, cmd: Poll, what: str) -> int:
-        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything)."""
+        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything).
+
+        One engine POLL (rtl/harness/host_engine.v): read; met, or (an await) an overshoot, ends it; past
+        the bound one more read names the value; else the next read after max(interval, elapsed //
+        resolution) idle cycles."""
         self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
         start = self.cycle()
-        interval = self.timeouts.interval
-        while True:  # every read takes simulated time, so the cycle bound ends the loop
-            value = await self.host.read(cmd.addr)
-            self.polls += 1
-            if value & cmd.mask == cmd.want:
-                return value
-            if cmd.node is not None:
-                st = NodeStatus.decode(value)
-                arrived = ((st.count if st.valid else 0) - cmd.baseline) % COUNT_MOD
-                if arrived > cmd.expected:
-                    raise PollFailed(f"{what}: {describe_poll(cmd, value, 'overshoot: more signals than awaited')}")
-            if self.cycle() - start >= self.timeouts.poll:
-                break
-            gap = max(interval, (self.cycle() - start) // self.timeouts.resolution)
-            if gap:
-                await Timer(gap * self.period_ns, "ns")
-        value = await self.host.read(cmd.addr)
+        t = self.timeouts
+        node = cmd.node is not None
+        word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll, interval=t.interval,
+                       resolution=t.resolution, baseline=cmd.baseline if node else 0,
+                       expected=cmd.expected if node else 0, ovs=node, final=True)
+        res = (await self.engine.run([word], start=start, what=what))[0]
+        self.polls += res.reads
+        if res.status is Status.MET:
+            return res.value
+        if res.status is Status.OVERSHOOT:
+            raise PollFailed(f"{what}: {describe_poll(cmd, res.value, 'overshoot: more signals than awaited')}")
+        self._timed_out(cmd, what, res.value, start)
+
+    def _timed_out(self, cmd: Poll, what: str, value: int, start: int) -> NoReturn:
         waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
         raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
                          f"{waiting}")

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from models.machines import FUSED4, MACHINES, MM_MESH, MM_MESH_SYS
-from tb.benches import INCLUDE_DIRS, HARNESS_RTL, NOC_RTL, ROOT
+from tb.benches import INCLUDE_DIRS, HARNESS_RTL, MACHINE_HARNESS_RTL, NOC_RTL, ROOT
 from tb.machine_top import render_harness, render_machine, unit_sources, write_machine_sources
 
 
@@ -25,7 +25,10 @@ def test_mm_mesh_top_has_the_fixed_names() -> None:
 def test_sys_machine_exposes_the_host_port() -> None:
     text = render_machine(MM_MESH_SYS)
     assert "orchestrator #(.X(1), .Y(1)" in text and "s_axil_awaddr" in text and "ext_in_data" not in text
-    assert "reg [15:0] s_axil_awaddr = 0;" in render_harness(MM_MESH_SYS)
+    harness = render_harness(MM_MESH_SYS)
+    assert "wire [15:0] s_axil_awaddr;" in harness and "reg " not in harness  # every host pin is the engine's
+    assert "host_engine #(.ADDR_W(16)) u_host (.clk(clk), .resetn(resetn), .awaddr(s_axil_awaddr)," in harness
+    assert "axil_trace #(.ADDR_W(16)) u_axil_trace (.clk(clk), .awaddr(s_axil_awaddr)," in harness
 
 
 def test_fused4_has_the_limits_the_compiled_plans_assume() -> None:
@@ -71,7 +74,7 @@ def test_landing_counter_sums_every_endpoint_output() -> None:
 def test_generated_machine_compiles(name: str, tmp_path) -> None:
     m = MACHINES[name]
     files = write_machine_sources(m, tmp_path)
-    srcs = list(NOC_RTL) + list(HARNESS_RTL) + unit_sources(m, ROOT) + [str(f) for f in files]
+    srcs = list(NOC_RTL) + list(HARNESS_RTL) + list(MACHINE_HARNESS_RTL) + unit_sources(m, ROOT) + [str(f) for f in files]
     includes = [arg for d in INCLUDE_DIRS for arg in ("-I", d)]
     r = subprocess.run(["iverilog", "-g2012", *includes, "-o", str(tmp_path / "m.vvp"),
                         "-s", f"{name}_harness", *srcs], capture_output=True, text=True, cwd=ROOT)
