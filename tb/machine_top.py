@@ -35,7 +35,8 @@ from models.unit_timing import unit_params
 UNIT_RTL: dict[UnitKind, tuple[str, ...]] = {
     UnitKind.CLUSTER: ("rtl/units/cu_base.v",),  # + the cluster's own files, see unit_sources()
     UnitKind.VECTOR: ("rtl/units/cu_base.v",),
-    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_port.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v"),
+    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_port.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v",
+                   "rtl/arith/clock_gate.v"),
     UnitKind.ORCH: ("rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v"),
     UnitKind.EXT: (),
 }

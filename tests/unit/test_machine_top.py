@@ -79,3 +79,15 @@ def test_generated_machine_compiles(name: str, tmp_path) -> None:
     r = subprocess.run(["iverilog", "-g2012", *includes, "-o", str(tmp_path / "m.vvp"),
                         "-s", f"{name}_harness", *srcs], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_memory_agent_brings_its_clock_gate() -> None:
+    """mag.v clocks its quantiser's inputs through rtl/arith/clock_gate.v: a machine with a memory agent lists the
+    gate whatever other units it has (the cluster and vector files happen to bring all of rtl/arith)."""
+    from models.machines import UnitKind
+    from tb.machine_top import UNIT_RTL
+
+    assert "rtl/arith/clock_gate.v" in UNIT_RTL[UnitKind.MAG]
+    for m in (FUSED4, MM_MESH_SYS):
+        files = unit_sources(m, ROOT)
+        assert files.count("rtl/arith/clock_gate.v") == 1
