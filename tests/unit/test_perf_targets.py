@@ -31,3 +31,16 @@ def test_python_share_by_package() -> None:
     lines = format_share(stats, wall_s=2 * total)
     assert lines[0].endswith("(50 %); by package:")
     assert any("tests/ (this project)" in line for line in lines[1:])
+
+
+def test_waiting_for_the_golden_child_is_named() -> None:
+    """Time a test spends in waitpid is the golden models outlasting the RTL run, not Python's own work."""
+    import subprocess
+    import sys
+
+    prof = cProfile.Profile()
+    prof.enable()
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.2)"]).wait()
+    prof.disable()
+    lines = format_share(pstats.Stats(prof), wall_s=1.0)
+    assert any(line.strip().startswith("waiting for the golden run's process") for line in lines[1:])
