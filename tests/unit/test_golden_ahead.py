@@ -29,6 +29,20 @@ def test_child_result_equals_in_process(tmp_path: Path) -> None:
         assert np.array_equal(bound, child.bound.bounds[port])
 
 
+def test_a_result_is_reused_only_for_the_same_inputs(tmp_path: Path) -> None:
+    """A second run of the same bundle reads the kept result; another machine is another key (a new child)."""
+    b = Bundle(SMALL)
+    first = GoldenAhead(b, "fused4", tmp_path)
+    assert not first.reused
+    first.result()
+    again = GoldenAhead(b, "fused4", tmp_path)
+    assert again.reused and again.proc is None
+    assert np.array_equal(again.result().model.image, first.result().model.image)
+    other = GoldenAhead(b, "mm_mesh_sys", tmp_path)
+    assert not other.reused and other.out != first.out
+    assert other.proc is not None and other.proc.wait() == 0
+
+
 def test_failed_child_is_named(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match=rf"golden run of {SMALL} .* exited with status [1-9]"):
         GoldenAhead(Bundle(SMALL), "no_such_machine", tmp_path).result()
