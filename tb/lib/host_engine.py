@@ -140,9 +140,17 @@ class Result:
         return cls(word & (2**64 - 1), word >> 96, Status((word >> 88) & 0xFF))
 
 
+XZ_TEXT = "a value read from a register or staging slot never written since power-up"
+
+
+def hex_lines(words: Sequence[int]) -> str:
+    """The $readmemh text of command words, one a line."""
+    return "".join(f"{w:0{WORD_DIGITS}x}\n" for w in words)
+
+
 def encode(commands: Sequence[Command]) -> str:
-    """The $readmemh text of a batch, one command word a line."""
-    return "".join(f"{c.word():0{WORD_DIGITS}x}\n" for c in commands)
+    """The $readmemh text of a batch."""
+    return hex_lines([c.word() for c in commands])
 
 
 def parse_results(text: str, n: int) -> list[Result]:
@@ -151,8 +159,7 @@ def parse_results(text: str, n: int) -> list[Result]:
     if len(words) < n:
         raise HostEngineError(f"host engine result file holds {len(words)} words, {n} were asked for")
     if any(c in "xXzZ" for w in words[:n] for c in w):
-        raise HostEngineError("host engine results hold x/z bits: a value read from a register or staging slot "
-                              "never written since power-up")
+        raise HostEngineError(f"host engine results hold x/z bits: {XZ_TEXT}")
     return [Result.parse(int(w, 16)) for w in words[:n]]
 
 
@@ -193,7 +200,7 @@ class HostEngine:
     async def run_raw(self, words: Sequence[int], count: int, *, bound: int, what: str) -> list[Result]:
         """A batch given as raw command words and a count of the caller's choosing (the engine's own checks
         are what a test of it wants to see fire)."""
-        self.queue_file.write_text("".join(f"{w:0{WORD_DIGITS}x}\n" for w in words))
+        self.queue_file.write_text(hex_lines(words))
         await RisingEdge(self.clk)
         return await self._go([w >> 252 for w in words], count, 0, what, False, bound)
 
@@ -227,8 +234,7 @@ class HostEngine:
             return await self._dump(n)
         value = h.last_value.value
         if not value.is_resolvable:
-            raise HostEngineError(f"{what}: the value read holds x/z bits ({value}): a register or staging slot "
-                                  f"never written since power-up")
+            raise HostEngineError(f"{what}: the value read holds x/z bits ({value}): {XZ_TEXT}")
         return [Result(int(value), int(h.last_reads.value), Status(int(h.last_status.value)))]
 
     async def _dump(self, n: int) -> list[Result]:
