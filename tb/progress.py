@@ -27,6 +27,34 @@ def fmt_s(seconds: float) -> str:
     return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
+def previous_durations(job_prefix: str, history: Path = DURATIONS) -> dict[str, float]:
+    """Each step's last recorded duration over the jobs whose name starts with `job_prefix` (e.g.
+    "pytest/icarus/": the suite with any number of workers); empty when nothing was recorded."""
+    try:
+        data = json.loads(history.read_text())
+    except (OSError, ValueError):
+        return {}
+    merged: dict[str, float] = {}
+    for job, steps in sorted(data.items()):
+        if job.startswith(job_prefix) and isinstance(steps, dict):
+            merged.update({k: float(v) for k, v in steps.items() if isinstance(v, (int, float))})
+    return merged
+
+
+def longest_first(steps: Sequence[str], previous: dict[str, float], first: Sequence[str] = ()) -> list[str]:
+    """`steps` in the order that ends a run on several workers soonest: by the previous run's durations,
+    longest first, a step never timed (new, or a new folder) before all of them in `first`'s order and then
+    in its own; with no durations at all, `first` leads and the rest keep their order."""
+    rank = {s: i for i, s in enumerate(first)}
+
+    def key(step: str) -> tuple[int, float, int]:
+        if step in previous:
+            return (1, -previous[step], 0)
+        return (0, 0.0, rank.get(step, len(rank)))
+
+    return sorted(steps, key=key)
+
+
 class Progress:
     """The steps of one job (e.g. the benches of the main job) in order; `done()` returns the line."""
 
@@ -78,4 +106,4 @@ class Progress:
         self.history.write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
-__all__ = ["DURATIONS", "Progress", "fmt_s"]
+__all__ = ["DURATIONS", "Progress", "fmt_s", "longest_first", "previous_durations"]

@@ -28,13 +28,18 @@ from tb.benches import BENCHES, Bench
 from tb.options import bench_wall_s, seed_from_env
 from tb.summary import describe_failures
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
+from tb.progress import longest_first, previous_durations
 from tb.simulators import bench_legs
 
-# `clients` first (a stable sort keeps the rest in table order): the 18 compiled bundles at upstream's timing are
-# the longest leg, and pytest-xdist's worksteal starts a worker's queue at its head, so started first it
-# overlaps the short benches instead of ending the run alone.
-LONGEST_LEG = "clients"
-LEGS = sorted(bench_legs(os.environ.get("SIM", "icarus") or "icarus"), key=lambda leg: leg[0].name != LONGEST_LEG)
+# The longest legs first: pytest-xdist's worksteal starts each worker's queue at its head, so a long leg started
+# first overlaps the short ones instead of ending the run alone. The order is the previous suite's durations
+# (sim_build/durations.json); in a new folder, with none, the legs on Verilator lead (their builds are the
+# longest work of a fresh clone), `clients` (the 18 compiled bundles) first among them.
+_SIM = os.environ.get("SIM", "icarus") or "icarus"
+_ALL_LEGS = {f"{b.name}-{s}": (b, s) for b, s in bench_legs(_SIM)}
+_FIRST = sorted((k for k, (_, s) in _ALL_LEGS.items() if s == "verilator" and _SIM != "verilator"),
+                key=lambda k: not k.startswith("clients-"))
+LEGS = [_ALL_LEGS[k] for k in longest_first(list(_ALL_LEGS), previous_durations(f"pytest/{_SIM}/"), _FIRST)]
 # a bench's build before its simulator starts: the longest measured, a Verilator build of an AHBM bench on a
 # loaded 2-core machine, took 4 min 23 s
 BUILD_ALLOWANCE_S = 1800

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tb.progress import Progress, fmt_s
+from tb.progress import Progress, fmt_s, longest_first, previous_durations
 
 
 def test_estimate_from_this_run_then_from_the_previous_run(tmp_path: Path) -> None:
@@ -31,3 +31,23 @@ def test_a_filtered_run_records_nothing(tmp_path: Path) -> None:
 
 def test_durations_read_well() -> None:
     assert (fmt_s(7.4), fmt_s(185), fmt_s(3720)) == ("7 s", "3m05s", "1h02m")
+
+
+def test_previous_durations_merge_the_jobs_of_one_prefix(tmp_path: Path) -> None:
+    hist = tmp_path / "durations.json"
+    assert previous_durations("pytest/icarus/", hist) == {}  # no file: nothing known
+    hist.write_text(json.dumps({"pytest/icarus/1 workers": {"a": 5, "b": 7},
+                                "pytest/icarus/2 workers": {"a": 9},
+                                "pytest/verilator/2 workers": {"c": 100}}))
+    assert previous_durations("pytest/icarus/", hist) == {"a": 9.0, "b": 7.0}
+    hist.write_text("{ not json")
+    assert previous_durations("pytest/icarus/", hist) == {}
+
+
+def test_longest_first_puts_the_untimed_then_the_longest_ahead() -> None:
+    steps = ["fifo", "clients", "ahbm", "mesh", "new"]
+    # a new folder: the named ones lead, in their order; the rest keep theirs
+    assert longest_first(steps, {}, first=["clients", "ahbm"]) == ["clients", "ahbm", "fifo", "mesh", "new"]
+    # durations known: the one never timed first (it may be long), then longest first
+    known = {"fifo": 1.0, "clients": 200.0, "ahbm": 110.0, "mesh": 9.0}
+    assert longest_first(steps, known, first=["clients"]) == ["new", "clients", "ahbm", "mesh", "fifo"]
