@@ -147,6 +147,36 @@ def test_stimulus_src_is_the_sender_and_slot_is_tagged() -> None:
     assert tags == list(range(len(pairs))) and seen == len(pairs)
 
 
+def test_stimulus_is_each_flit_packed_whole_from_the_same_draws() -> None:
+    """The per-pair header cache changes no flit: a seed gives what packing every field with pack_flit gives."""
+    from models.flit import pack_flit
+    from tb.lib.stimulus import TRAFFIC_TYPES
+
+    g = MeshGeometry(4, 4, 0)
+    pairs = [(s, d) for _ in range(3) for s in g.endpoints() for d in g.endpoints() if s != d]
+    got = build_streams(g, pairs, random.Random(5))
+    rng, want = random.Random(5), {}
+    for slot, (s, d) in enumerate(pairs):
+        payload = (slot << 224) | rng.getrandbits(224)
+        ftype, txn, last = rng.choice(TRAFFIC_TYPES), rng.getrandbits(8), rng.getrandbits(1)
+        (dx, dy), (sx, sy) = g.port_coord(d), g.port_coord(s)
+        want.setdefault(s, []).append(pack_flit(dst_x=dx, dst_y=dy, src_x=sx, src_y=sy, type=ftype, txn=txn,
+                                                last=last, payload=payload))
+    assert got == want
+
+
+def test_stimulus_refuses_a_slot_past_its_tag(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slot the payload's tag cannot hold is refused, not wrapped into the header (the tag narrowed to 2 bits
+    here, so the fifth flit is past it)."""
+    import tb.lib.stimulus as stimulus
+
+    monkeypatch.setattr(stimulus, "_SLOT_MASK", 3)
+    g = MeshGeometry(2, 1, 0)
+    assert len(build_streams(g, [(0, 1)] * 4, random.Random(1))[0]) == 4
+    with pytest.raises(ValueError, match="slot 4 does not fit the payload's 32-bit slot tag"):
+        build_streams(g, [(0, 1)] * 5, random.Random(1))
+
+
 @pytest.mark.parametrize("value,expected", [("1", True), ("yes", True), ("TRUE", True), ("on", True),
                                             ("0", False), ("no", False), ("false", False), ("", False)])
 def test_env_flags_read_like_cocotb(monkeypatch: pytest.MonkeyPatch, value: str, expected: bool) -> None:
