@@ -9,6 +9,8 @@ few waivers are written, with reasons, next to the code they cover.
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import os
 import shutil
 import subprocess
@@ -123,6 +125,40 @@ def command(job: LintJob) -> list[str]:
     cmd += ["--top-module", job.top]
     cmd += [str(ROOT / s) for s in job.sources]  # absolute paths stay absolute
     return cmd
+
+
+LINT_CACHE = ROOT / "sim_build" / "lint-clean"
+
+
+@functools.cache
+def _linter_version() -> str:
+    return subprocess.run(["verilator", "--version"], capture_output=True, text=True).stdout
+
+
+def lint_key(job: LintJob) -> str:
+    """A hash of everything a lint verdict depends on: the command, the linter's version, and the text of the
+    job's sources and of every file in the include folders (any of them may be `include`d)."""
+    h = hashlib.sha256()
+    h.update("\0".join(command(job)).encode())
+    h.update(_linter_version().encode())
+    files = {ROOT / src for src in job.sources}
+    for folder in dict.fromkeys(INCLUDE_DIRS + job.include_dirs):
+        files.update(p for p in (ROOT / folder).iterdir() if p.is_file() and p.suffix in (".v", ".vh", ".sv"))
+    for path in sorted(files):
+        h.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def clean_before(key: str) -> bool:
+    """True when a lint of the inputs hashed to `key` (lint_key) was clean before (recorded by `remember_clean`)."""
+    return (LINT_CACHE / key).exists()
+
+
+def remember_clean(key: str, job: LintJob) -> None:
+    """Record a clean lint of the inputs hashed to `key` (a failure is never recorded, so it is always re-run)."""
+    LINT_CACHE.mkdir(parents=True, exist_ok=True)
+    (LINT_CACHE / key).write_text(job.name + "\n")
 
 
 def run_job(job: LintJob) -> tuple[LintJob, bool, str]:
