@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
 
 DURATIONS = Path(__file__).resolve().parent.parent / "sim_build" / "durations.json"
 
@@ -53,6 +55,30 @@ def longest_first(steps: Sequence[str], previous: dict[str, float], first: Seque
         return (0, 0.0, rank.get(step, len(rank)))
 
     return sorted(steps, key=key)
+
+
+def deal_to_slices(heads: Sequence[T], rest: Sequence[T], slices: int) -> list[T]:
+    """One list that, cut into `slices` consecutive parts the way pytest-xdist's worksteal cuts its collection
+    (part k takes len(left) // (slices - k) of what is left), starts every part with its share of `heads`
+    dealt in turn (heads[k], heads[k + slices], ...), the rest filling the parts in order.
+
+    Why: worksteal hands each worker one such part and an idle worker steals from the tail of another's, so
+    long steps that all sit at the head of one part run one after another on one worker."""
+    if slices < 2:
+        return [*heads, *rest]
+    total = len(heads) + len(rest)
+    sizes, left = [], total
+    for k in range(slices):
+        sizes.append(left // (slices - k))
+        left -= sizes[-1]
+    out: list[T] = []
+    filler = iter(rest)
+    for k, size in enumerate(sizes):
+        part = list(heads[k::slices])
+        part += [x for _, x in zip(range(size - len(part)), filler)]
+        out += part
+    out += list(filler)  # parts too small for their heads: what is left goes last, nothing is lost
+    return out
 
 
 class Progress:
@@ -106,4 +132,4 @@ class Progress:
         self.history.write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
-__all__ = ["DURATIONS", "Progress", "fmt_s", "longest_first", "previous_durations"]
+__all__ = ["DURATIONS", "Progress", "deal_to_slices", "fmt_s", "longest_first", "previous_durations"]

@@ -5,6 +5,8 @@
   second such run in the same clone is refused in one line naming the first.
   The lock is the run's: under pytest-xdist the controller takes it when the
   workers report what they collected, and the workers never touch it.
+* In each pytest-xdist worker the bench legs are dealt to the heads of the parts
+  worksteal hands out, longest first, so no worker runs all the long ones.
 * Each finished bench prints one line, `[k/N] bench-sim passed in 12 s,
   elapsed 3m05s, about 6m left`, so a `make test` of many minutes says what it
   has done instead of only dots (unit tests stay dots: there are thousands).
@@ -17,7 +19,7 @@ import os
 import pytest
 
 from tb.buildlock import FolderBusy, acquire, release
-from tb.progress import Progress
+from tb.progress import Progress, deal_to_slices
 from tb.runner import BUILD_ROOT
 from tb.simulators import bench_legs
 
@@ -87,6 +89,17 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         if getattr(writer, "width_of_current_line", 0):
             reporter.write("\n")
         reporter.write_line(line)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In each pytest-xdist worker (all collect the same order): the bench legs, longest first as
+    tests/test_benches.py lists them, dealt to the heads of the parts worksteal hands the workers, so every
+    worker starts on long legs and the unit tests are what gets stolen (tb.progress.deal_to_slices)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    legs = [i for i in items if i.nodeid.startswith(BENCH_TESTS)]
+    if workers < 2 or not legs:
+        return
+    items[:] = deal_to_slices(legs, [i for i in items if not i.nodeid.startswith(BENCH_TESTS)], workers)
 
 
 _CONTROLLER: list[pytest.Config] = []  # the run's config, in the process that prints (a report carries none)

@@ -31,10 +31,10 @@ from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.progress import longest_first, previous_durations
 from tb.simulators import bench_legs
 
-# The longest legs first: pytest-xdist's worksteal starts each worker's queue at its head, so a long leg started
-# first overlaps the short ones instead of ending the run alone. The order is the previous suite's durations
-# (sim_build/durations.json); in a new folder, with none, the legs on Verilator lead (their builds are the
-# longest work of a fresh clone), `clients` (the 18 compiled bundles) first among them.
+# The longest legs first (tests/conftest.py then deals them to the heads of the parts pytest-xdist's worksteal
+# hands the workers, so each starts on long legs and the short tests are what gets stolen). The order is the
+# previous suite's durations (sim_build/durations.json); in a new folder, with none, the legs on Verilator lead
+# (their builds are the longest work of a fresh clone), `clients` (the 18 compiled bundles) first among them.
 _SIM = os.environ.get("SIM", "icarus") or "icarus"
 _ALL_LEGS = {f"{b.name}-{s}": (b, s) for b, s in bench_legs(_SIM)}
 _FIRST = sorted((k for k, (_, s) in _ALL_LEGS.items() if s == "verilator" and _SIM != "verilator"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tb.progress import Progress, fmt_s, longest_first, previous_durations
+from tb.progress import Progress, deal_to_slices, fmt_s, longest_first, previous_durations
 
 
 def test_estimate_from_this_run_then_from_the_previous_run(tmp_path: Path) -> None:
@@ -51,3 +51,15 @@ def test_longest_first_puts_the_untimed_then_the_longest_ahead() -> None:
     # durations known: the one never timed first (it may be long), then longest first
     known = {"fifo": 1.0, "clients": 200.0, "ahbm": 110.0, "mesh": 9.0}
     assert longest_first(steps, known, first=["clients"]) == ["new", "clients", "ahbm", "mesh", "fifo"]
+
+
+def test_deal_to_slices_starts_every_workers_part_with_its_share_of_the_heads() -> None:
+    heads, rest = ["L1", "L2", "L3", "L4", "L5"], [f"u{i}" for i in range(15)]
+    out = deal_to_slices(heads, rest, 2)
+    assert sorted(out) == sorted(heads + rest) and len(out) == 20  # nothing lost or doubled
+    first, second = out[:10], out[10:]  # worksteal's cut: 20 // 2, then the 10 left
+    assert first[:3] == ["L1", "L3", "L5"] and second[:2] == ["L2", "L4"]
+    assert [x for x in out if x.startswith("u")] == rest  # the rest keeps its order
+    assert deal_to_slices(heads, rest, 1) == heads + rest
+    # parts too small for their heads: nothing is lost
+    assert sorted(deal_to_slices(heads, ["u0"], 3)) == sorted(heads + ["u0"])
