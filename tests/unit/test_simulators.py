@@ -42,7 +42,8 @@ def test_ccache_takes_paths_relative_to_the_clone(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(simulators.shutil, "which", lambda name: "/usr/bin/ccache" if name == "ccache" else None)
     env = verilator_env()
-    assert env["CCACHE_BASEDIR"] == str(Path(simulators.__file__).resolve().parent.parent)
+    # the clone this test runs in: the folder holding this test file's tests/ (found without tb's own ROOT)
+    assert env["CCACHE_BASEDIR"] == str(Path(__file__).resolve().parents[2])
     assert (Path(env["CCACHE_BASEDIR"]) / "tb" / "simulators.py").exists()
     assert "OBJCACHE=ccache" in env["MAKEFLAGS"].split()
     monkeypatch.setattr(simulators.shutil, "which", lambda name: None)
