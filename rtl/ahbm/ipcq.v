@@ -14,13 +14,17 @@
 // raised with out_valid (raising it on an empty queue is a pop of an empty
 // queue, reported). pkt_avail (the status the kernel polls) = a complete
 // packet is queued, or the queue is full (so an over-long packet still drains).
+// Capacity: DEPTH words of storage; `depth` (1..DEPTH, a run-time input held
+// steady) is how many of them a run uses: the queue is full at `depth` words,
+// exactly as a build with DEPTH = depth, so one build serves several depths.
 //
 // Monitors (reset-guarded, sticky mon_err, a line containing ERROR):
 //   - pusher withdrew or changed a held word while the queue was full (it
 //     ignored in_ready: that word would be lost);
 //   - a word written while full (internal; never happens by construction);
 //   - pop of an empty queue;
-//   - framing: `last` disagrees with the header's LEN.
+//   - framing: `last` disagrees with the header's LEN;
+//   - `depth` outside 1..DEPTH.
 `default_nettype none
 `timescale 1ns/1ps
 module ipcq #(
@@ -29,6 +33,7 @@ module ipcq #(
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [31:0]  depth,
     input  wire         in_valid,
     output wire         in_ready,
     input  wire [W-1:0] in_data,
@@ -54,7 +59,8 @@ module ipcq #(
     reg [AW:0]   count;
     reg [AW:0]   pkts;              // complete packets queued
 
-    wire full  = (count == DEPTH[AW:0]);
+    // full at the run's depth; the build's DEPTH bounds it whatever `depth` holds (a bad one is reported)
+    wire full  = (count == DEPTH[AW:0]) || (32'(count) >= depth);
     wire empty = (count == {(AW+1){1'b0}});
     wire wr    = in_valid && !full;
     wire rd    = out_ready && !empty;
@@ -115,6 +121,10 @@ module ipcq #(
             end else if (held && {in_last, in_data} != held_word) begin
                 $display("ERROR %m t=%0t: pusher changed a word held while the queue was full (ignored ready): was %h now %h",
                          $time, held_word, {in_last, in_data});
+                mon_err <= 1'b1;
+            end
+            if (depth == 32'd0 || depth > DEPTH) begin
+                $display("ERROR %m t=%0t: run-time depth %0d outside 1..%0d (the build's DEPTH)", $time, depth, DEPTH);
                 mon_err <= 1'b1;
             end
             held <= in_valid && full;

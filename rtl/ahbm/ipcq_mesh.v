@@ -15,6 +15,7 @@ module ipcq_mesh #(
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [31:0]  depth,              // run-time capacity of every queue, 1..DEPTH (ipcq)
     // PE push ports (outgoing), index p*4 + d
     input  wire [R*C*4-1:0] push_valid,
     output wire [R*C*4-1:0] push_ready,
@@ -71,7 +72,7 @@ module ipcq_mesh #(
                 end
             end
             ipcq_node #(.W(W), .DEPTH(DEPTH)) u_node (
-                .clk(clk), .resetn(resetn),
+                .clk(clk), .resetn(resetn), .depth(depth),
                 .in_valid(lin_valid[p*4 +: 4]), .in_ready(lin_ready[p*4 +: 4]),
                 .in_data_n(lin_data[p*4]), .in_data_e(lin_data[p*4+1]),
                 .in_data_s(lin_data[p*4+2]), .in_data_w(lin_data[p*4+3]), .in_last(lin_last[p*4 +: 4]),

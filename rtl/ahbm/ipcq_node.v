@@ -10,6 +10,7 @@ module ipcq_node #(
 ) (
     input  wire         clk,
     input  wire         resetn,
+    input  wire [31:0]  depth,      // run-time capacity of each queue, 1..DEPTH (ipcq)
     // link side: words arriving from the neighbour in direction d
     input  wire [3:0]   in_valid,
     output wire [3:0]   in_ready,
@@ -46,7 +47,7 @@ module ipcq_node #(
     generate
         for (d = 0; d < 4; d = d + 1) begin : g_q
             ipcq #(.W(W), .DEPTH(DEPTH)) u_q (
-                .clk(clk), .resetn(resetn),
+                .clk(clk), .resetn(resetn), .depth(depth),
                 .in_valid(in_valid[d]), .in_ready(in_ready[d]), .in_data(in_data[d]), .in_last(in_last[d]),
                 .out_valid(pop_valid[d]), .out_ready(pop_ready[d]), .out_data(pop_data[d]),
                 .out_last(pop_last[d]), .pkt_avail(pop_avail[d]), .mon_err(q_err[d]));

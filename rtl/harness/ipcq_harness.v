@@ -124,11 +124,11 @@ module ipcq_tchk #(
     parameter integer HAS    = 1,
     parameter integer SRC    = 0,   // the neighbour feeding this queue
     parameter integer SDIR   = 0,   // the direction it pushes in
-    parameter integer DEPTH  = 8,
     parameter integer MAXLEN = 12
 ) (
     input  wire        clk,
     input  wire        resetn,
+    input  wire [31:0] depth,       // the queue's run-time capacity (ipcq)
     input  wire        start,
     input  wire [31:0] seed,
     input  wire        stall,
@@ -164,7 +164,7 @@ module ipcq_tchk #(
     assign pop_ready = fault_pop || (HAS != 0 && start && pop_valid && !stall && (in_pkt || pop_avail));
     wire got   = pop_valid && pop_ready;
     wire s_acc = s_valid && s_ready;
-    wire exp_avail = (pk != 16'd0) || (words == DEPTH[15:0]);
+    wire exp_avail = (pk != 16'd0) || ({16'd0, words} == depth);
     assign idle_q = (words == 16'd0) && !in_pkt;
 
     wire [15:0] el = pkt_len(seed, SRC[7:0], SDIR[1:0], {4'd0, exp_seq}, MAXLEN);  // next header's LEN
@@ -232,6 +232,7 @@ module ipcq_harness #(
     reg [1:0]  bp_mode    = 2'd0;
     reg [7:0]  bp_level   = 8'd0;
     reg [2:0]  fault      = 3'd0;
+    reg [31:0] cfg_depth  = DEPTH;   // every queue's run-time capacity, 1..DEPTH (ipcq)
 
     wire [NL-1:0] push_valid;
     wire [NL-1:0] push_ready;
@@ -256,7 +257,7 @@ module ipcq_harness #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     ipcq_mesh #(.R(R), .C(C), .W(64), .DEPTH(DEPTH)) u_dut (
-        .clk(clk), .resetn(resetn),
+        .clk(clk), .resetn(resetn), .depth(cfg_depth),
         .push_valid(push_valid), .push_ready(push_ready), .push_data(push_data), .push_last(push_last),
         .pop_valid(pop_valid), .pop_ready(pop_ready), .pop_data(pop_data), .pop_last(pop_last),
         .pop_avail(pop_avail), .mon_err(mon_err));
@@ -291,8 +292,8 @@ module ipcq_harness #(
                 assign push_last[p*4+d] = glast;
                 tb_pattern #(.SALT(32'h200 + p*4 + d)) u_bp (
                     .clk(clk), .resetn(resetn), .reseed(1'b0), .seed(seed), .mode(bp_mode), .level(bp_level), .stall(stall));
-                ipcq_tchk #(.HAS(HAS), .SRC((HAS != 0) ? NB : 0), .SDIR(OPP), .DEPTH(DEPTH), .MAXLEN(MAXLEN)) u_chk (
-                    .clk(clk), .resetn(resetn), .start(start), .seed(seed), .stall(stall),
+                ipcq_tchk #(.HAS(HAS), .SRC((HAS != 0) ? NB : 0), .SDIR(OPP), .MAXLEN(MAXLEN)) u_chk (
+                    .clk(clk), .resetn(resetn), .depth(cfg_depth), .start(start), .seed(seed), .stall(stall),
                     .fault_pop(fault == 3'd2 && p == 0 && d == 1),
                     .pop_valid(pop_valid[p*4+d]), .pop_ready(pop_ready[p*4+d]), .pop_data(pop_data[p*4+d]),
                     .pop_last(pop_last[p*4+d]), .pop_avail(pop_avail[p*4+d]),

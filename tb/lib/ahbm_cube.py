@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from cocotb.triggers import Edge, FallingEdge, First, RisingEdge, Timer
@@ -35,10 +35,13 @@ PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MAC
           "DMA_BW", "DMA_LAT", "DMA_QDEPTH", "IPCQ_DEPTH", "IPCQ_W")
 
 
-# Run-time PREFETCH and DMA latency of every PE (ahbm_cube's cfg_prefetch / cfg_dma_lat), for a run of
-# a build whose parameters are the largest values wanted (tb/perf/ahbm_sweep.py): unset, the build's own.
+# Run-time PREFETCH and DMA latency of every PE and depth of every IPCQ queue (ahbm_cube's cfg_prefetch /
+# cfg_dma_lat / cfg_ipcq_depth), for a run of a build whose parameters are the largest values wanted
+# (tb/perf/ahbm_sweep.py, the ahbm_tightq bench): unset, the build's own.
 PREFETCH_ENV = "AGSIM_CUBE_PREFETCH"
 DMA_LAT_ENV = "AGSIM_CUBE_DMA_LAT"
+IPCQ_DEPTH_ENV = "AGSIM_CUBE_IPCQ_DEPTH"
+RUNTIME_ENV = {"PREFETCH": PREFETCH_ENV, "DMA_LAT": DMA_LAT_ENV, "IPCQ_DEPTH": IPCQ_DEPTH_ENV}
 
 
 class CubeConfigError(ValueError):
@@ -46,9 +49,11 @@ class CubeConfigError(ValueError):
 
 
 def runtime_config(built: dict[str, int], environ: dict[str, str]) -> dict[str, int]:
-    """{PREFETCH, DMA_LAT} a run uses: the environment's values within the build's, else the build's."""
+    """The run-time values (keys of RUNTIME_ENV given in `built`) a run uses: the environment's within the
+    build's (1 up to it), else the build's."""
     out = {}
-    for key, env, lo in (("PREFETCH", PREFETCH_ENV, 1), ("DMA_LAT", DMA_LAT_ENV, 1)):
+    for key in built:
+        env, lo = RUNTIME_ENV[key], 1
         raw = str(environ.get(env, "")).strip()
         if not raw:
             out[key] = built[key]
@@ -62,6 +67,19 @@ def runtime_config(built: dict[str, int], environ: dict[str, str]) -> dict[str, 
                                   f"CUBE with {key}={value} or more to run it")
         out[key] = value
     return out
+
+
+def check_bench_run_env(environ: Mapping[str, str]) -> None:
+    """Refuse a run whose bench (AGSIM_BENCH) the table gives run-time values (Bench.run_env) that did not
+    reach this process: `ahbm_tightq` would otherwise run its cases on 1024-word queues and pass, unnoticed."""
+    from tb.benches import BY_NAME
+
+    bench = BY_NAME.get(environ.get("AGSIM_BENCH", ""))
+    for name, value in (bench.run_env.items() if bench else ()):
+        if name in RUNTIME_ENV.values() and environ.get(name) != value:
+            raise CubeConfigError(f"bench {bench.name} runs at {name}={value} (tb/benches.py) but its simulator "
+                                  f"process has {name}={environ.get(name)!r}: run it through tb.runner, which "
+                                  f"passes the bench's run_env")
 
 
 class CubeTimeout(Exception):
@@ -82,18 +100,19 @@ class Cube:
     """The CUBE top: R x C PEs, their slices, command ports, status and counters."""
 
     def __init__(self, dut: Any, **runtime: int) -> None:
-        """`runtime` (PREFETCH=, DMA_LAT=) picks a run's values within the build's, as the environment
-        variables PREFETCH_ENV / DMA_LAT_ENV do (the arguments win)."""
+        """`runtime` (PREFETCH=, DMA_LAT=, IPCQ_DEPTH=) picks a run's values within the build's, as the
+        environment variables of RUNTIME_ENV do (the arguments win)."""
         self.dut = dut
         self.clock = HarnessClock(dut.u_clk)
         self.clk = dut.u_clk.clk
         self.p = {k: int(getattr(dut, k).value) for k in PARAMS}
-        self.built = {k: self.p[k] for k in ("PREFETCH", "DMA_LAT")}  # what the tile slots and delay queue hold
-        env = {**os.environ, **{e: str(runtime[k]) for k, e in (("PREFETCH", PREFETCH_ENV), ("DMA_LAT", DMA_LAT_ENV))
-                                if runtime.get(k) is not None}}
+        self.built = {k: self.p[k] for k in RUNTIME_ENV}  # what the tile slots, delay and IPCQ queues hold
+        check_bench_run_env(os.environ)
+        env = {**os.environ, **{e: str(runtime[k]) for k, e in RUNTIME_ENV.items() if runtime.get(k) is not None}}
         self.p.update(runtime_config(self.built, env))  # what this run uses
         dut.cfg_prefetch.value = self.p["PREFETCH"]
         dut.cfg_dma_lat.value = self.p["DMA_LAT"]
+        dut.cfg_ipcq_depth.value = self.p["IPCQ_DEPTH"]
         self.n_pe = self.p["R"] * self.p["C"]
         self.slices = [DramBackdoor(self.core_top(p).u_slice, self.clk, load_file=f"pe{p:02d}_load.hex",
                                     dump_file=f"pe{p:02d}_dump.hex", word_bytes=64) for p in range(self.n_pe)]

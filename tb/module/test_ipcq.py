@@ -33,9 +33,11 @@ class IpcqTB:
         self.max_len = int(dut.MAXLEN.value)
         self.nl = self.shape.num_pe * 4
 
-    async def setup(self, npkt: int, idle=(0, 0), bp=(0, 0), fault: int = 0) -> None:
+    async def setup(self, npkt: int, idle=(0, 0), bp=(0, 0), fault: int = 0, depth: int | None = None) -> None:
+        """Controls for one run; `depth` is every queue's run-time capacity (the build's DEPTH if None)."""
         d = self.dut
         d.start.value = 0
+        d.cfg_depth.value = self.depth if depth is None else depth
         d.seed.value = self.v.seed
         d.npkt.value = npkt
         d.idle_mode.value, d.idle_level.value = idle
@@ -51,10 +53,11 @@ class IpcqTB:
         mask = (1 << width) - 1
         return [(raw >> (i * width)) & mask for i in range(self.nl)]
 
-    async def run_traffic(self, npkt: int, idle=(0, 0), bp=(0, 0), max_cycles: int = 400_000) -> dict:
+    async def run_traffic(self, npkt: int, idle=(0, 0), bp=(0, 0), max_cycles: int = 400_000,
+                          depth: int | None = None) -> dict:
         # the model refuses impossible traffic (npkt, packet length) before anything is simulated
         expected = expected_traffic(self.shape, self.v.seed, npkt, self.max_len)
-        await self.setup(npkt, idle, bp)
+        await self.setup(npkt, idle, bp, depth=depth)
         d = self.dut
         v = self.v
         try:
@@ -111,9 +114,22 @@ async def test_traffic_slow_receivers(dut) -> None:
     tb.v.finish()
 
 
-async def _monitor_case(dut, name: str, fault: int, npkt: int, bp, what: str, expect_chk: bool = False) -> None:
+@cocotb.test()
+async def test_traffic_run_time_depth(dut) -> None:
+    """Every queue at a run-time capacity of 3 words on the DEPTH build: each queue is full at 3 (the checker
+    compares pkt_avail with its own count of queued words against 3 every cycle), pushers block there, and
+    nothing is lost. The AHBM tight-queue bench runs its cases this way on the deep-queue build."""
+    tb = IpcqTB(dut, "test_traffic_run_time_depth")
+    tb.v.check(tb.depth > 3, f"the bench's DEPTH {tb.depth} leaves no room below it for a run-time depth of 3")
+    res = await tb.run_traffic(npkt=200, bp=(1, 205), depth=3)
+    tb.v.check(sum(res["blk"]) > 0, "no push ever blocked at a run-time depth of 3")
+    tb.v.finish()
+
+
+async def _monitor_case(dut, name: str, fault: int, npkt: int, bp, what: str, expect_chk: bool = False,
+                        depth: int | None = None) -> None:
     tb = IpcqTB(dut, name)
-    await tb.setup(npkt, bp=bp, fault=fault)
+    await tb.setup(npkt, bp=bp, fault=fault, depth=depth)
     # stop the faulty traffic soon after the monitor fires (its ERROR lines are expected)
     await First(RisingEdge(dut.mon_err), Timer(400 * PERIOD_NS, "ns"))  # one event, not 400
     await ClockCycles(dut.u_clk.clk, 4 if expect_chk else 1)
@@ -121,6 +137,7 @@ async def _monitor_case(dut, name: str, fault: int, npkt: int, bp, what: str, ex
         tb.v.check(sum(tb._field(dut.err_flat, 8)) > 0, "the harness checker did not flag the malformed packet")
     dut.start.value = 0
     dut.fault.value = 0
+    dut.cfg_depth.value = tb.depth
     tb.v.cycles = int(dut.cycles.value)
     tb.v.check(int(dut.mon_err.value) == 1, f"{what} did not raise mon_err within 400 cycles")
     await tb.clock.reset()
@@ -151,3 +168,10 @@ async def test_monitor_bad_framing(dut) -> None:
 async def test_monitor_push_to_edge(dut) -> None:
     """PE 0 (north-west corner) offers a word towards North: the mesh reports it."""
     await _monitor_case(dut, "test_monitor_push_to_edge", 4, 0, (0, 0), "a push towards a missing neighbour")
+
+
+@cocotb.test()
+async def test_monitor_depth_out_of_range(dut) -> None:
+    """A run-time depth past the build's DEPTH (its storage): every queue reports it."""
+    await _monitor_case(dut, "test_monitor_depth_out_of_range", 0, 0, (0, 0), "a run-time depth of DEPTH + 1",
+                        depth=int(dut.DEPTH.value) + 1)

@@ -480,17 +480,19 @@ async def monitor_enqueue_while_full(dut) -> None:
 
 
 @cocotb.test()
-@cocotb.parametrize(reg=["cfg_prefetch", "cfg_dma_lat"])
+@cocotb.parametrize(reg=["cfg_prefetch", "cfg_dma_lat", "cfg_ipcq_depth"])
 async def monitor_runtime_config_out_of_range(dut, reg: str) -> None:
-    """A run-time PREFETCH or DMA latency the build cannot hold (written past the harness's refusal, as
-    a direct Verilog user could): the core's or the DMA's monitor must raise mon_err. Passes only if it rose."""
+    """A run-time PREFETCH, DMA latency or IPCQ depth the build cannot hold (written past the harness's
+    refusal, as a direct Verilog user could): the core's, the DMA's or the queues' monitor must raise
+    mon_err. Passes only if it rose."""
+    key = {"cfg_prefetch": "PREFETCH", "cfg_dma_lat": "DMA_LAT", "cfg_ipcq_depth": "IPCQ_DEPTH"}[reg]
     cube, s, v = await start_session(dut, "pe")
     v.check(not cube.mon_err(), "mon_err set before the bad configuration")
-    bad = cube.built["PREFETCH"] + 1 if reg == "cfg_prefetch" else cube.built["DMA_LAT"] + 1
+    bad = cube.built[key] + 1
     getattr(dut, reg).value = bad
     await First(RisingEdge(dut.mon_err), Timer(8 * PERIOD_NS, "ns"))
     v.check(cube.mon_err(), f"{reg}={bad} (the build holds up to {bad - 1}) did not raise mon_err within 8 cycles")
-    getattr(dut, reg).value = cube.p["PREFETCH" if reg == "cfg_prefetch" else "DMA_LAT"]
+    getattr(dut, reg).value = cube.p[key]
     v.cycles = cube.now() - s.t0
     await cube.reset()
     v.check(not cube.mon_err(), "reset did not clear the sticky mon_err")

@@ -139,8 +139,8 @@ def test_ring_walk_matches_reference_counts(seq, n, qb, tile):
         assert img.size == la.ring_slice_bytes(a) <= a.o_base + a.rows() * d * 2 + 64 * len(a.subs())
 
 
-def test_the_runtime_prefetch_and_latency_stay_within_the_build() -> None:
-    from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, CubeConfigError, runtime_config
+def test_the_runtime_prefetch_latency_and_queue_depth_stay_within_the_build() -> None:
+    from tb.lib.ahbm_cube import DMA_LAT_ENV, IPCQ_DEPTH_ENV, PREFETCH_ENV, CubeConfigError, runtime_config
 
     built = {"PREFETCH": 4, "DMA_LAT": 400}
     assert runtime_config(built, {}) == built
@@ -152,3 +152,14 @@ def test_the_runtime_prefetch_and_latency_stay_within_the_build() -> None:
         runtime_config(built, {DMA_LAT_ENV: "0"})
     with pytest.raises(CubeConfigError, match="is not an integer"):
         runtime_config(built, {DMA_LAT_ENV: "fast"})
+    from tb.lib.ahbm_cube import check_bench_run_env
+
+    check_bench_run_env({"AGSIM_BENCH": "ahbm_tightq", IPCQ_DEPTH_ENV: "8"})
+    check_bench_run_env({"AGSIM_BENCH": "ahbm"})
+    with pytest.raises(CubeConfigError, match=r"bench ahbm_tightq runs at AGSIM_CUBE_IPCQ_DEPTH=8 \(tb/benches.py\) "
+                                              r"but its simulator process has AGSIM_CUBE_IPCQ_DEPTH=None"):
+        check_bench_run_env({"AGSIM_BENCH": "ahbm_tightq"})
+    deep = {"IPCQ_DEPTH": 1024}
+    assert runtime_config(deep, {IPCQ_DEPTH_ENV: "8"}) == {"IPCQ_DEPTH": 8}
+    with pytest.raises(CubeConfigError, match=r"AGSIM_CUBE_IPCQ_DEPTH=2048 is outside 1..1024 \(the build's IPCQ_DEPTH\)"):
+        runtime_config(deep, {IPCQ_DEPTH_ENV: "2048"})
