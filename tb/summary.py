@@ -27,7 +27,7 @@ def replay_command(seed: int, benches: str = "", test_filter: str = "", sim: str
 
 def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None,
                    benches: str = "", test_filter: str = "", sim: str = "icarus", elapsed_s: float | None = None,
-                   jobs: int = 1, not_run: Sequence[str] = ()) -> str:
+                   jobs: int = 1, not_run: Sequence[str] = (), seed_line: bool = True) -> str:
     """The one-screen table: bench, passed/failed, checks, cycles, bench seconds, cycles/s; then the run's
     two times, named apart: elapsed (the wall clock of the whole run) and bench time summed (what the
     benches took, each its build and simulator, added up: more than elapsed when they ran side by side).
@@ -35,7 +35,8 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     `ERROR lines` counts lines containing ERROR in each bench's simulator logs:
     monitor self-tests produce some on purpose (their tests pass only if the
     monitor fired); elsewhere a non-zero count comes with a failed test.
-    `not_run` names the benches an interrupt left unfinished or unstarted.
+    `not_run` names the benches an interrupt left unfinished or unstarted. `seed_line` False leaves out
+    the run seed and its replay command (a farm run has a seed per row and prints a replay per failure).
     """
     error_lines = error_lines or {}
     head = (f"{'bench':18s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'bench s':>8s} "
@@ -61,7 +62,8 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
         lines.extend(describe_failures(r))
     if not_run:
         lines.append(f"NOT RUN (interrupted): {', '.join(not_run)}")
-    lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter, sim)})")
+    if seed_line:
+        lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter, sim)})")
     lines.append(f"{tot_p} passed, {tot_f} failed" + (f", {len(not_run)} bench(es) not run" if not_run else ""))
     return "\n".join(lines)
 

@@ -109,3 +109,34 @@ def test_objects_of_other_compiler_flags_are_dropped(tmp_path: Path) -> None:
     assert all(p.exists() for p in objects)
     drop_stale_objects(stamp, tmp_path, {"OPT_FAST": "-O2"})
     assert not any(p.exists() for p in objects) and (tmp_path / "Vtop.cpp").exists()
+
+
+def test_a_simulator_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    """A runner killed outright (SIGKILL, as a farm worker may be) takes its simulator with it: a `sleep`
+    started under sim_prefix by a child Python process is gone once that process is killed."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from tb.simulators import sim_prefix
+
+    pidfile = tmp_path / "sim.pid"
+    cmd = sim_prefix(600) + ["sh", "-c", f"echo $$ > {pidfile}; exec sleep 600"]
+    parent = subprocess.Popen([sys.executable, "-c", f"import subprocess; subprocess.run({cmd!r})"])
+    deadline = time.monotonic() + 60
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    sim = psutil.Process(int(pidfile.read_text()))
+    while sim.name() != "sleep" and time.monotonic() < deadline:  # the shell has yet to exec it
+        time.sleep(0.05)
+    assert sim.name() == "sleep"
+    parent.send_signal(signal.SIGKILL)
+    parent.wait()
+    try:
+        sim.wait(timeout=60)  # gone (a bound no healthy kernel nears: the signal is sent as its parent dies)
+    except psutil.TimeoutExpired:
+        sim.kill()
+        raise AssertionError("the simulator outlived the process that started it") from None
