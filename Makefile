@@ -5,6 +5,7 @@
 #   make test              the test suite (pytest, parallel; the AHBM benches on Verilator)
 #   make test SIM=verilator  the test suite with every bench on Verilator
 #   make lint              verilator --lint-only -Wall on all RTL
+#   make regress SEEDS=n   benches x seeds on Dask (a local cluster; SCHEDULER=tcp://host:8786 an existing one)
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
@@ -24,7 +25,7 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto
@@ -32,15 +33,18 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all regress test tests lint bench waves list bootstrap clean help
+.PHONY: all main regress test tests lint bench waves list bootstrap clean help
 
-all: regress
+all: main
 
 bootstrap:
 	@tools/bootstrap.sh $(CXX_BOOT)
 
-regress: bootstrap
+main: bootstrap
 	@$(PY) -m tb.regress
+
+regress: bootstrap
+	@$(PY) -m tb.farm
 
 test:
 	@tools/bootstrap.sh --with-verilator --with-cxx
@@ -62,7 +66,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,18p' Makefile
+	@sed -n '1,19p' Makefile
 
 list:
 	@python3 -m tb.benches

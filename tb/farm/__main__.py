@@ -1,0 +1,113 @@
+"""`python -m tb.farm` (`make regress`): benches x seeds on a Dask cluster, one merged report.
+
+    make regress SEEDS=200                      every bench, seeds 1..200, on a local cluster (JOBS workers)
+    make regress BENCH=mesh_4x4,ipcq SEEDS=1..50
+    make regress SEEDS=20 SCHEDULER=tcp://host:8786 FARM_ROOT=/shared/agsim   on an existing cluster
+
+Each task is one bench run with one seed (tb.farm.tasks). The report is
+written to results.xml (a testsuite per task, bench@seed), the durations to
+<root>/durations.json, the table printed in the bench table's order; each
+failed task prints the `make` command that replays it alone. Exit status: 0
+all passed, 1 a failure, 2 bad input or no cluster, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from tb.benches import ROOT
+from tb.buildlock import FolderBusy, acquire, release
+from tb.farm.engine import FarmError, open_client, run_tasks
+from tb.farm.merge import summary, write_report
+from tb.farm.seeds import parse_seeds
+from tb.farm.tasks import BenchTask, TaskOutcome
+from tb.options import check_filter, jobs_from_env
+from tb.progress import fmt_s
+from tb.regress import INTERRUPTED, select_benches
+from tb.runner import BUILD_ROOT
+from tb.simulators import SimulatorMissing, check_simulator, verilator_root
+
+FARM_ROOT = BUILD_ROOT / "farm"
+
+
+def plan(benches: list, seeds: list[int], sim: str, test_filter: str) -> list[BenchTask]:
+    """Every (bench, seed) pair as a task, bench by bench in the table's order."""
+    return [BenchTask(b.name, sim, s, test_filter) for b in benches for s in seeds]
+
+
+def _announce(total: int):
+    done = [0]
+
+    def on_done(o: TaskOutcome) -> None:
+        done[0] += 1
+        r = o.result
+        state = "ok" if r.failed == 0 else "FAILED"
+        print(f"[{done[0]}/{total}] {o.task.bench} seed {o.task.seed}: {r.passed} passed, {r.failed} failed, "
+              f"{r.checks} checks, {r.cycles} cycles, {fmt_s(r.wall_s)} on {o.host or '?'}  {state}", flush=True)
+        if r.failed:
+            print(f"    replay: {o.task.replay()}", flush=True)
+    return on_done
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tb.farm", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sim", default=os.environ.get("SIM", "icarus") or "icarus")
+    ap.add_argument("--bench", default=os.environ.get("BENCH", ""), help="comma-separated bench names (default all)")
+    ap.add_argument("--seeds", default=os.environ.get("SEEDS", "1"), help="a count, a range a..b or a list a,b,c")
+    ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
+    ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER", ""),
+                    help="a Dask scheduler's address (default: a local cluster)")
+    ap.add_argument("--workers", type=int, default=None, help="local cluster workers (default JOBS, else the cores)")
+    ap.add_argument("--root", type=Path, default=Path(os.environ.get("FARM_ROOT") or FARM_ROOT),
+                    help="builds and runs; on a cluster, a folder every worker can write (shared: one build per "
+                         "bench; not shared: one per worker)")
+    ap.add_argument("--results", type=Path, default=ROOT / "results.xml")
+    args = ap.parse_args(argv)
+    try:
+        check_simulator(args.sim)
+        check_filter(args.filter)
+        seeds = parse_seeds(args.seeds)
+        benches = select_benches(args.bench, bool(args.bench))
+        workers = jobs_from_env() if args.workers is None else args.workers
+        if args.sim == "verilator":
+            verilator_root()
+        tasks = plan(benches, seeds, args.sim, args.filter)
+        client = open_client(args.scheduler or None, workers)
+    except (ValueError, SimulatorMissing, FarmError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    owner = f"tb.farm pid {os.getpid()}"
+    try:
+        acquire(args.root, owner)  # two runs in one root would write the same run folders
+    except FolderBusy as exc:
+        client.close()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
+    print(f"running {len(tasks)} task(s) ({len(benches)} bench(es) x {len(seeds)} seed(s)) on {args.sim}, "
+          f"on {where}; builds and runs in {args.root}", flush=True)
+    try:
+        run = run_tasks(client, tasks, args.root, _announce(len(tasks)))
+    finally:
+        client.close()
+        if client.cluster is not None:
+            client.cluster.close()
+        release(args.root, owner)
+    write_report(run.outcomes, args.results, args.root / "durations.json")
+    print(summary(run.outcomes, run.not_run, args.seeds, args.sim, run.wall_s, run.workers))
+    print(f"results: {args.results}; durations: {args.root / 'durations.json'}")
+    if run.not_run:
+        print(f"interrupted: {len(run.not_run)} task(s) did not run", file=sys.stderr)
+        return INTERRUPTED
+    if not run.outcomes or not any(o.result.tests for o in run.outcomes):
+        print("error: no test ran", file=sys.stderr)
+        return 1
+    return 0 if all(o.result.failed == 0 for o in run.outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

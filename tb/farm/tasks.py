@@ -1,0 +1,97 @@
+"""One task of a regression: one bench run with one seed on one simulator, and what a worker sends back.
+
+`run_task` is what a Dask worker executes. It builds the bench under the farm's
+build root unless that build is already there (tb.runner's stamp says so; its
+lock lets one task build while the others of the same bench wait for it, on
+one machine or on a shared folder), runs it in a folder of its own, and returns
+a picklable `TaskOutcome` that carries everything the merge needs (verdicts,
+checks, cycles, the ERROR and REPORT lines of its logs), so a worker without
+a shared folder loses nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tb.benches import ROOT, get_bench
+from tb.content_hash import files_digest
+from tb.runner import BenchResult, run_bench
+from tb.summary import replay_command, scan_error_lines, scan_report_lines
+
+# run_bench sets process-wide environment variables for its simulator: one task at a time per worker process,
+# whatever the worker's thread count
+_ONE_AT_A_TIME = threading.Lock()
+
+
+@dataclass(frozen=True)
+class BenchTask:
+    """A bench of the table run with `seed` on `sim` (its tests, or those matching `test_filter`)."""
+
+    bench: str
+    sim: str
+    seed: int
+    test_filter: str = ""
+
+    @property
+    def key(self) -> str:
+        """A name unique within a run: a folder name and the task's Dask key."""
+        return f"{self.bench}-{self.sim}-seed{self.seed}"
+
+    def replay(self) -> str:
+        """The `make` command that reruns this task alone on one machine."""
+        return replay_command(self.seed, self.bench, self.test_filter, self.sim)
+
+
+@dataclass
+class TaskOutcome:
+    """What one task gave: the bench's result and the lines of its logs the summary shows."""
+
+    task: BenchTask
+    result: BenchResult
+    error_lines: list[str] = field(default_factory=list)
+    report_lines: list[str] = field(default_factory=list)
+    host: str = ""
+    worker: str = ""  # the Dask worker's address ("" outside a worker)
+    digest: str = ""  # the worker's source_digest ("" for an outcome made where the task failed to run)
+
+
+# what a run's verdict depends on: the RTL, the models, the benches and the bundles they replay
+SOURCE_FOLDERS = ("rtl", "models", "tb", "clients")
+
+
+@functools.cache
+def source_digest() -> str:
+    """A short digest of every file under SOURCE_FOLDERS of this checkout (once per process): a worker's and
+    the client's must agree, or the worker ran other RTL or other checks than the ones asked for."""
+    files = [p for d in SOURCE_FOLDERS for p in (ROOT / d).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
+    return files_digest(files)[:16]
+
+
+def failed_outcome(task: BenchTask, why: str) -> TaskOutcome:
+    """The outcome of a task that gave no result of its own: a failure naming why, with its replay command."""
+    return TaskOutcome(task, BenchResult(bench=task.bench, error=f"{why} (replay: {task.replay()})"))
+
+
+def run_task(task: BenchTask, build_root: str) -> TaskOutcome:
+    """Run `task` on this worker: build under `build_root` if needed, run in build_root/runs/<task key>/."""
+    root = Path(build_root)
+    with _ONE_AT_A_TIME:
+        result = run_bench(get_bench(task.bench), sim=task.sim, seed=task.seed, test_filter=task.test_filter or None,
+                           build_root=root, log_to_file=True, run_dir=root / "runs" / task.key)
+    logs = result.sim_logs
+    return TaskOutcome(task, result, scan_error_lines(logs), scan_report_lines(logs), socket.gethostname(),
+                       _worker_address(), source_digest())
+
+
+def _worker_address() -> str:
+    from distributed import get_worker
+
+    try:
+        return get_worker().address
+    except ValueError:  # not inside a Dask worker (a direct call)
+        return ""

@@ -1,0 +1,162 @@
+"""The regression farm (tb.farm) on real Dask processes and real simulators.
+
+A local cluster and a cluster of separate `dask scheduler` / `dask worker` processes talking over TCP on
+localhost must give, task for task, the verdicts, checks and cycles a sequential run of the same seeds gives
+on one machine; one worker killed with SIGKILL while its simulator runs must change nothing (its task runs
+again on the other worker and is counted once) and leave no simulator behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tb.benches import ROOT, get_bench
+from tb.farm.engine import open_client, run_tasks
+from tb.farm.merge import verdicts, write_report
+from tb.farm.tasks import BenchTask, TaskOutcome
+from tb.runner import run_bench
+
+BENCH = "fifo"  # 2 s a run on Icarus, three tests, thousands of checks
+SEEDS = (11, 12, 13, 14)
+DASK = str(Path(sys.executable).parent / "dask")
+
+
+@pytest.fixture(scope="module")
+def sequential(tmp_path_factory: pytest.TempPathFactory) -> list[tuple]:
+    """The same tasks run one after another in this process, without Dask."""
+    root = tmp_path_factory.mktemp("sequential")
+    outcomes = []
+    for seed in SEEDS:
+        task = BenchTask(BENCH, "icarus", seed)
+        outcomes.append(TaskOutcome(task, run_bench(get_bench(BENCH), seed=seed, build_root=root, log_to_file=True,
+                                                    run_dir=root / "runs" / task.key)))
+    assert all(o.result.tests and o.result.failed == 0 for o in outcomes)
+    return verdicts(outcomes)
+
+
+def _tasks() -> list[BenchTask]:
+    return [BenchTask(BENCH, "icarus", s) for s in SEEDS]
+
+
+def test_a_local_cluster_gives_what_a_sequential_run_gives(tmp_path: Path, sequential: list[tuple]) -> None:
+    client = open_client(None, 2)
+    try:
+        run = run_tasks(client, _tasks(), tmp_path / "farm")
+    finally:
+        client.close()
+        client.cluster.close()
+    assert not run.not_run and len(run.outcomes) == len(SEEDS)
+    assert verdicts(run.outcomes) == sequential
+    write_report(run.outcomes, tmp_path / "results.xml", tmp_path / "durations.json")
+    assert set(json.loads((tmp_path / "durations.json").read_text())) == {t.key for t in _tasks()}
+    assert (tmp_path / "results.xml").read_text().count("<testsuite ") == len(SEEDS)
+
+
+def _start(args: list[str], log: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([DASK, *args], cwd=ROOT, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
+
+
+def _simulators_below(pid: int) -> list[psutil.Process]:
+    try:
+        return [p for p in psutil.Process(pid).children(recursive=True) if p.name() == "vvp"]
+    except psutil.NoSuchProcess:
+        return []
+
+
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path: Path, sequential: list[tuple]) -> None:
+    sched_file = tmp_path / "scheduler.json"
+    procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                     "--scheduler-file", str(sched_file)], tmp_path / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 120
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        workers = [_start(["worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"],
+                          tmp_path / f"worker{i}.log") for i in range(2)]
+        procs += workers
+        client = open_client(address, 0)
+        client.wait_for_workers(2, timeout=120)
+        address_of = {pid: addr for addr, pid in client.run(os.getpid).items()}
+        victim: dict[str, object] = {}
+
+        def killer() -> None:  # SIGKILL the first worker seen running a simulator, while it runs
+            end = time.monotonic() + 120
+            while time.monotonic() < end:
+                for w in workers:
+                    sims = _simulators_below(w.pid)
+                    if sims:
+                        victim["sims"] = sims
+                        victim["worker"] = w.pid
+                        w.send_signal(signal.SIGKILL)
+                        return
+                time.sleep(0.02)
+
+        t = threading.Thread(target=killer, daemon=True)
+        t.start()
+        run = run_tasks(client, _tasks(), tmp_path / "farm")
+        t.join(10)
+        client.close()
+        assert "worker" in victim, "no worker was seen running a simulator"
+        assert not run.not_run and len(run.outcomes) == len(SEEDS)
+        assert sorted(o.task.key for o in run.outcomes) == sorted(t.key for t in _tasks())  # each once
+        assert verdicts(run.outcomes) == sequential
+        killed = address_of[victim["worker"]]
+        assert all(o.worker and o.worker != killed for o in run.outcomes), "an outcome came from the killed worker"
+        for sim in victim["sims"]:  # the killed worker's simulator died with it
+            try:
+                sim.wait(timeout=60)
+            except psutil.TimeoutExpired:
+                sim.kill()
+                raise AssertionError("a simulator outlived its killed worker") from None
+    finally:  # the workers before their scheduler: a worker whose scheduler went first may sit out SIGTERM
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path) -> None:
+    """SIGINT to `python -m tb.farm` after its first task: status 130, the finished task reported, the others
+    named as not run, and no simulator left running."""
+    cmd = [sys.executable, "-m", "tb.farm", "--bench", BENCH, "--seeds", "21..26", "--workers", "1",
+           "--root", str(tmp_path / "farm"), "--results", str(tmp_path / "results.xml")]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    lines: list[str] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("[1/6]"):
+            proc.send_signal(signal.SIGINT)
+            break
+    rest, _ = proc.communicate(timeout=120)
+    text = "".join(lines) + rest
+    assert proc.returncode == 130, text
+    assert "did not run" in text and "NOT RUN (interrupted):" in text, text
+    not_run = text.split("NOT RUN (interrupted):", 1)[1].splitlines()[0].split(",")
+    assert len(not_run) >= 4, text  # at most one more finished while the first was being reported
+    assert "fifo@21" in text or "fifo@22" in text, text
+    left = [p for p in psutil.process_iter(["name", "cmdline"])
+            if p.info["name"] == "vvp" and str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+    for p in left:
+        try:
+            p.wait(timeout=30)
+        except psutil.TimeoutExpired:
+            p.kill()
+            raise AssertionError("a simulator of the interrupted run is still running") from None
