@@ -39,12 +39,13 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     the run seed and its replay command (a farm run has a seed per row and prints a replay per failure).
     """
     error_lines = error_lines or {}
-    head = (f"{'bench':18s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'bench s':>8s} "
+    w = max([18] + [len(r.bench) for r in results])  # the bench column: a farm's rows are longer (bench@seed[part])
+    head = (f"{'bench':{w}s} {'pass':>5s} {'fail':>5s} {'checks':>9s} {'sim cycles':>11s} {'bench s':>8s} "
             f"{'cycles/s':>10s} {'ERROR lines':>11s}")
     lines = ["", "=" * len(head), head, "-" * len(head)]
     for r in results:
         rate = f"{r.cycles / r.wall_s:10.0f}" if r.wall_s > 0 else f"{'-':>10s}"
-        lines.append(f"{r.bench:18s} {r.passed:5d} {r.failed:5d} {r.checks:9d} {r.cycles:11d} {r.wall_s:8.1f} "
+        lines.append(f"{r.bench:{w}s} {r.passed:5d} {r.failed:5d} {r.checks:9d} {r.cycles:11d} {r.wall_s:8.1f} "
                      f"{rate} {error_lines.get(r.bench, 0):11d}")
     tot_p = sum(r.passed for r in results)
     tot_f = sum(r.failed for r in results)
@@ -53,7 +54,7 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     tot_w = sum(r.wall_s for r in results)
     lines.append("-" * len(head))
     rate = f"{tot_y / tot_w:10.0f}" if tot_w > 0 else f"{'-':>10s}"
-    lines.append(f"{'total':18s} {tot_p:5d} {tot_f:5d} {tot_c:9d} {tot_y:11d} {tot_w:8.1f} {rate}")
+    lines.append(f"{'total':{w}s} {tot_p:5d} {tot_f:5d} {tot_c:9d} {tot_y:11d} {tot_w:8.1f} {rate}")
     lines.append("=" * len(head))
     if elapsed_s is not None:
         lines.append(f"elapsed {fmt_s(elapsed_s)} ({elapsed_s:.1f} s, the whole run); bench time summed "

@@ -160,3 +160,25 @@ def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path) -
         except psutil.TimeoutExpired:
             p.kill()
             raise AssertionError("a simulator of the interrupted run is still running") from None
+
+
+def test_differential_shards_on_a_cluster_give_what_they_give_alone(tmp_path: Path) -> None:
+    """Two shards of the vector core's random differential (3 programs each) on a 2-worker local cluster:
+    the same verdicts, checks and cycles as the same shards run here one after the other; each shard's
+    coverage comes back for the union."""
+    from tb.farm.tasks import run_task
+    from tb.farm.vc_shards import merged_coverage, plan_shards
+
+    tasks = plan_shards([5], 6, 3, "icarus")
+    alone = [run_task(t, str(tmp_path / "alone")) for t in tasks]
+    assert all(o.result.tests and o.result.failed == 0 for o in alone), [o.result.error for o in alone]
+    client = open_client(None, 2)
+    try:
+        run = run_tasks(client, tasks, tmp_path / "farm")
+    finally:
+        client.close()
+        client.cluster.close()
+    assert verdicts(run.outcomes) == verdicts(alone)
+    cov, _, silent = merged_coverage(run.outcomes)
+    assert not silent and cov.programs == 6 and cov.instructions > 0
+    assert cov.counts() == merged_coverage(alone)[0].counts()

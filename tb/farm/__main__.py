@@ -3,6 +3,7 @@
     make regress SEEDS=200                      every bench, seeds 1..200, on a local cluster (JOBS workers)
     make regress BENCH=mesh_4x4,ipcq SEEDS=1..50
     make regress SEEDS=20 SCHEDULER=tcp://host:8786 FARM_ROOT=/shared/agsim   on an existing cluster
+    make regress VC_PROGRAMS=20000 [VC_SHARD=500]   the vector core's random differential, in shards
 
 Each task is one bench run with one seed (tb.farm.tasks). The report is
 written to results.xml (a testsuite per task, bench@seed), the durations to
@@ -24,7 +25,8 @@ from tb.farm.engine import FarmError, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.options import check_filter, jobs_from_env
+from tb.farm.vc_shards import DEFAULT_SHARD, coverage_lines, plan_shards
+from tb.options import BadInput, check_filter, jobs_from_env
 from tb.progress import fmt_s
 from tb.regress import INTERRUPTED, select_benches
 from tb.runner import BUILD_ROOT
@@ -45,11 +47,18 @@ def _announce(total: int):
         done[0] += 1
         r = o.result
         state = "ok" if r.failed == 0 else "FAILED"
-        print(f"[{done[0]}/{total}] {o.task.bench} seed {o.task.seed}: {r.passed} passed, {r.failed} failed, "
+        print(f"[{done[0]}/{total}] {o.task.label}: {r.passed} passed, {r.failed} failed, "
               f"{r.checks} checks, {r.cycles} cycles, {fmt_s(r.wall_s)} on {o.host or '?'}  {state}", flush=True)
         if r.failed:
             print(f"    replay: {o.task.replay()}", flush=True)
     return on_done
+
+
+def _count(name: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise BadInput(f"{name}={text!r} is not a whole number of programs") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -66,6 +75,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="builds and runs; on a cluster, a folder every worker can write (shared: one build per "
                          "bench; not shared: one per worker)")
     ap.add_argument("--results", type=Path, default=ROOT / "results.xml")
+    ap.add_argument("--vc-programs", default=os.environ.get("VC_PROGRAMS", ""),
+                    help="run the vector core's random differential instead: this many programs per seed")
+    ap.add_argument("--vc-shard", default=os.environ.get("VC_SHARD") or str(DEFAULT_SHARD),
+                    help="programs per task of the differential (default %(default)s)")
     args = ap.parse_args(argv)
     try:
         check_simulator(args.sim)
@@ -75,7 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         workers = jobs_from_env() if args.workers is None else args.workers
         if args.sim == "verilator":
             verilator_root()
-        tasks = plan(benches, seeds, args.sim, args.filter)
+        args.vc_programs = _count("VC_PROGRAMS", args.vc_programs) if args.vc_programs else 0
+        if args.vc_programs:
+            tasks = plan_shards(seeds, args.vc_programs, _count("VC_SHARD", args.vc_shard), args.sim)
+        else:
+            tasks = plan(benches, seeds, args.sim, args.filter)
         client = open_client(args.scheduler or None, workers)
     except (ValueError, SimulatorMissing, FarmError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -88,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
-    print(f"running {len(tasks)} task(s) ({len(benches)} bench(es) x {len(seeds)} seed(s)) on {args.sim}, "
+    what = (f"{args.vc_programs} vector-core programs x {len(seeds)} seed(s)" if args.vc_programs
+            else f"{len(benches)} bench(es) x {len(seeds)} seed(s)")
+    print(f"running {len(tasks)} task(s) ({what}) on {args.sim}, "
           f"on {where}; builds and runs in {args.root}", flush=True)
     try:
         run = run_tasks(client, tasks, args.root, _announce(len(tasks)))
@@ -100,13 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     write_report(run.outcomes, args.results, args.root / "durations.json")
     print(summary(run.outcomes, run.not_run, args.seeds, args.sim, run.wall_s, run.workers))
     print(f"results: {args.results}; durations: {args.root / 'durations.json'}")
+    closed = True
+    if args.vc_programs:
+        lines, closed = coverage_lines(run.outcomes)
+        print("\n".join(lines))
     if run.not_run:
         print(f"interrupted: {len(run.not_run)} task(s) did not run", file=sys.stderr)
         return INTERRUPTED
     if not run.outcomes or not any(o.result.tests for o in run.outcomes):
         print("error: no test ran", file=sys.stderr)
         return 1
-    return 0 if all(o.result.failed == 0 for o in run.outcomes) else 1
+    return 0 if closed and all(o.result.failed == 0 for o in run.outcomes) else 1
 
 
 if __name__ == "__main__":

@@ -23,12 +23,13 @@ _ORDER = {name: i for i, name in enumerate(BY_NAME)}
 
 def in_table_order(outcomes: Sequence[TaskOutcome]) -> list[TaskOutcome]:
     """`outcomes` sorted by the bench table, then simulator, then seed."""
-    return sorted(outcomes, key=lambda o: (_ORDER.get(o.task.bench, len(_ORDER)), o.task.sim, o.task.seed))
+    return sorted(outcomes, key=lambda o: (_ORDER.get(o.task.bench, len(_ORDER)), o.task.sim, o.task.seed,
+                                           o.task.order, o.task.tag))
 
 
 def row(o: TaskOutcome) -> BenchResult:
-    """The task's result under a row name that says which seed it ran (bench@seed)."""
-    return dataclasses.replace(o.result, bench=f"{o.task.bench}@{o.task.seed}")
+    """The task's result under a row name that says which seed (and part) it ran: BenchTask.label."""
+    return dataclasses.replace(o.result, bench=o.task.label)
 
 
 def verdicts(outcomes: Sequence[TaskOutcome]) -> list[tuple]:
@@ -50,8 +51,7 @@ def summary(outcomes: Sequence[TaskOutcome], not_run: Sequence[BenchTask], seeds
             elapsed_s: float, workers: int) -> str:
     """The one-screen table of the run, every failure with its replay command, and what did not run."""
     ordered = in_table_order(outcomes)
-    text = format_summary([row(o) for o in ordered], 0, {f"{o.task.bench}@{o.task.seed}": len(o.error_lines)
-                                                         for o in ordered},
+    text = format_summary([row(o) for o in ordered], 0, {o.task.label: len(o.error_lines) for o in ordered},
                           sim=sim, elapsed_s=elapsed_s, jobs=workers,
                           not_run=[t.key for t in not_run], seed_line=False)
     lines = text.splitlines()

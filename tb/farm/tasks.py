@@ -12,6 +12,7 @@ a shared folder loses nothing.
 from __future__ import annotations
 
 import functools
+import json
 import socket
 import threading
 from dataclasses import dataclass, field
@@ -29,21 +30,35 @@ _ONE_AT_A_TIME = threading.Lock()
 
 @dataclass(frozen=True)
 class BenchTask:
-    """A bench of the table run with `seed` on `sim` (its tests, or those matching `test_filter`)."""
+    """A bench of the table run with `seed` on `sim` (its tests, or those matching `test_filter`).
+
+    A part of a longer run (a shard of the vector core's differential, tb.farm.vc_shards) also has
+    environment variables its test reads (`env`), a `tag` that names the part, its place among the parts
+    (`order`) and `measure_env`, the variable through which the test writes what it measured (JSON)."""
 
     bench: str
     sim: str
     seed: int
     test_filter: str = ""
+    env: tuple[tuple[str, str], ...] = ()
+    tag: str = ""
+    order: int = 0
+    measure_env: str = ""
 
     @property
     def key(self) -> str:
         """A name unique within a run: a folder name and the task's Dask key."""
-        return f"{self.bench}-{self.sim}-seed{self.seed}"
+        return f"{self.bench}-{self.sim}-seed{self.seed}" + (f"-{self.tag}" if self.tag else "")
+
+    @property
+    def label(self) -> str:
+        """Its row in the summary: bench@seed, and the part."""
+        return f"{self.bench}@{self.seed}" + (f"[{self.tag}]" if self.tag else "")
 
     def replay(self) -> str:
-        """The `make` command that reruns this task alone on one machine."""
-        return replay_command(self.seed, self.bench, self.test_filter, self.sim)
+        """The command that reruns this task alone on one machine."""
+        prefix = "".join(f"{k}={v} " for k, v in self.env)
+        return prefix + replay_command(self.seed, self.bench, self.test_filter, self.sim)
 
 
 @dataclass
@@ -57,6 +72,7 @@ class TaskOutcome:
     host: str = ""
     worker: str = ""  # the Dask worker's address ("" outside a worker)
     digest: str = ""  # the worker's source_digest ("" for an outcome made where the task failed to run)
+    measured: dict = field(default_factory=dict)  # what the test wrote through the task's measure_env
 
 
 # what a run's verdict depends on: the RTL, the models, the benches and the bundles they replay
@@ -80,12 +96,19 @@ def failed_outcome(task: BenchTask, why: str) -> TaskOutcome:
 def run_task(task: BenchTask, build_root: str) -> TaskOutcome:
     """Run `task` on this worker: build under `build_root` if needed, run in build_root/runs/<task key>/."""
     root = Path(build_root)
+    run_dir = root / "runs" / task.key
+    env = dict(task.env)
+    measured_file = run_dir / "measured.json"
+    if task.measure_env:
+        measured_file.unlink(missing_ok=True)  # a rerun after a killed worker must not read the first try's
+        env[task.measure_env] = str(measured_file)
     with _ONE_AT_A_TIME:
         result = run_bench(get_bench(task.bench), sim=task.sim, seed=task.seed, test_filter=task.test_filter or None,
-                           build_root=root, log_to_file=True, run_dir=root / "runs" / task.key)
+                           build_root=root, log_to_file=True, run_dir=run_dir, extra_env=env)
     logs = result.sim_logs
+    measured = json.loads(measured_file.read_text()) if task.measure_env and measured_file.exists() else {}
     return TaskOutcome(task, result, scan_error_lines(logs), scan_report_lines(logs), socket.gethostname(),
-                       _worker_address(), source_digest())
+                       _worker_address(), source_digest(), measured)
 
 
 def _worker_address() -> str:

@@ -58,3 +58,41 @@ def test_an_outcome_from_other_sources_is_a_named_failure() -> None:
     assert bad.result.failed == 1 and not bad.result.tests
     assert "from other sources (digest bbbb, this checkout aaaa)" in bad.result.error
     assert "replay: make SIM=icarus BENCH=fifo COCOTB_RANDOM_SEED=1" in bad.result.error
+
+
+def test_the_differential_is_cut_into_shards_that_replay_alone() -> None:
+    from tb.farm.vc_shards import plan_shards
+
+    tasks = plan_shards([7], 1200, 500, "icarus")
+    assert [t.tag for t in tasks] == ["0+500", "500+500", "1000+200"]
+    assert [t.label for t in tasks] == ["vector_core@7[0+500]", "vector_core@7[500+500]", "vector_core@7[1000+200]"]
+    assert tasks[2].replay() == ("AGSIM_VC_FIRST=1000 AGSIM_VC_PROGRAMS=200 make SIM=icarus BENCH=vector_core "
+                                 "COCOTB_TEST_FILTER='test_random_programs$' COCOTB_RANDOM_SEED=7")
+    assert len({t.key for t in plan_shards([1, 2], 10, 3, "icarus")}) == 8
+    with pytest.raises(BadInput, match="VC_PROGRAMS=10 VC_SHARD=0: both must be 1 or more"):
+        plan_shards([1], 10, 0, "icarus")
+
+
+def _shard(first: int, counts: dict | None) -> TaskOutcome:
+    from tb.farm.vc_shards import STATS_ENV
+
+    task = BenchTask("vector_core", "icarus", 1, tag=f"{first}+3", order=first, measure_env=STATS_ENV)
+    result = BenchResult(bench="vector_core", tests=[CaseResult("test_random_programs", True, checks=1)])
+    return TaskOutcome(task, result, measured={"coverage": counts} if counts is not None else {})
+
+
+def test_the_goals_are_judged_on_the_union_of_the_shards() -> None:
+    from tb.farm.vc_shards import coverage_lines
+    from tb.lib.vc_rand.cover import GOALS, Coverage, missing
+
+    full = {"opcodes": {str(op): 1 for op in range(32)}, "faults": {str(c): 1 for c in range(1, 10)},
+            "points": {g: 2 for g in GOALS}, "chains": {"2": 1}, "instructions": 100, "programs": 10}
+    low = {**full, "opcodes": {str(op): 1 for op in range(16)}, "points": {g: 1 for g in GOALS[:5]}}
+    high = {**full, "opcodes": {str(op): 3 for op in range(16, 32)}, "points": {g: 1 for g in GOALS[5:]}}
+    union = Coverage.merged([low, high])
+    assert missing(union) == [] and union.programs == 20 and union.opcodes[20] == 3
+    assert missing(Coverage.merged([low])) != []
+    lines, closed = coverage_lines([_shard(0, low), _shard(3, high)])
+    assert closed and "coverage goals missed on their union: none" in lines[0]
+    lines, closed = coverage_lines([_shard(0, low), _shard(3, None)])
+    assert not closed and "op:10" in lines[0] and "reported no coverage" in lines[1]

@@ -40,6 +40,26 @@ class Coverage:
                 "instructions": self.instructions, "programs": self.programs,
                 "chains": dict(self.chains), "points": dict(sorted(self.points.items()))}
 
+    def counts(self) -> dict:
+        """Every count, keyed so that two runs' counts add up key by key (tb.farm merges shards with it)."""
+        return {"opcodes": {str(k): n for k, n in self.opcodes.items()},
+                "faults": {str(k): n for k, n in self.faults.items()},
+                "points": dict(self.points), "chains": {str(k): n for k, n in self.chains.items()},
+                "instructions": self.instructions, "programs": self.programs}
+
+    @classmethod
+    def merged(cls, counts: list[dict]) -> "Coverage":
+        """The coverage of several runs (shards of one differential) from their `counts()`."""
+        cov = cls()
+        for c in counts:
+            cov.opcodes.update({int(k): n for k, n in c["opcodes"].items()})
+            cov.faults.update({int(k): n for k, n in c["faults"].items()})
+            cov.points.update(c["points"])
+            cov.chains.update({int(k): n for k, n in c["chains"].items()})
+            cov.instructions += c["instructions"]
+            cov.programs += c["programs"]
+        return cov
+
     def report(self, width: int = 100) -> str:
         """A few lines a bench can print: totals, opcodes, faults, then every cover point with its count."""
         lines = [f"programs {self.programs}  instructions {self.instructions}  chains "
