@@ -30,6 +30,10 @@
 8. The vector core on upstream's timing corpus (tb/perf/vec_timing.py, Icarus): all
    909 programs of clients/vec_timing/, functional verdict and one timing line per
    set against its target.
+9. The regression engine's scaling (tb/perf/farm_scaling.py, Icarus): the vector
+   core's differential in shards on 1 and then 2 local Dask workers, the
+   throughput ratio and the engine's per-task overhead against their targets
+   (--quick: 200 programs in shards of 50; else 400 in shards of 100).
 
 Exits non-zero only if a run failed its checks (a missed speed target is
 reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
@@ -42,7 +46,7 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_launch, ahbm_sweep, model_speed, noc_sweep, targets, vc_random, vec_timing
+from tb.perf import ahbm_launch, ahbm_sweep, farm_scaling, model_speed, noc_sweep, targets, vc_random, vec_timing
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
 from tb.progress import Progress
 from tb.simulators import SIMULATORS
@@ -67,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
         steps += ["AHBM launch sweep", "simulation speed", "Python model speed",
-                  "vector core differential run", "vector core timing corpus"]
+                  "vector core differential run", "vector core timing corpus", "regression engine scaling"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not (args.no_sweep or args.speed))
     t = time.monotonic()
 
@@ -129,6 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     if vec_timing.run(seed=seed, verbose=args.verbose) != 0:
         rc = 1
     step_done("vector core timing corpus")
+    print("", flush=True)
+    if farm_scaling.run(*((200, 50) if args.quick else (400, 100)), seed=seed) != 0:
+        rc = 1
+    step_done("regression engine scaling")
     progress.save()
     return rc
 

@@ -96,3 +96,19 @@ def test_the_goals_are_judged_on_the_union_of_the_shards() -> None:
     assert closed and "coverage goals missed on their union: none" in lines[0]
     lines, closed = coverage_lines([_shard(0, low), _shard(3, None)])
     assert not closed and "op:10" in lines[0] and "reported no coverage" in lines[1]
+
+
+def test_the_scaling_figures_are_computed_from_elapsed_and_task_walls() -> None:
+    from tb.perf.farm_scaling import overhead, report
+
+    one = {"workers": 1, "start_s": 2.0, "elapsed_s": 101.0, "walls": [25.0, 25.0, 25.0, 25.0], "passed": True,
+           "programs": 400}
+    two = {"workers": 2, "start_s": 2.5, "elapsed_s": 52.0, "walls": [25.0, 25.0, 25.0, 25.0], "passed": True,
+           "programs": 400}
+    assert overhead(one) == pytest.approx(0.25) and overhead(two) == pytest.approx(1.0)
+    lines = report(one, two)
+    assert "throughput 2 workers / 1 worker = 1.94 (target >= 1.8: met)" in lines[2]
+    assert "0.25 s per task outside tasks, median task 25.0 s: 1.0 % (target <= 5 %: met)" in lines[3]
+    assert "1.00 s per task outside tasks, median task 25.0 s: 4.0 % (target <= 5 %: met)" in lines[4]
+    slow = {**two, "elapsed_s": 70.0}
+    assert "NOT met" in report(one, slow)[2] and "NOT met" in report(one, slow)[4]
