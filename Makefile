@@ -25,7 +25,7 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto

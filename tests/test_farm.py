@@ -182,3 +182,20 @@ def test_differential_shards_on_a_cluster_give_what_they_give_alone(tmp_path: Pa
     cov, _, silent = merged_coverage(run.outcomes)
     assert not silent and cov.programs == 6 and cov.instructions > 0
     assert cov.counts() == merged_coverage(alone)[0].counts()
+
+
+def test_a_bundle_of_ones_own_runs_as_a_task(tmp_path: Path) -> None:
+    """A bundle folder outside clients/bundles reaches the `clients` bench through the task's environment and
+    runs there: one test, passed, with its checks."""
+    import shutil
+
+    from models.bundle import BUNDLES
+    from tb.farm.bundles import bundle_folders, plan_bundles
+    from tb.farm.tasks import run_task
+
+    own = tmp_path / "my_matmul"
+    shutil.copytree(BUNDLES / "matmul_m32k64n32", own)
+    (task,) = plan_bundles(bundle_folders(str(own)), [1], "icarus")
+    outcome = run_task(task, str(tmp_path / "farm"))
+    assert [t.name for t in outcome.result.tests] == ["test_bundle/bundle=my_matmul"], outcome.result.error
+    assert outcome.result.failed == 0 and outcome.result.checks > 0

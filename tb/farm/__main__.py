@@ -4,6 +4,7 @@
     make regress BENCH=mesh_4x4,ipcq SEEDS=1..50
     make regress SEEDS=20 SCHEDULER=tcp://host:8786 FARM_ROOT=/shared/agsim   on an existing cluster
     make regress VC_PROGRAMS=20000 [VC_SHARD=500]   the vector core's random differential, in shards
+    make regress BUNDLES=all SIM=verilator           the compiled bundle corpus, a task per bundle
 
 Each task is one bench run with one seed (tb.farm.tasks). The report is
 written to results.xml (a testsuite per task, bench@seed), the durations to
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from tb.benches import ROOT
 from tb.buildlock import FolderBusy, acquire, release
+from tb.farm.bundles import bundle_folders, plan_bundles
 from tb.farm.engine import FarmError, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--results", type=Path, default=ROOT / "results.xml")
     ap.add_argument("--vc-programs", default=os.environ.get("VC_PROGRAMS", ""),
                     help="run the vector core's random differential instead: this many programs per seed")
+    ap.add_argument("--bundles", default=os.environ.get("BUNDLES", ""),
+                    help="run compiled bundles instead: `all` (clients/bundles) or comma-separated bundle folders")
     ap.add_argument("--vc-shard", default=os.environ.get("VC_SHARD") or str(DEFAULT_SHARD),
                     help="programs per task of the differential (default %(default)s)")
     args = ap.parse_args(argv)
@@ -91,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         args.vc_programs = _count("VC_PROGRAMS", args.vc_programs) if args.vc_programs else 0
         if args.vc_programs:
             tasks = plan_shards(seeds, args.vc_programs, _count("VC_SHARD", args.vc_shard), args.sim)
+        elif args.bundles:
+            tasks = plan_bundles(bundle_folders(args.bundles), seeds, args.sim)
         else:
             tasks = plan(benches, seeds, args.sim, args.filter)
         client = open_client(args.scheduler or None, workers)
@@ -106,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
     what = (f"{args.vc_programs} vector-core programs x {len(seeds)} seed(s)" if args.vc_programs
+            else f"{len({t.tag for t in tasks})} bundle(s) x {len(seeds)} seed(s)" if args.bundles
             else f"{len(benches)} bench(es) x {len(seeds)} seed(s)")
     print(f"running {len(tasks)} task(s) ({what}) on {args.sim}, "
           f"on {where}; builds and runs in {args.root}", flush=True)

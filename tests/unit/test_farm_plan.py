@@ -112,3 +112,23 @@ def test_the_scaling_figures_are_computed_from_elapsed_and_task_walls() -> None:
     assert "1.00 s per task outside tasks, median task 25.0 s: 4.0 % (target <= 5 %: met)" in lines[4]
     slow = {**two, "elapsed_s": 70.0}
     assert "NOT met" in report(one, slow)[2] and "NOT met" in report(one, slow)[4]
+
+
+def test_the_bundle_corpus_is_a_task_per_bundle(tmp_path) -> None:
+    import shutil
+
+    from models.bundle import BUNDLES, bundle_names
+    from tb.farm.bundles import bundle_folders, plan_bundles
+
+    assert [f.name for f in bundle_folders("all")] == bundle_names()
+    own = tmp_path / "mine"
+    shutil.copytree(BUNDLES / "matmul_m32k64n32", own)
+    tasks = plan_bundles(bundle_folders(f"{BUNDLES / 'softmax_m32n64'},{own}"), [3], "verilator")
+    assert [t.label for t in tasks] == ["clients@3[softmax_m32n64]", "clients@3[mine]"]
+    assert tasks[0].env == () and tasks[1].env == (("AGSIM_CLIENT_BUNDLES", str(own)),)
+    assert tasks[1].replay() == (f"AGSIM_CLIENT_BUNDLES={own} make SIM=verilator BENCH=clients "
+                                 f"COCOTB_TEST_FILTER='test_bundle/bundle=mine$' COCOTB_RANDOM_SEED=3")
+    with pytest.raises(BadInput, match="holds no bundle.json"):
+        bundle_folders(str(tmp_path))
+    with pytest.raises(BadInput, match="two folders are named mine"):
+        bundle_folders(f"{own},{own}")
