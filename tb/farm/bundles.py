@@ -16,9 +16,9 @@ from typing import Sequence
 from models.bundle import BUNDLES, bundle_names
 from tb.farm.tasks import BenchTask
 from tb.options import BadInput
+from tb.system.test_clients import CLIENT_BUNDLES_ENV as BUNDLES_ENV
 
 BENCH = "clients"
-BUNDLES_ENV = "AGSIM_CLIENT_BUNDLES"  # tb/system/test_clients.py CLIENT_BUNDLES_ENV
 
 
 def bundle_folders(spec: str) -> list[Path]:

@@ -13,13 +13,13 @@ from typing import Sequence
 
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.lib.vc_rand.cover import Coverage, missing
+from tb.module.test_vector_core import RANDOM_FIRST_ENV as FIRST_ENV
+from tb.module.test_vector_core import RANDOM_PROGRAMS_ENV as PROGRAMS_ENV
+from tb.module.test_vector_core import RANDOM_STATS_ENV as STATS_ENV
 from tb.options import BadInput
 
 BENCH = "vector_core"
 TEST = "test_random_programs$"
-PROGRAMS_ENV = "AGSIM_VC_PROGRAMS"  # tb/module/test_vector_core.py RANDOM_PROGRAMS_ENV
-FIRST_ENV = "AGSIM_VC_FIRST"        # RANDOM_FIRST_ENV
-STATS_ENV = "AGSIM_VC_STATS_OUT"    # RANDOM_STATS_ENV
 DEFAULT_SHARD = 500  # programs per task: about 4 minutes on Icarus, long enough that a task's start-up is small
 
 
@@ -36,9 +36,13 @@ def plan_shards(seeds: Sequence[int], programs: int, per_shard: int, sim: str) -
     return tasks
 
 
+def _shards(outcomes: Sequence[TaskOutcome]) -> list[TaskOutcome]:
+    return [o for o in outcomes if o.task.measure_env == STATS_ENV]
+
+
 def merged_coverage(outcomes: Sequence[TaskOutcome]) -> tuple[Coverage, list[str], list[str]]:
     """(the union of the shards' coverage, the goals it misses, the shards that reported none)."""
-    shards = [o for o in outcomes if o.task.measure_env == STATS_ENV]
+    shards = _shards(outcomes)
     silent = [o.task.key for o in shards if "coverage" not in o.measured]
     cov = Coverage.merged([o.measured["coverage"] for o in shards if "coverage" in o.measured])
     return cov, missing(cov), silent
@@ -47,9 +51,8 @@ def merged_coverage(outcomes: Sequence[TaskOutcome]) -> tuple[Coverage, list[str
 def coverage_lines(outcomes: Sequence[TaskOutcome]) -> tuple[list[str], bool]:
     """The differential's closing lines and whether its coverage closed (every goal hit, every shard heard)."""
     cov, gaps, silent = merged_coverage(outcomes)
-    shards = sum(1 for o in outcomes if o.task.measure_env == STATS_ENV)
     lines = [f"vector differential: {cov.programs} programs, {cov.instructions} instructions in "
-             f"{shards} shard(s); coverage goals missed on their union: {', '.join(gaps) or 'none'}"]
+             f"{len(_shards(outcomes))} shard(s); coverage goals missed on their union: {', '.join(gaps) or 'none'}"]
     if silent:
         lines.append(f"  shards that reported no coverage (failed before measuring): {', '.join(silent)}")
     return lines, not gaps and not silent

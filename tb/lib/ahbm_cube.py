@@ -53,7 +53,7 @@ def runtime_config(built: dict[str, int], environ: dict[str, str]) -> dict[str, 
     build's (1 up to it), else the build's."""
     out = {}
     for key in built:
-        env, lo = RUNTIME_ENV[key], 1
+        env = RUNTIME_ENV[key]
         raw = str(environ.get(env, "")).strip()
         if not raw:
             out[key] = built[key]
@@ -62,8 +62,8 @@ def runtime_config(built: dict[str, int], environ: dict[str, str]) -> dict[str, 
             value = int(raw)
         except ValueError:
             raise CubeConfigError(f"{env}={raw!r} is not an integer") from None
-        if not lo <= value <= built[key]:
-            raise CubeConfigError(f"{env}={value} is outside {lo}..{built[key]} (the build's {key}); build the "
+        if not 1 <= value <= built[key]:
+            raise CubeConfigError(f"{env}={value} is outside 1..{built[key]} (the build's {key}); build the "
                                   f"CUBE with {key}={value} or more to run it")
         out[key] = value
     return out

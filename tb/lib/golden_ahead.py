@@ -28,6 +28,7 @@ from models.bundle_golden import Golden
 from tb.benches import ROOT
 from tb.content_hash import files_digest
 
+
 def golden_key(b: Bundle, machine: str) -> str:
     """A hash of everything the golden result depends on (see the module doc)."""
     import numpy

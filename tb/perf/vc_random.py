@@ -20,6 +20,7 @@ import sys
 import time
 
 from tb.benches import get_bench
+from tb.module.test_vector_core import RANDOM_PROGRAMS_ENV, RANDOM_STATS_ENV
 from tb.runner import BUILD_ROOT, run_bench
 
 PERF_ROOT = BUILD_ROOT / "perf"
@@ -35,7 +36,7 @@ def run(programs: int = DEFAULT_PROGRAMS, seed: int = 1, verbose: bool = False) 
     t0 = time.monotonic()
     result = run_bench(bench, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
                        test_filter="test_random_programs$",
-                       extra_env={"AGSIM_VC_PROGRAMS": str(programs), "AGSIM_VC_STATS_OUT": str(out)})
+                       extra_env={RANDOM_PROGRAMS_ENV: str(programs), RANDOM_STATS_ENV: str(out)})
     wall = time.monotonic() - t0
     log = PERF_ROOT / bench.name / "sim.log"
     if result.error or not out.exists():
