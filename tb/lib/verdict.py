@@ -127,6 +127,10 @@ class Verdict:
         }
         with Path(os.getcwd(), STATS_FILE).open("a") as f:
             f.write(json.dumps(record) + "\n")
+        if os.environ.get("AGSIM_COVER_OUT"):  # a regression's task: the process's coverage so far (tb.cover.db)
+            from tb.cover.db import save_requested
+
+            save_requested()
         if self.failures:
             shown = "\n  ".join(self.failures[:10])
             more = f"\n  ... and {len(self.failures) - 10} more" if len(self.failures) > 10 else ""

@@ -26,7 +26,7 @@ A ``Case`` carries what a bench sends, in this order:
 
 ``predict(model, case)`` feeds all of that into a ``CoreWithMemory`` and returns
 every flit the core sent. ``new_model()`` gives a model whose ``TracingCore``
-logs what executed, for ``coverage()`` / ``missing()`` and
+logs what executed, for the coverage model (tb/cover/vector.py) and
 ``timing_violations()``.
 
 Rules that keep a result independent of the RTL's timing (the generator keeps
@@ -51,7 +51,8 @@ them by construction; ``timing_violations`` re-checks them on what executed):
 Every case has a focus (what it targets) and a label for messages. Foci are
 visited in a seed-shuffled round robin, so N foci are all reached in N cases and
 schedules inside a focus (VRED VLs, loop counts, fault variants) advance once per
-round: a few hundred cases cover the list in ``GOALS``.
+round: a few hundred cases close every item of the coverage model but its walk cross, which a
+regression closes on the union of its shards (tb/cover/vector.py, REGRESSION_ONLY).
 
 The modules, one concern each:
 
@@ -65,14 +66,13 @@ The modules, one concern each:
 * ``generate``: the foci's round robin, ``make_case``, ``state_before``, ``sequence``;
 * ``run``: ``predict``, ``run_result`` / ``run_fault``, ``run_sequence`` and its cross-checks, ``dram_overlap``;
 * ``tracing``: ``TracingCore`` (the golden core with a log of what executed), ``new_model``;
-* ``cover``: ``coverage``, ``GOALS``, ``missing``; ``timing``: ``timing_violations``.
+* ``timing``: ``timing_violations``. (What the programs covered: tb/cover/vector.py, on cocotb-coverage.)
 """
 
 from __future__ import annotations
 
 from .builder import Builder, Focus
 from .cases import DEFAULT_GEOMETRY, Burst, Case, CaseState, Coord, Geometry
-from .cover import GOALS, Coverage, coverage, missing
 from .generate import FOCI, focus_of, make_case, sequence, state_before
 from .run import dram_overlap, predict, run_fault, run_result, run_sequence
 from .spec import mem_walk, raw_walk, reads, walk_product
@@ -81,9 +81,9 @@ from .tracing import STEP_LIMIT, Executed, FaultRecord, RunawayProgram, TracingC
 from .tracking import MAX_WORDS, MIN_WORDS
 
 __all__ = [
-    "Builder", "Burst", "Case", "CaseState", "Coord", "Coverage", "DEFAULT_GEOMETRY", "Executed", "FOCI",
-    "FaultRecord", "Focus", "GOALS", "Geometry", "MAX_WORDS", "MIN_WORDS", "RunawayProgram", "STEP_LIMIT",
-    "TracingCore", "coverage", "dram_overlap", "focus_of", "make_case", "mem_walk", "missing", "new_model",
+    "Builder", "Burst", "Case", "CaseState", "Coord", "DEFAULT_GEOMETRY", "Executed", "FOCI",
+    "FaultRecord", "Focus", "Geometry", "MAX_WORDS", "MIN_WORDS", "RunawayProgram", "STEP_LIMIT",
+    "TracingCore", "dram_overlap", "focus_of", "make_case", "mem_walk", "new_model",
     "predict", "raw_walk", "reads", "run_fault", "run_result", "run_sequence", "sequence", "state_before",
     "timing_violations", "walk_product",
 ]

@@ -56,7 +56,10 @@ def focus_drain(b: Builder, k: int) -> str:
         if b.chance(0.5):
             b.emit(b.u_vst())
         zero = i == 0 and k % 2 == 0
-        b.attempt(lambda: b.u_drain(4 if zero else 1, b.rng.choice((8, 32, 64)), zero=zero))
+        if i == 1 and k % 2:  # a walk of 3 or 4 dimensions that all step (the coverage model's drain x dims bins)
+            b.attempt(lambda: b.u_drain(16, 64, nd=b.rng.choice((3, 4))))
+        else:
+            b.attempt(lambda: b.u_drain(4 if zero else 1, b.rng.choice((8, 32, 64)), zero=zero))
     return "VDRAIN to memory"
 
 

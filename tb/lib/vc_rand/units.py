@@ -196,10 +196,13 @@ class Units(Tracking):
             self.dram.setdefault(a, data_word(self.rng))
         return pre + [encode_mem("VFILL", ad, start)]
 
-    def u_drain(self, lo: int = 1, hi: int = 32, start: int | None = None, zero: bool = False) -> list[int]:
-        """VDRAIN to memory: lo..hi L1 words to a walk in the drain region (`zero`: one dimension rewrites a word)."""
+    def u_drain(self, lo: int = 1, hi: int = 32, start: int | None = None, zero: bool = False,
+                nd: int | None = None) -> list[int]:
+        """VDRAIN to memory: lo..hi L1 words to a walk in the drain region (`zero`: one dimension rewrites a word;
+        `nd`: a new walk with nd dimensions that all step)."""
         ad = self.slot(lambda d: walk_in(d, self.geo.in_drain, lo, hi),
-                       lambda: self.mem_desc(self.bounds(lo, hi, 2 if zero else None, zero), "drain", zero),
+                       lambda: self.mem_desc(self.bounds(lo, hi, nd or (2 if zero else None), zero or bool(nd)),
+                                             "drain", zero),
                        reuse=0.0 if zero else 0.3)
         return self._drain_words(ad, start, lambda s: encode_mem("VDRAIN", ad, s))
 
