@@ -12,8 +12,11 @@
 //     memory and its counts start again from 0, so a long sequence of runs
 //     without a reset never fills CAP_DEPTH;
 //   * it raises dump_req and waits for dump_ack, then reads cap.hex (one record
-//     per captured flit: {cycle[31:0], port[7:0], flit[287:0]}) and inj_time.hex
-//     (per injected flit, the cycle its handshake happened; all ones = never).
+//     per captured flit: {cycle[31:0], port[7:0], flit[287:0]}), inj_time.hex
+//     (per injected flit, the cycle its handshake happened; all ones = never) and
+//     busy.hex (per port, the cycles its source offered a flit and the DUT's input
+//     was busy, i.e. the FIFO behind it full: what functional coverage samples as
+//     "a FIFO filled"; counted since reset or the last cap_clear).
 // Stall patterns come from tb_pattern, seeded from `seed`.
 //
 // Hostile-sender modes (violate), to prove the receiver's monitors fire:
@@ -84,6 +87,7 @@ module tb_ep_bank #(
     reg [31:0]   inj_time [0:INJ_DEPTH-1];
     reg [63:0]   inj_meta [0:NP-1];
     reg [CAPW-1:0] cap_mem [0:CAP_DEPTH-1];
+    reg [31:0]   busy_cnt [0:NP-1];
 
     integer i;
     always @(posedge load_req) begin
@@ -98,6 +102,7 @@ module tb_ep_bank #(
         if (cap_count != 32'd0) $writememh("cap.hex", cap_mem, 0, cap_count - 1);
         else $writememh("cap.hex", cap_mem, 0, 0);
         if (inj_total != 32'd0) $writememh("inj_time.hex", inj_time, 0, inj_total - 1);
+        $writememh("busy.hex", busy_cnt);
         dump_ack = 1'b1;
     end
     always @(negedge dump_req) dump_ack = 1'b0;
@@ -190,6 +195,7 @@ module tb_ep_bank #(
             held_vld   <= 1'b0;
             done       <= 1'b0;
             stalled    <= 1'b0;
+            for (p = 0; p < NP; p = p + 1) busy_cnt[p] = 32'd0;
         end else begin
             cycle <= cycle + 32'd1;
             wp = cap_count;
@@ -198,6 +204,7 @@ module tb_ep_bank #(
             all_done = 1'b1;
             for (p = 0; p < NP; p = p + 1) begin
                 if (tx_valid[p] && !tx_busy[p]) n_inj = n_inj + 32'd1;
+                if (tx_valid[p] && tx_busy[p]) busy_cnt[p] = busy_cnt[p] + 32'd1;
                 if (!src_done[p]) all_done = 1'b0;
                 if (rx_valid[p] && !rx_busy[p]) begin
                     rec = {cycle, p[7:0], rx_data[p]};
@@ -227,6 +234,7 @@ module tb_ep_bank #(
                 nth       <= 32'd0;
                 cap_count <= 32'd0;
                 inj_count <= 32'd0;
+                for (p = 0; p < NP; p = p + 1) busy_cnt[p] = 32'd0;
             end else begin
                 nth       <= seen;
                 cap_count <= wp;

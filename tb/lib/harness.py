@@ -289,7 +289,8 @@ class EndpointBank:
 
     # ---------------------------------------------------------------- results
     async def dump(self) -> tuple[list[CaptureRecord], list[int]]:
-        """Write the capture and injection-time memories out and read them back."""
+        """Write the capture and injection-time memories out and read them back (busy.hex, written with
+        them, is read by `busy_cycles`)."""
         self.h.dump_req.value = 1
         await RisingEdge(self.h.dump_ack)
         self.h.dump_req.value = 0
@@ -298,6 +299,11 @@ class EndpointBank:
         records = [self._record(line) for line in _hex_lines(self.workdir / "cap.hex")][:captured]
         times = [int(line, 16) for line in _hex_lines(self.workdir / "inj_time.hex")][: self._total] if self._total else []
         return records, times
+
+    def busy_cycles(self) -> list[int]:
+        """Per port, the cycles its source offered a flit while the DUT's input was busy (its FIFO full),
+        from the last `dump`."""
+        return [int(line, 16) for line in _hex_lines(self.workdir / "busy.hex")]
 
     @staticmethod
     def _record(line: str) -> CaptureRecord:

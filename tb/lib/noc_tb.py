@@ -19,6 +19,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from models.flit import describe_flit
 from models.mesh import MeshGeometry
 from tb.benches import Bench, get_bench
+from tb.cover import noc as noc_cover
 from tb.lib.harness import (
     NEVER,
     CaptureRecord,
@@ -143,6 +144,7 @@ class NocTB:
         """Inject `pairs` (source, destination), wait for every flit, and score them."""
         streams = build_streams(self.geometry, pairs, self.rng)
         run = await self.run_streams(streams, **options)
+        self._sample_coverage(run, options)
         board = FlitScoreboard(self.geometry)
         for (port, flit), t in zip(run.slots, run.inject_times):
             if t != NEVER:
@@ -150,6 +152,17 @@ class NocTB:
         for rec in run.records:
             board.observe(rec.port, rec.flit, rec.cycle)
         return TrafficResult(run.outcome, board.finish(), run.records, run.sent, run.mon_err)
+
+    def _sample_coverage(self, run: StreamRun, options: Mapping[str, Any]) -> None:
+        """The run into the bench's coverage model (tb/cover/noc.py): delivered flits, stall modes, full FIFOs."""
+        geo = self.geometry
+        busy = self.bank.busy_cycles()
+        ends = geo.endpoints()
+        noc_cover.sample_run(self.bench.name, [geo.port_coord(p) for p in ends],
+                             ((r.flit, geo.port_coord(r.port)) for r in run.records),
+                             options.get("idle", StallPattern()).mode.name,
+                             options.get("backpressure", StallPattern()).mode.name,
+                             [(geo.port_coord(p), busy[p]) for p in ends])
 
     async def _run_sliced(self, total: int, bound_cycles: int, wall_limit_s: float) -> RunOutcome:
         """Run in simulated-time slices so a wall-clock bound can end a slow run."""

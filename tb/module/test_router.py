@@ -15,13 +15,15 @@ from models.flit import FIELDS
 
 from tb.lib.harness import StallMode, StallPattern, Violation
 from tb.lib.noc_tb import NocTB
-from tb.lib.patterns import make_pairs
+from tb.lib.patterns import drawn_stalls, make_pairs
 
 HOP_CYCLES = 3  # upstream's hop: input FIFO write, holding register, output register
 RR_INPUTS = 5  # the round-robin pointer walks the five inputs, one step a cycle
 HOSTILE_IDLE = StallPattern(StallMode.RANDOM, 64)
-HOSTILE_BUSY = StallPattern(StallMode.RANDOM, 128)
 BURSTY_BUSY = StallPattern(StallMode.BURST, 64)
+# stalls="random": each side's mode drawn from the test's seed (tb.lib.patterns.drawn_stalls)
+RANDOM_IDLE = {StallMode.NONE: 0, StallMode.RANDOM: 64, StallMode.BURST: 40}
+RANDOM_BUSY = {StallMode.NONE: 0, StallMode.RANDOM: 128, StallMode.BURST: 64}
 
 
 @cocotb.test()
@@ -30,11 +32,13 @@ BURSTY_BUSY = StallPattern(StallMode.BURST, 64)
     stalls=["none", "random", "bursts"],
 )
 async def test_traffic(dut, pattern: str, stalls: str) -> None:
-    """Random traffic into all five inputs with random busy on all five outputs."""
+    """Random traffic into all five inputs, free-running, under idle and busy modes drawn from the seed
+    (random), or under random idle and bursts of busy on all five outputs (bursts)."""
     tb = NocTB(dut, f"test_traffic/pattern={pattern}/stalls={stalls}")
     pairs = make_pairs(pattern, tb.geometry, tb.rng, 300)
-    idle = {"none": StallPattern(), "random": HOSTILE_IDLE, "bursts": HOSTILE_IDLE}[stalls]
-    busy = {"none": StallPattern(), "random": HOSTILE_BUSY, "bursts": BURSTY_BUSY}[stalls]
+    idle, busy = {"none": (StallPattern(), StallPattern()), "bursts": (HOSTILE_IDLE, BURSTY_BUSY)}.get(stalls) \
+        or drawn_stalls(tb.rng, RANDOM_IDLE, RANDOM_BUSY)
+    tb.verdict.log.info("stalls: sources idle %s, sinks busy %s", idle, busy)
     result = await tb.run_traffic(pairs, idle=idle, backpressure=busy)
     tb.check_clean(result)
     tb.verdict.finish()
