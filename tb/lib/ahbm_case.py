@@ -12,6 +12,7 @@ import numpy as np
 
 from models.ahbm import batch as bt
 from models.ahbm import launch as la
+from tb.cover import ahbm as ahbm_cover
 from tb.lib.ahbm_cube import Cube
 from tb.lib.ahbm_kernel import (KernelPolicy, PeRun, launch_ring, load_batch, read_output, read_ring_output, run_kernels,
                                write_step)
@@ -89,9 +90,16 @@ def score(v, c: Case, art: Artifacts, name: str, outs: list[np.ndarray] | None =
 
 def report_polls(dut, name: str, c: Case) -> None:
     """The REPORT line of a launch: composites, cycles, and how the §5.6 polls went (counters relative
-    to the launch's start)."""
+    to the launch's start); the launch into the coverage model (tb/cover/ahbm.py)."""
     runs, lp, before = c.runs, c.batch.first, c.before or {}
     n = len(lp.args)
+    misses = sum(r.pop_misses for r in runs)
+    ahbm_cover.sample_launch(
+        "decode" if all(r.tq == 1 for r in c.batch.requests) else "prefill", n, len(c.batch.requests),
+        c.cube.p["IPCQ_W"], [("hit", sum(r.pop_polls for r in runs) - misses),
+                             ("miss-covered", sum(r.misses_covered for r in runs)),
+                             ("miss-in-flight", sum(r.misses_in_flight for r in runs)),
+                             ("miss-idle", sum(r.misses_idle for r in runs))])
     cycles = c.cycles
     comp = sum(c.cube.counters(lp.pe_of(r))["cnt_comp"] - before.get(lp.pe_of(r), {}).get("cnt_comp", 0)
                for r in range(n))
@@ -140,6 +148,7 @@ async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = No
     o = await read_ring_output(cube, rl)
     art = Artifacts(v.test)
     score_ring(v, cube, rl, runs, o, q, k, vv, art, name)
+    ahbm_cover.sample_launch("ring", n, 1, cube.p["IPCQ_W"])
     cnt = [cube.counters(p) for p in rl.pes]
     link = sum(c["cyc_link"] for c in cnt)
     comp = sum(c["cyc_mm"] + c["cyc_vec"] for c in cnt)

@@ -23,9 +23,11 @@ import numpy as np
 from cocotb.triggers import FallingEdge
 
 from models.ahbm import attention as at
+from models.ahbm import batch as bt
 from models.ahbm.numerics import f32_to_bits
 from models.ahbm_ipcq import encode_cmd, mlo_words
 from models.ahbm_reduce import MergeTiming, compare_timing, stream_merge
+from tb.lib.ahbm_case import run_batch
 from tb.lib.ahbm_cube import Cube
 from tb.lib.ahbm_kernel import read_state
 from tb.lib.pe_session import (MAX_CYCLES, PeSession, check_header, expect_fault, model_sweep, reserved_bit,
@@ -220,3 +222,13 @@ async def kv_block_at_link_width(dut) -> None:
     s0.check_counts(0, cnt_tx=1)
     s0.check_counts(1, cnt_rx=1)
     v.finish()
+
+
+@cocotb.test()
+async def test_decode_launch(dut) -> None:
+    """A whole decode launch, three requests on N = 2 PEs each, at this bench's link width (64, 256 or
+    512 bits): the tree's child polls, hits and misses covered by the next request's tiles, at every width
+    the reduction benches build (the AHBM coverage model's width x poll, tb/cover/ahbm.py); O and counts
+    scored as in tb.system.test_ahbm."""
+    requests = [bt.Request(17 + 9 * r, 16 + 9 * r, 1, 3 * r + 1) for r in range(3)]
+    await run_batch(dut, "decode_launch", requests, n=2, tile=8)
