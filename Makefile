@@ -6,6 +6,7 @@
 #   make test SIM=verilator  the test suite with every bench on Verilator
 #   make lint              verilator --lint-only -Wall on all RTL
 #   make regress SEEDS=n   benches x seeds on Dask (a local cluster; SCHEDULER=tcp://host:8786 an existing one)
+#   make regress UNTIL=coverage BUDGET=200   new seeds until the merged functional coverage closes
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
@@ -25,7 +26,7 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES
+export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES UNTIL BUDGET
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto

@@ -5,12 +5,18 @@
     make regress SEEDS=20 SCHEDULER=tcp://host:8786 FARM_ROOT=/shared/agsim   on an existing cluster
     make regress VC_PROGRAMS=20000 [VC_SHARD=500]   the vector core's random differential, in shards
     make regress BUNDLES=all SIM=verilator           the compiled bundle corpus, a task per bundle
+    make regress UNTIL=coverage BUDGET=200 [BENCH=mesh_4x4]   new seeds until the coverage closes (or
+                                                     200 tasks; BUDGET=2h: wall time); with VC_PROGRAMS
+                                                     set, new shards of the differential instead
 
 Each task is one bench run with one seed (tb.farm.tasks). The report is
 written to results.xml (a testsuite per task, bench@seed), the durations to
 <root>/durations.json, the table printed in the bench table's order; each
-failed task prints the `make` command that replays it alone. Exit status: 0
-all passed, 1 a failure, 2 bad input or no cluster, 130 interrupted.
+failed task prints the `make` command that replays it alone. The tasks'
+coverage databases are merged into <root>/coverage.xml, with a closure
+report and <root>/coverage.png (tb.farm.coverage). Exit status: 0 all
+passed (and, with UNTIL=coverage or VC_PROGRAMS, the coverage closed), 1 a
+failure or an open hole, 2 bad input or no cluster, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -22,12 +28,15 @@ from pathlib import Path
 
 from tb.benches import ROOT
 from tb.buildlock import FolderBusy, acquire, release
+from tb.cover.db import Database
 from tb.farm.bundles import bundle_folders, plan_bundles
+from tb.farm.coverage import coverage_report
 from tb.farm.engine import FarmError, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.farm.vc_shards import DEFAULT_SHARD, coverage_lines, plan_shards
+from tb.farm.until import SeedBatches, parse_budget, run_until_closed
+from tb.farm.vc_shards import DEFAULT_SHARD, ShardBatches, coverage_lines, plan_shards
 from tb.options import BadInput, check_filter, jobs_from_env
 from tb.progress import fmt_s
 from tb.regress import INTERRUPTED, select_benches
@@ -42,18 +51,46 @@ def plan(benches: list, seeds: list[int], sim: str, test_filter: str) -> list[Be
     return [BenchTask(b.name, sim, s, test_filter) for b in benches for s in seeds]
 
 
-def _announce(total: int):
+def _announce(total: int | None):
     done = [0]
 
     def on_done(o: TaskOutcome) -> None:
         done[0] += 1
         r = o.result
         state = "ok" if r.failed == 0 else "FAILED"
-        print(f"[{done[0]}/{total}] {o.task.label}: {r.passed} passed, {r.failed} failed, "
+        print(f"[{done[0]}/{total or '?'}] {o.task.label}: {r.passed} passed, {r.failed} failed, "
               f"{r.checks} checks, {r.cycles} cycles, {fmt_s(r.wall_s)} on {o.host or '?'}  {state}", flush=True)
         if r.failed:
             print(f"    replay: {o.task.replay()}", flush=True)
     return on_done
+
+
+def _until(args: argparse.Namespace, seeds: list[int], benches: list):
+    """(the batch planner, the budget) of an UNTIL=coverage run, or None; refuses what cannot close."""
+    if not args.until:
+        if args.budget:
+            raise BadInput(f"BUDGET={args.budget} without UNTIL=coverage: a budget bounds a run until closure")
+        return None
+    if args.until != "coverage":
+        raise BadInput(f"UNTIL={args.until!r}: the one stopping rule is UNTIL=coverage")
+    if args.bundles:
+        raise BadInput("UNTIL=coverage with BUNDLES: compiled bundles sample no coverage model; run them with "
+                       "BUNDLES alone")
+    if not args.budget:
+        raise BadInput("UNTIL=coverage needs BUDGET=<tasks> or BUDGET=<time> (e.g. BUDGET=200 or BUDGET=2h): "
+                       "a hole no seed can fill must not run forever")
+    budget = parse_budget(args.budget)
+    if args.vc_programs:
+        return ShardBatches(seeds[0], _count("VC_SHARD", args.vc_shard), args.sim), budget
+    return SeedBatches(benches, seeds[0], args.sim, args.filter), budget
+
+
+def _batch_line(k: int, database: Database | None) -> None:
+    if database is None:
+        print(f"batch {k}: no coverage sampled yet", flush=True)
+        return
+    hit, total = database.hit_total()
+    print(f"batch {k}: coverage {hit}/{total} bins, {total - hit} hole(s)", flush=True)
 
 
 def _count(name: str, text: str) -> int:
@@ -83,6 +120,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="run compiled bundles instead: `all` (clients/bundles) or comma-separated bundle folders")
     ap.add_argument("--vc-shard", default=os.environ.get("VC_SHARD") or str(DEFAULT_SHARD),
                     help="programs per task of the differential (default %(default)s)")
+    ap.add_argument("--until", default=os.environ.get("UNTIL", ""),
+                    help="'coverage': batches of new seeds (or shards) until the merged coverage closes")
+    ap.add_argument("--budget", default=os.environ.get("BUDGET", ""),
+                    help="with --until: at most this many tasks (200) or this much wall time (30m, 2h)")
     args = ap.parse_args(argv)
     try:
         check_simulator(args.sim)
@@ -93,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.sim == "verilator":
             verilator_root()
         args.vc_programs = _count("VC_PROGRAMS", args.vc_programs) if args.vc_programs else 0
-        if args.vc_programs:
+        until = _until(args, seeds, benches)
+        if until is not None:
+            tasks = []
+        elif args.vc_programs:
             tasks = plan_shards(seeds, args.vc_programs, _count("VC_SHARD", args.vc_shard), args.sim)
         elif args.bundles:
             tasks = plan_bundles(bundle_folders(args.bundles), seeds, args.sim)
@@ -111,25 +155,43 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
-    what = (f"{args.vc_programs} vector-core programs x {len(seeds)} seed(s)" if args.vc_programs
-            else f"{len({t.tag for t in tasks})} bundle(s) x {len(seeds)} seed(s)" if args.bundles
-            else f"{len(benches)} bench(es) x {len(seeds)} seed(s)")
-    print(f"running {len(tasks)} task(s) ({what}) on {args.sim}, "
-          f"on {where}; builds and runs in {args.root}", flush=True)
+    if until is not None:
+        batches, budget = until
+        what = "vector-core shards" if args.vc_programs else f"{len(benches)} bench(es) on new seeds"
+        print(f"running batches of {what} until the coverage closes or {budget} are spent, on {args.sim}, "
+              f"on {where}; builds and runs in {args.root}", flush=True)
+    else:
+        what = (f"{args.vc_programs} vector-core programs x {len(seeds)} seed(s)" if args.vc_programs
+                else f"{len({t.tag for t in tasks})} bundle(s) x {len(seeds)} seed(s)" if args.bundles
+                else f"{len(benches)} bench(es) x {len(seeds)} seed(s)")
+        print(f"running {len(tasks)} task(s) ({what}) on {args.sim}, "
+              f"on {where}; builds and runs in {args.root}", flush=True)
     try:
-        run = run_tasks(client, tasks, args.root, _announce(len(tasks)))
+        if until is not None:
+            batches, budget = until
+            u = run_until_closed(client, batches, budget, args.root, _announce(None), _batch_line, min_batch=workers)
+            run, ended = u.run, f"{u.ended} after {u.batches} batch(es), {len(u.run.outcomes)} task(s): " \
+                                f"{batches.needed(seeds[0])}"
+        else:
+            run, ended = run_tasks(client, tasks, args.root, _announce(len(tasks))), ""
     finally:
         client.close()
         if client.cluster is not None:
             client.cluster.close()
         release(args.root, owner)
     write_report(run.outcomes, args.results, args.root / "durations.json")
-    print(summary(run.outcomes, run.not_run, args.seeds, args.sim, run.wall_s, run.workers))
+    seeds_spec = f"UNTIL=coverage from {seeds[0]}" if until is not None else args.seeds
+    print(summary(run.outcomes, run.not_run, seeds_spec, args.sim, run.wall_s, run.workers))
     print(f"results: {args.results}; durations: {args.root / 'durations.json'}")
+    lines, database = coverage_report(run.outcomes, args.root)
+    print("\n".join(lines))
     closed = True
     if args.vc_programs:
-        lines, closed = coverage_lines(run.outcomes)
+        lines, closed = coverage_lines(run.outcomes, database)
         print("\n".join(lines))
+    if until is not None:
+        closed = database is not None and database.closed
+        print(f"UNTIL=coverage: {ended}")
     if run.not_run:
         print(f"interrupted: {len(run.not_run)} task(s) did not run", file=sys.stderr)
         return INTERRUPTED

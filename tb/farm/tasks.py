@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tb.benches import ROOT, get_bench
 from tb.content_hash import files_digest
+from tb.cover.db import OUT_ENV as COVER_OUT_ENV
 from tb.runner import BenchResult, run_bench
 from tb.summary import replay_command, scan_error_lines, scan_report_lines
 
@@ -73,6 +74,7 @@ class TaskOutcome:
     worker: str = ""  # the Dask worker's address ("" outside a worker)
     digest: str = ""  # the worker's source_digest ("" for an outcome made where the task failed to run)
     measured: dict = field(default_factory=dict)  # what the test wrote through the task's measure_env
+    coverage_xml: str = ""  # the task's coverage database (tb.cover.db), "" when its bench samples none
 
 
 # what a run's verdict depends on: the RTL, the models, the benches and the bundles they replay
@@ -99,8 +101,11 @@ def run_task(task: BenchTask, build_root: str) -> TaskOutcome:
     run_dir = root / "runs" / task.key
     env = dict(task.env)
     measured_file = run_dir / "measured.json"
+    cover_file = run_dir / "coverage.xml"
+    cover_file.unlink(missing_ok=True)  # a rerun after a killed worker must not read the first try's
+    env[COVER_OUT_ENV] = str(cover_file)
     if task.measure_env:
-        measured_file.unlink(missing_ok=True)  # a rerun after a killed worker must not read the first try's
+        measured_file.unlink(missing_ok=True)
         env[task.measure_env] = str(measured_file)
     with _ONE_AT_A_TIME:
         result = run_bench(get_bench(task.bench), sim=task.sim, seed=task.seed, test_filter=task.test_filter or None,
@@ -108,7 +113,8 @@ def run_task(task: BenchTask, build_root: str) -> TaskOutcome:
     logs = result.sim_logs
     measured = json.loads(measured_file.read_text()) if task.measure_env and measured_file.exists() else {}
     return TaskOutcome(task, result, scan_error_lines(logs), scan_report_lines(logs), socket.gethostname(),
-                       _worker_address(), source_digest(), measured)
+                       _worker_address(), source_digest(), measured,
+                       cover_file.read_text() if cover_file.exists() else "")
 
 
 def _worker_address() -> str:

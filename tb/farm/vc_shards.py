@@ -3,8 +3,9 @@
 Each shard is a (seed, first index, count) range of the constrained-random
 generator's cases, run on a freshly reset core and model (tb/module/
 test_vector_core.py, AGSIM_VC_FIRST), so a shard runs and replays alone. Its
-test checks RTL = model after every RUN; the coverage goals, which no short
-shard can reach alone, are judged here on the union of the shards' coverage.
+test checks RTL = model after every RUN; the coverage model (tb/cover/
+vector.py), which no short shard closes alone, is judged here on the union of
+the shards' databases (tb.farm.coverage).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.lib.vc_rand.cover import Coverage, missing
+from tb.cover import vector
+from tb.cover.db import Database
 from tb.module.test_vector_core import RANDOM_FIRST_ENV as FIRST_ENV
 from tb.module.test_vector_core import RANDOM_PROGRAMS_ENV as PROGRAMS_ENV
 from tb.module.test_vector_core import RANDOM_STATS_ENV as STATS_ENV
@@ -30,29 +32,46 @@ def plan_shards(seeds: Sequence[int], programs: int, per_shard: int, sim: str) -
     tasks = []
     for seed in seeds:
         for first in range(0, programs, per_shard):
-            count = min(per_shard, programs - first)
-            tasks.append(BenchTask(BENCH, sim, seed, TEST, env=((FIRST_ENV, str(first)), (PROGRAMS_ENV, str(count))),
-                                   tag=f"{first}+{count}", order=first, measure_env=STATS_ENV))
+            tasks.append(shard_task(seed, first, min(per_shard, programs - first), sim))
     return tasks
+
+
+class ShardBatches:
+    """The differential of one generator seed continued batch after batch: shards of `per_shard` programs
+    from index 0 on, each batch the next ones (UNTIL=coverage, tb.farm.until)."""
+
+    def __init__(self, seed: int, per_shard: int, sim: str) -> None:
+        self.seed, self.per_shard, self.sim, self.next = seed, per_shard, sim, 0
+
+    def __call__(self, k: int, size: int) -> list[BenchTask]:
+        tasks = [shard_task(self.seed, self.next + i * self.per_shard, self.per_shard, self.sim) for i in range(size)]
+        self.next += size * self.per_shard
+        return tasks
+
+    def needed(self, first: int) -> str:
+        return f"programs 0..{self.next - 1} of seed {self.seed}"
+
+
+def shard_task(seed: int, first: int, count: int, sim: str) -> BenchTask:
+    """Cases first..first+count-1 of generator seed `seed` as one task."""
+    return BenchTask(BENCH, sim, seed, TEST, env=((FIRST_ENV, str(first)), (PROGRAMS_ENV, str(count))),
+                     tag=f"{first}+{count}", order=first, measure_env=STATS_ENV)
 
 
 def _shards(outcomes: Sequence[TaskOutcome]) -> list[TaskOutcome]:
     return [o for o in outcomes if o.task.measure_env == STATS_ENV]
 
 
-def merged_coverage(outcomes: Sequence[TaskOutcome]) -> tuple[Coverage, list[str], list[str]]:
-    """(the union of the shards' coverage, the goals it misses, the shards that reported none)."""
+def coverage_lines(outcomes: Sequence[TaskOutcome], database: Database | None) -> tuple[list[str], bool]:
+    """The differential's closing lines and whether its coverage closed: every bin of the vector model hit
+    on the union of the shards (`database`, tb.farm.coverage), every shard heard."""
     shards = _shards(outcomes)
-    silent = [o.task.key for o in shards if "coverage" not in o.measured]
-    cov = Coverage.merged([o.measured["coverage"] for o in shards if "coverage" in o.measured])
-    return cov, missing(cov), silent
-
-
-def coverage_lines(outcomes: Sequence[TaskOutcome]) -> tuple[list[str], bool]:
-    """The differential's closing lines and whether its coverage closed (every goal hit, every shard heard)."""
-    cov, gaps, silent = merged_coverage(outcomes)
-    lines = [f"vector differential: {cov.programs} programs, {cov.instructions} instructions in "
-             f"{len(_shards(outcomes))} shard(s); coverage goals missed on their union: {', '.join(gaps) or 'none'}"]
+    silent = [o.task.key for o in shards if not o.coverage_xml]
+    holes = vector.missing(database) if database is not None else ["(no shard wrote a coverage database)"]
+    programs = sum(int(o.measured.get("programs", 0)) for o in shards)
+    instructions = sum(int(o.measured.get("instructions", 0)) for o in shards)
+    lines = [f"vector differential: {programs} programs, {instructions} instructions in {len(shards)} shard(s); "
+             f"vector coverage holes on their union: {', '.join(holes) or 'none'}"]
     if silent:
-        lines.append(f"  shards that reported no coverage (failed before measuring): {', '.join(silent)}")
-    return lines, not gaps and not silent
+        lines.append(f"  shards that wrote no coverage (failed before measuring): {', '.join(silent)}")
+    return lines, not holes and not silent

@@ -73,29 +73,123 @@ def test_the_differential_is_cut_into_shards_that_replay_alone() -> None:
         plan_shards([1], 10, 0, "icarus")
 
 
-def _shard(first: int, counts: dict | None) -> TaskOutcome:
+def _shard(first: int, xml: str) -> TaskOutcome:
     from tb.farm.vc_shards import STATS_ENV
 
     task = BenchTask("vector_core", "icarus", 1, tag=f"{first}+3", order=first, measure_env=STATS_ENV)
     result = BenchResult(bench="vector_core", tests=[CaseResult("test_random_programs", True, checks=1)])
-    return TaskOutcome(task, result, measured={"coverage": counts} if counts is not None else {})
+    return TaskOutcome(task, result, measured={"programs": 3, "instructions": 40}, coverage_xml=xml)
 
 
-def test_the_goals_are_judged_on_the_union_of_the_shards() -> None:
+def _toy_database(tmp_path: Path, name: str, hits: list[str]) -> str:
+    """A database of one process that sampled `hits` on a model `vector` of one point with bins a, b, c."""
+    from cocotb_coverage.coverage import CoverPoint
+
+    from tb.cover import db
+
+    db.reset("vector")
+
+    @CoverPoint("vector.toy", xf=lambda x: x, bins=["a", "b", "c"])
+    def sample(x: str) -> None:
+        """One sample."""
+
+    for h in hits:
+        sample(h)
+    db.save(tmp_path / name)
+    db.reset("vector")
+    return (tmp_path / name).read_text()
+
+
+def test_coverage_is_judged_on_the_union_of_the_shards(tmp_path: Path) -> None:
+    """Two shards' databases merged with cocotb-coverage: hits add bin by bin, a bin no shard hit stays a
+    named hole, and a shard that wrote none is named and keeps the run open."""
+    from tb.farm.coverage import merged_database
     from tb.farm.vc_shards import coverage_lines
-    from tb.lib.vc_rand.cover import GOALS, Coverage, missing
 
-    full = {"opcodes": {str(op): 1 for op in range(32)}, "faults": {str(c): 1 for c in range(1, 10)},
-            "points": {g: 2 for g in GOALS}, "chains": {"2": 1}, "instructions": 100, "programs": 10}
-    low = {**full, "opcodes": {str(op): 1 for op in range(16)}, "points": {g: 1 for g in GOALS[:5]}}
-    high = {**full, "opcodes": {str(op): 3 for op in range(16, 32)}, "points": {g: 1 for g in GOALS[5:]}}
-    union = Coverage.merged([low, high])
-    assert missing(union) == [] and union.programs == 20 and union.opcodes[20] == 3
-    assert missing(Coverage.merged([low])) != []
-    lines, closed = coverage_lines([_shard(0, low), _shard(3, high)])
-    assert closed and "coverage goals missed on their union: none" in lines[0]
-    lines, closed = coverage_lines([_shard(0, low), _shard(3, None)])
-    assert not closed and "op:10" in lines[0] and "reported no coverage" in lines[1]
+    low = _shard(0, _toy_database(tmp_path, "low.xml", ["a", "a"]))
+    high = _shard(3, _toy_database(tmp_path, "high.xml", ["b", "c", "a"]))
+    database, path = merged_database([high, low], tmp_path / "root")
+    assert path is not None and database is not None and database.closed
+    assert dict(database.items[0].bins) == {"a": 3, "b": 1, "c": 1}
+    lines, closed = coverage_lines([low, high], database)
+    assert closed and "vector coverage holes on their union: none" in lines[0] and "6 programs" in lines[0]
+    only_low, _ = merged_database([low], tmp_path / "root")
+    assert only_low is not None and only_low.holes() == [("vector.toy", "b"), ("vector.toy", "c")]
+    lines, closed = coverage_lines([low, _shard(3, "")], only_low)
+    assert not closed and "toy:b, toy:c" in lines[0] and "wrote no coverage" in lines[1]
+
+
+def test_the_merged_database_does_not_depend_on_finishing_order(tmp_path: Path) -> None:
+    from tb.farm.coverage import merged_database
+
+    a = _shard(0, _toy_database(tmp_path, "a.xml", ["a"]))
+    b = _shard(3, _toy_database(tmp_path, "b.xml", ["c", "c"]))
+    merged_database([a, b], tmp_path / "one")
+    merged_database([b, a], tmp_path / "two")
+    assert (tmp_path / "one" / "coverage.xml").read_bytes() == (tmp_path / "two" / "coverage.xml").read_bytes()
+
+
+def test_closure_report_and_heat_map(tmp_path: Path) -> None:
+    from tb.cover.db import Database, Item
+    from tb.cover.report import closure_text, grid, heat_map
+
+    cross = Item("noc.m.src_x_dst", (("('1,1', '1,1')", 2), ("('1,1', '2,1')", 0), ("('2,1', '1,1')", 5),
+                                     ("('2,1', '2,1')", 1)))
+    point = Item("noc.m.idle", (("NONE", 4), ("RANDOM", 0), ("BURST", 1)))
+    database = Database((cross, point))
+    text = closure_text(database, "run")
+    assert text.splitlines()[0] == "run: 5/7 bins hit (71.4 %), 2 hole(s)"
+    assert "holes: ('1,1', '2,1')" in text and "holes: RANDOM" in text
+    assert grid(cross) == (["1,1", "2,1"], ["1,1", "2,1"], [[2, 0], [5, 1]])
+    png = heat_map(database, tmp_path / "c.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_budget_is_tasks_or_wall_time() -> None:
+    from tb.farm.until import Budget, parse_budget
+
+    assert parse_budget("200") == Budget(tasks=200)
+    assert parse_budget("30m") == Budget(wall_s=1800.0) and parse_budget("2h") == Budget(wall_s=7200.0)
+    for bad in ("", "0", "2d", "ten"):
+        with pytest.raises(BadInput, match="BUDGET="):
+            parse_budget(bad)
+    assert Budget(tasks=4).spent(4, 0.0) and not Budget(tasks=4).spent(3, 1e9)
+
+
+def test_until_coverage_stops_when_closed_or_spent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The batch loop on a stand-in engine: a database that closes after the second batch ends the run
+    there; one that never closes runs until the task budget, and never past it."""
+    from tb.cover.db import Database, Item
+    from tb.farm import until
+    from tb.farm.engine import FarmRun
+
+    ran: list[BenchTask] = []
+
+    def fake_run(client, tasks, root, on_done):
+        ran.extend(tasks)
+        return FarmRun([TaskOutcome(t, BenchResult(bench=t.bench, tests=[CaseResult("t", True)])) for t in tasks])
+
+    def database(closes_after: int | None):
+        def merged(outcomes, root):
+            hit = closes_after is not None and len(ran) >= closes_after
+            return Database((Item("noc.m.x", (("a", 1), ("b", int(hit)))),)), None
+        return merged
+
+    class Client:
+        def scheduler_info(self):
+            return {"workers": {"w1": {}, "w2": {}}}
+
+    monkeypatch.setattr(until, "run_tasks", fake_run)
+    monkeypatch.setattr(until, "merged_database", database(4))
+    benches = [type("B", (), {"name": "mesh_2x2"})()]
+    u = until.run_until_closed(Client(), until.SeedBatches(benches, 1, "icarus", ""), until.Budget(tasks=100),
+                               tmp_path, lambda o: None, lambda k, d: None)
+    assert (u.ended, u.batches, [t.seed for t in ran]) == ("closed", 2, [1, 2, 3, 4])
+    ran.clear()
+    monkeypatch.setattr(until, "merged_database", database(None))
+    batches = until.SeedBatches(benches, 1, "icarus", "")
+    u = until.run_until_closed(Client(), batches, until.Budget(tasks=5), tmp_path, lambda o: None, lambda k, d: None)
+    assert (u.ended, len(ran), batches.needed(1)) == ("budget spent", 5, "seeds 1..5")
 
 
 def test_the_scaling_figures_are_computed_from_elapsed_and_task_walls() -> None:
