@@ -355,8 +355,8 @@ def launch_main(*, quick: bool = False, seed: int = 1, verbose: bool = False, si
           f"{PREFETCH}, tile {TILE}, DMA_LAT {DMA_LAT}, seed {seed}, {sim}", flush=True)
     prefill_tiles = ((64,) if quick else PREFILL_TILES) if prefill else ()
     if scheduler:
-        print(f"ahbm launch sweep: {len(bs) * len(widths) + len(PREFILL_QBLOCKS) * len(prefill_tiles)} points "
-              f"{where_points_run(scheduler)}", flush=True)
+        n = len(bs) * len(widths) + len(PREFILL_QBLOCKS) * len(prefill_tiles)
+        print(f"ahbm launch sweep: {where_points_run(n, scheduler)}", flush=True)
     t0 = time.monotonic()
     words = slice_words(max(BS))                    # the same builds with --quick
     try:

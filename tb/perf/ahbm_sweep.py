@@ -438,7 +438,7 @@ def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
           f"seed {seed}, {sim}; build and logs in {bench_build_dir(PERF_ROOT, sim, 'ahbm_sweep')}/",
           flush=True)
     if scheduler:
-        print(f"ahbm sweep: {len(prefetches) * len(tiles)} points {where_points_run(scheduler)}", flush=True)
+        print(f"ahbm sweep: {where_points_run(len(prefetches) * len(tiles), scheduler)}", flush=True)
     t0 = time.monotonic()
     try:
         points = run_sweep(tuple(prefetches), tiles, seed, verbose, dma_lat, sim, scheduler)

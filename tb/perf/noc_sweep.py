@@ -327,7 +327,7 @@ def sweep_main(sim: str = "verilator", seed: int = 1, jobs: int = 2, loads: tupl
     """Run, print the report, draw the curves, append the history; 0 if every point passed its checks."""
     t = time.monotonic()
     if scheduler:
-        print(f"NoC sweep: {len(PLAN) * len(loads)} points {where_points_run(scheduler)}", flush=True)
+        print(f"NoC sweep: {where_points_run(len(PLAN) * len(loads), scheduler)}", flush=True)
     try:
         points = sweep(sim, seed, jobs, loads, scheduler)
     except (SweepError, subprocess.TimeoutExpired, FarmError) as exc:

@@ -29,9 +29,10 @@ R = TypeVar("R")
 WORKER_WAIT_S = 30  # how long a scheduler may have no worker before the sweep gives up
 
 
-def where_points_run(scheduler: str | None) -> str:
-    """Where the points run, for a sweep's header line."""
-    return f"as tasks on the Dask cluster at {scheduler}" if scheduler else "on this machine"
+def where_points_run(n: int, scheduler: str | None) -> str:
+    """`n` points and where they run, for a sweep's header line."""
+    return f"{n} point{'' if n == 1 else 's'} " + (f"as tasks on the Dask cluster at {scheduler}" if scheduler
+                                                   else "on this machine")
 
 
 def run_points(fn: Callable[[P], R], points: Sequence[P], *, scheduler: str | None = None, jobs: int = 1,
