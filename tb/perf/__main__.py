@@ -35,6 +35,16 @@
    throughput ratio and the engine's per-task overhead against their targets
    (--quick: 200 programs in shards of 50; else 400 in shards of 100).
 
+Given a Dask scheduler (--scheduler, default the SCHEDULER variable: `make bench
+SCHEDULER=tcp://host:8786`, the variable `make regress` takes), the points of
+stages 2, 3 and 4 run as one task each on that cluster (tb/perf/points.py,
+tb/farm/calls.py), the builds they need made by the first point that needs
+them on each build folder; the workers must run from a checkout of the same
+sources (a point run on other sources fails by name). Everything else runs
+here as without a scheduler, and the tables, pictures and history are made
+here from the points' records: the same figures (the simulations are
+deterministic) but the wall times.
+
 Exits non-zero only if a run failed its checks (a missed speed target is
 reported, not failed). COCOTB_RANDOM_SEED picks the seed (default 1).
 """
@@ -62,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sweep", action="store_true", help="the cocotb/pure comparison only")
     ap.add_argument("--speed", action="store_true",
                     help="the cocotb/pure comparison and the simulation speed stage only (make bench SPEED=1)")
+    ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER") or None,
+                    help="a Dask scheduler's address (default: SCHEDULER): the sweeps' points as tasks there")
     args = ap.parse_args(argv)
+    scheduler = args.scheduler or None
     seed = args.seed if args.seed is not None else seed_from_env()
     steps = ["cocotb vs pure Verilog"]
     if args.speed:
@@ -99,25 +112,27 @@ def main(argv: list[str] | None = None) -> int:
         progress.save()
         return rc
     print("", flush=True)
-    rc |= noc_sweep.sweep_main(seed=seed)
+    rc |= noc_sweep.sweep_main(seed=seed, scheduler=scheduler)
     step_done("NoC latency-throughput sweep")
     print("", flush=True)
     sweep_t0 = time.monotonic()
-    rc |= 1 if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, verbose=args.verbose) != 0 else 0
+    rc |= 1 if ahbm_sweep.sweep_main(quick=args.quick, seed=seed, verbose=args.verbose,
+                                     scheduler=scheduler) != 0 else 0
     step_done("AHBM decode sweep")
     if not args.quick:
         # the same decode where the DMA latency is comparable to a tile's transfer: there the
         # prefetch depth shows (at DMA_LAT 100 every depth measures the same)
         print("", flush=True)
         rc |= 1 if ahbm_sweep.sweep_main(seed=seed, verbose=args.verbose, tiles=ahbm_sweep.LATENCY_TILES,
-                                         dma_lat=ahbm_sweep.LONG_DMA_LAT) != 0 else 0
+                                         dma_lat=ahbm_sweep.LONG_DMA_LAT, scheduler=scheduler) != 0 else 0
         step_done("AHBM decode sweep, DMA_LAT 400")
         both = time.monotonic() - sweep_t0
         verdict = "met" if both <= ahbm_sweep.SWEEP_TARGET_S else "NOT met"
         print(f"decode sweep, both tables on Verilator: {both:.0f} s (target <= {ahbm_sweep.SWEEP_TARGET_S} s: "
               f"{verdict})", flush=True)
     print("", flush=True)
-    rc |= 1 if ahbm_launch.launch_main(quick=args.quick, seed=seed, verbose=args.verbose) != 0 else 0
+    rc |= 1 if ahbm_launch.launch_main(quick=args.quick, seed=seed, verbose=args.verbose,
+                                       scheduler=scheduler) != 0 else 0
     step_done("AHBM launch sweep")
     print("", flush=True)
     rc |= targets.targets_main(seed=seed, verbose=args.verbose, mesh=mesh)

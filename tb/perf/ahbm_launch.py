@@ -24,6 +24,11 @@ measured MM + VEC cycles and the DMA's measured bytes / DMA_BW.
 Pictures (sim_build/perf/, and docs/img/ with --publish): ahbm_timeline_b<B>_w256.png, every PE's engine
 and DMA over one launch from its activity log; ahbm_roofline.png, the decode sweep's cycles per tile
 (last runs in sim_build/perf/ahbm_history.jsonl) and this sweep's launches against their rooflines.
+
+Given a Dask scheduler (--scheduler, SCHEDULER in `make bench`), every decode and prefill point is one task on
+that cluster (tb.perf.points), each run in a folder of its own beside its build (the first point of a link
+width builds it while the others of that width wait on the build folder's lock); a timeline point sends its
+activity logs back, and the tables, pictures and history are made here from the records, as a local run's.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shutil
 import sys
 import time
@@ -46,6 +52,7 @@ from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV
 from tb.perf import ahbm_plots
 from tb.perf.ahbm_sweep import (COUNTER, DMA_BW, HEAD_D, HISTORY, N_PES, PERF_ROOT, REQUEST_ID, dma_roofline,
                                 run_point, sweep_bench)
+from tb.perf.points import CallFailure, FarmError, run_points, where_points_run
 
 BS = (1, 4, 8)
 QUICK_BS = (1, 8)
@@ -81,6 +88,10 @@ def launch_bench(width: int, words: int) -> Bench:
 # ---------------------------------------------------------------- decode points (pure)
 @dataclass
 class LaunchPoint:
+    """One decode launch (B requests at a link width). `trace` (the PEs' activity logs, the launch's first
+    and last cycle) is kept for a passed point at TRACE_WIDTH: its timeline is drawn where the sweep reports,
+    which may not be where it ran."""
+
     b: int
     width: int
     passed: bool = False
@@ -89,6 +100,7 @@ class LaunchPoint:
     seed: int = 0
     metrics: dict[str, Any] | None = None
     log: str = ""
+    trace: tuple[dict[int, list[tuple[int, ...]]], int, int] | None = None
 
 
 def last_merge_end(log: Sequence[Sequence[int]]) -> int | None:
@@ -174,6 +186,7 @@ class PrefillPoint:
     message: str = ""
     wall_s: float = 0.0
     metrics: dict[str, Any] = field(default_factory=dict)
+    log: str = ""
 
 
 def prefill_metrics(rec: dict[str, Any]) -> dict[str, Any]:
@@ -205,50 +218,117 @@ def common_env(tile: int) -> dict[str, str]:
     return {"AHBM_SWEEP_TILE": str(tile), PREFETCH_ENV: str(PREFETCH), DMA_LAT_ENV: str(DMA_LAT)}
 
 
-def run_decode(bs: Sequence[int], widths: Sequence[int], seed: int, verbose: bool, sim: str,
-               trace_dir: Path, words: int) -> list[LaunchPoint]:
-    points = []
-    for w in widths:
-        bench = launch_bench(w, words)
-        for b in bs:
-            trace = w == TRACE_WIDTH                 # a picture; every point keeps its logs (the root's merges)
-            env = {**common_env(TILE), "AHBM_SWEEP_B": str(b), "AHBM_SWEEP_TRACE": "1"}
-            run = run_point(bench, f"b{b}_w{w}", env, seed, verbose, sim)
-            pt = LaunchPoint(b, w, message=run.message, wall_s=run.wall_s, seed=seed, log=run.log)
-            if run.rec is not None and run.passed:
-                try:
-                    pt.metrics = launch_metrics(run.rec, w, b)
-                    pt.passed = True
-                except (ValueError, KeyError) as exc:
-                    pt.message = f"unreadable measurement: {exc}"
-                if pt.passed and trace:
-                    logs = {int(k): [tuple(e) for e in v] for k, v in run.rec["activity"].items()}
-                    ahbm_plots.timeline(logs, run.rec["start"], run.rec["end"],
-                                        f"decode, B={b} x {COUNTER} tokens, N={N_PES}, d={HEAD_D}, {w}-bit IPCQ, "
-                                        f"PREFETCH {PREFETCH}, tile {TILE}: {pt.metrics['launch']} cycles",
-                                        trace_dir / f"ahbm_timeline_b{b}_w{w}.png")
-            print(f"ahbm launch:  B={b} link={w}: {'PASS' if pt.passed else 'FAIL'} {run.wall_s:.1f}s"
-                  + ("" if pt.passed else f" ({pt.message}; log {run.log})"), flush=True)
-            points.append(pt)
-    return points
+@dataclass(frozen=True)
+class LaunchArgs:
+    """One decode launch as a task's argument (picklable): all a worker needs to run it."""
+
+    b: int
+    width: int
+    words: int
+    seed: int
+    verbose: bool = False
+    sim: str = "verilator"
+    own_dir: bool = False  # a run folder of its own (points side by side on a cluster)
+
+    def __str__(self) -> str:
+        return f"AHBM launch B={self.b} link={self.width}"
 
 
-def run_prefill(q_blocks: Sequence[int], tiles: Sequence[int], seed: int, verbose: bool, sim: str,
-                words: int) -> list[PrefillPoint]:
-    bench = launch_bench(WIDTHS[0], words)          # the decode table's first build
-    points = []
-    for qb in q_blocks:
-        for tile in tiles:
-            env = {**common_env(tile), "AHBM_SWEEP_PREFILL": f"{PREFILL_SEQ},{qb}"}
-            run = run_point(bench, f"prefill_qb{qb}_t{tile}", env, seed, verbose, sim)
-            pt = PrefillPoint(qb, tile, message=run.message, wall_s=run.wall_s)
-            if run.rec is not None and run.passed:
-                pt.metrics = prefill_metrics(run.rec)
-                pt.passed = True
-            print(f"ahbm prefill: q_block={qb} tile={tile}: {'PASS' if pt.passed else 'FAIL'} {run.wall_s:.1f}s"
-                  + ("" if pt.passed else f" ({pt.message}; log {run.log})"), flush=True)
-            points.append(pt)
-    return points
+@dataclass(frozen=True)
+class PrefillArgs:
+    """One prefill point as a task's argument (picklable)."""
+
+    q_block: int
+    tile: int
+    words: int
+    seed: int
+    verbose: bool = False
+    sim: str = "verilator"
+    own_dir: bool = False
+
+    def __str__(self) -> str:
+        return f"AHBM prefill q_block={self.q_block} tile={self.tile}"
+
+
+def decode_launch(args: LaunchArgs) -> LaunchPoint:
+    """One decode launch on its link width's build (built first if missing): its scored LaunchPoint."""
+    b, w = args.b, args.width
+    env = {**common_env(TILE), "AHBM_SWEEP_B": str(b), "AHBM_SWEEP_TRACE": "1"}  # every point: the root's merges
+    run = run_point(launch_bench(w, args.words), f"b{b}_w{w}", env, args.seed, args.verbose, args.sim, args.own_dir)
+    pt = LaunchPoint(b, w, message=run.message, wall_s=run.wall_s, seed=args.seed, log=run.log)
+    if run.rec is not None and run.passed:
+        try:
+            pt.metrics = launch_metrics(run.rec, w, b)
+            pt.passed = True
+        except (ValueError, KeyError) as exc:
+            pt.message = f"unreadable measurement: {exc}"
+        if pt.passed and w == TRACE_WIDTH:  # a picture
+            logs = {int(k): [tuple(e) for e in v] for k, v in run.rec["activity"].items()}
+            pt.trace = (logs, run.rec["start"], run.rec["end"])
+    return pt
+
+
+def prefill_point(args: PrefillArgs) -> PrefillPoint:
+    """One prefill point on the decode table's first build (built first if missing)."""
+    env = {**common_env(args.tile), "AHBM_SWEEP_PREFILL": f"{PREFILL_SEQ},{args.q_block}"}
+    run = run_point(launch_bench(WIDTHS[0], args.words), f"prefill_qb{args.q_block}_t{args.tile}", env, args.seed,
+                    args.verbose, args.sim, args.own_dir)
+    pt = PrefillPoint(args.q_block, args.tile, message=run.message, wall_s=run.wall_s, log=run.log)
+    if run.rec is not None and run.passed:
+        pt.metrics = prefill_metrics(run.rec)
+        pt.passed = True
+    return pt
+
+
+def launch_point(args: LaunchArgs | PrefillArgs) -> LaunchPoint | PrefillPoint:
+    """The sweep's one task function: a decode launch or a prefill point (one list, one submission)."""
+    return decode_launch(args) if isinstance(args, LaunchArgs) else prefill_point(args)
+
+
+def _as_point(args: LaunchArgs | PrefillArgs, entry: LaunchPoint | PrefillPoint | CallFailure
+              ) -> LaunchPoint | PrefillPoint:
+    """The point's record, or a failed one saying why its task gave none."""
+    if not isinstance(entry, CallFailure):
+        return entry
+    if isinstance(args, LaunchArgs):
+        return LaunchPoint(args.b, args.width, message=entry.why, seed=args.seed)
+    return PrefillPoint(args.q_block, args.tile, message=entry.why)
+
+
+def _progress(args: LaunchArgs | PrefillArgs, entry: LaunchPoint | PrefillPoint | CallFailure) -> None:
+    pt = _as_point(args, entry)
+    what = (f"ahbm launch:  B={pt.b} link={pt.width}" if isinstance(pt, LaunchPoint)
+            else f"ahbm prefill: q_block={pt.q_block} tile={pt.tile}")
+    print(f"{what}: {'PASS' if pt.passed else 'FAIL'} {pt.wall_s:.1f}s"
+          + ("" if pt.passed else f" ({pt.message}; log {pt.log or '-'})"), flush=True)
+
+
+def draw_timeline(pt: LaunchPoint, trace_dir: Path) -> Path:
+    """The timeline picture of a traced decode point."""
+    assert pt.trace is not None and pt.metrics is not None
+    logs, start, end = pt.trace
+    return ahbm_plots.timeline(logs, start, end,
+                               f"decode, B={pt.b} x {COUNTER} tokens, N={N_PES}, d={HEAD_D}, {pt.width}-bit IPCQ, "
+                               f"PREFETCH {PREFETCH}, tile {TILE}: {pt.metrics['launch']} cycles",
+                               trace_dir / f"ahbm_timeline_b{pt.b}_w{pt.width}.png")
+
+
+def run_launches(bs: Sequence[int], widths: Sequence[int], prefill_tiles: Sequence[int], seed: int, verbose: bool,
+                 sim: str, trace_dir: Path, words: int, scheduler: str | None = None
+                 ) -> tuple[list[LaunchPoint], list[PrefillPoint]]:
+    """Every decode launch (width-major), then every prefill point (none if `prefill_tiles` is empty): one
+    after another here, or a task each on the cluster at `scheduler`; then the timelines."""
+    own = bool(scheduler)
+    specs: list[LaunchArgs | PrefillArgs] = [LaunchArgs(b, w, words, seed, verbose, sim, own)
+                                             for w in widths for b in bs]
+    specs += [PrefillArgs(qb, t, words, seed, verbose, sim, own) for qb in PREFILL_QBLOCKS for t in prefill_tiles]
+    entries = [_as_point(a, e) for a, e in zip(specs, run_points(launch_point, specs, scheduler=scheduler,
+                                                                  on_done=_progress))]
+    points = [p for p in entries if isinstance(p, LaunchPoint)]
+    for p in points:
+        if p.trace is not None:
+            draw_timeline(p, trace_dir)
+    return points, [p for p in entries if isinstance(p, PrefillPoint)]
 
 
 def last_decode_sweep(path: Path = HISTORY) -> list[tuple[int, int, int, float, float]]:
@@ -265,16 +345,25 @@ def last_decode_sweep(path: Path = HISTORY) -> list[tuple[int, int, int, float, 
 
 
 def launch_main(*, quick: bool = False, seed: int = 1, verbose: bool = False, sim: str = "verilator",
-                publish: bool = False, prefill: bool = True) -> int:
+                publish: bool = False, prefill: bool = True, scheduler: str | None = None) -> int:
+    """Run (here, or a task per point on the cluster at `scheduler`), print the tables and targets, draw,
+    append the history; 0 if every point passed, 1 if one did not, 2 if the sweep could not run."""
     from tb.perf.compare import _git_rev
 
     bs, widths = (QUICK_BS, QUICK_WIDTHS) if quick else (BS, WIDTHS)
     print(f"ahbm launch sweep: B {list(bs)} x link {list(widths)} bits, {COUNTER} tokens a request, PREFETCH "
           f"{PREFETCH}, tile {TILE}, DMA_LAT {DMA_LAT}, seed {seed}, {sim}", flush=True)
+    prefill_tiles = ((64,) if quick else PREFILL_TILES) if prefill else ()
+    if scheduler:
+        n = len(bs) * len(widths) + len(PREFILL_QBLOCKS) * len(prefill_tiles)
+        print(f"ahbm launch sweep: {where_points_run(n, scheduler)}", flush=True)
     t0 = time.monotonic()
     words = slice_words(max(BS))                    # the same builds with --quick
-    points = run_decode(bs, widths, seed, verbose, sim, PERF_ROOT, words)
-    pre = run_prefill(PREFILL_QBLOCKS, (64,) if quick else PREFILL_TILES, seed, verbose, sim, words) if prefill else []
+    try:
+        points, pre = run_launches(bs, widths, prefill_tiles, seed, verbose, sim, PERF_ROOT, words, scheduler)
+    except FarmError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     wall = time.monotonic() - t0
     print("", flush=True)
     print(f"AHBM decode launches: N={N_PES}, d={HEAD_D}, G={GROUPS}, B requests x {COUNTER} tokens, tile {TILE}, "
@@ -324,12 +413,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--publish", action="store_true", help="copy the pictures to docs/img/ (the README's)")
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER") or None,
+                    help="a Dask scheduler's address: each point a task there (default: SCHEDULER, else here)")
     args = ap.parse_args(argv)
     from tb.perf.compare import seed_from_env
 
     seed = args.seed if args.seed is not None else seed_from_env()
     return launch_main(quick=args.quick, seed=seed, verbose=args.verbose, sim=args.sim, publish=args.publish,
-                       prefill=not args.no_prefill)
+                       prefill=not args.no_prefill, scheduler=args.scheduler)
 
 
 if __name__ == "__main__":

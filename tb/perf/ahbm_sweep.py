@@ -50,7 +50,11 @@ tiles for correctness.
 
 The table goes to stdout with one line stating what was measured, and one JSON
 line per point is appended to sim_build/perf/ahbm_history.jsonl. The points
-run one after another on the one build. --quick runs tile 64 only (PREFETCH
+run one after another on the one build; given a Dask scheduler (--scheduler,
+SCHEDULER in `make bench`) each point is one task on that cluster
+(tb.perf.points), the first to start building while the others wait on the
+build folder's lock, each run in a folder of its own, and the table is made
+here from the records, as a local run's. --quick runs tile 64 only (PREFETCH
 1..4); --prefetch / --tiles pick points; --dma-lat L runs another DMA latency
 (up to the build's 400; a larger one is refused before simulating), e.g. to
 find where PREFETCH starts to matter.
@@ -59,10 +63,10 @@ find where PREFETCH starts to matter.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import dataclasses
 import datetime as _dt
 import json
+import os
 import shutil
 import sys
 import time
@@ -74,6 +78,7 @@ from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
 from models.ahbm_reduce import reduction_roofline
 from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, runtime_config
+from tb.perf.points import CallFailure, FarmError, run_points, where_points_run
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
 BASE_BENCH = "ahbm_llama"
@@ -307,16 +312,20 @@ class PointRun:
     passed: bool
 
 
-def run_point(bench: Bench, name: str, env: dict[str, str], seed: int, verbose: bool, sim: str) -> PointRun:
-    """Run tb/perf/test_ahbm_sweep.py once on `bench` with the point's environment; keep its log."""
+def run_point(bench: Bench, name: str, env: dict[str, str], seed: int, verbose: bool, sim: str,
+              own_dir: bool = False) -> PointRun:
+    """Run tb/perf/test_ahbm_sweep.py once on `bench` with the point's environment; keep its log as
+    sim_<name>.log in the build folder. `own_dir`: run in build folder/points/<name>/ rather than in the
+    build folder itself, so that points of one build can run side by side (tasks on a cluster)."""
     build_dir = bench_build_dir(PERF_ROOT, sim, bench.name)
-    out = build_dir / f"sweep_{name}.json"
+    run_dir = build_dir / "points" / name if own_dir else build_dir
+    out = run_dir / f"sweep_{name}.json"
     out.unlink(missing_ok=True)
     t0 = time.monotonic()
     result = run_bench(bench, sim=sim, seed=seed, build_root=PERF_ROOT, log_to_file=not verbose,
-                       extra_env={**env, "AHBM_SWEEP_OUT": str(out)})
+                       extra_env={**env, "AHBM_SWEEP_OUT": str(out)}, run_dir=run_dir if own_dir else None)
     wall = time.monotonic() - t0
-    log = build_dir / "sim.log"
+    log = run_dir / "sim.log"
     kept = build_dir / f"sim_{name}.log"
     if log.exists():
         shutil.copyfile(log, kept)
@@ -335,43 +344,67 @@ def run_point(bench: Bench, name: str, env: dict[str, str], seed: int, verbose: 
     return PointRun(rec, "" if test.passed else (first or "failed"), wall, str(kept), test.passed)
 
 
-def run_prefetch(prefetch: int, tiles: Sequence[int], seed: int, verbose: bool = False,
-                 dma_lat: int = DMA_LAT, sim: str = "icarus") -> list[Point]:
-    """Every tile at this PREFETCH and DMA latency on the sweep's build (one simulator run each)."""
+@dataclass(frozen=True)
+class DecodeArgs:
+    """One point of the sweep as a task's argument (picklable): all a worker needs to run it."""
+
+    prefetch: int
+    tile: int
+    dma_lat: int
+    seed: int
+    verbose: bool = False
+    sim: str = "verilator"
+    own_dir: bool = False  # a run folder of its own (points side by side on a cluster)
+
+    def __str__(self) -> str:
+        return f"AHBM decode PREFETCH={self.prefetch} tile={self.tile} DMA_LAT={self.dma_lat}"
+
+
+def decode_point(args: DecodeArgs) -> Point:
+    """One point on the sweep's build (built first if missing), wherever it runs: its scored Point."""
+    prefetch, tile, dma_lat = args.prefetch, args.tile, args.dma_lat
     check_point_config(prefetch, dma_lat)
-    bench = sweep_bench()
-    points = []
-    for tile in tiles:
-        run = run_point(bench, f"p{prefetch}_t{tile}_lat{dma_lat}",
-                        {"AHBM_SWEEP_TILE": str(tile), PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)},
-                        seed, verbose, sim)
-        if run.rec is None:
-            pt = Point(prefetch, tile, dma_lat=dma_lat, message=run.message)
-        else:
-            try:
-                pt = read_point(prefetch, tile, run.rec, dma_lat)
-            except (ValueError, KeyError) as exc:
-                pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"unreadable measurement: {exc}")
-            if pt.passed and not run.passed:
-                pt.passed, pt.message = False, run.message
-        pt.wall_s = run.wall_s
-        pt.seed = pt.seed or seed
-        pt.log = run.log
-        print(f"ahbm sweep:   PREFETCH={prefetch} tile={tile}: {'PASS' if pt.passed else 'FAIL'} "
-              f"{run.wall_s:.1f}s" + ("" if pt.passed else f" ({pt.message}; log {run.log})"), flush=True)
-        points.append(pt)
-    return points
+    run = run_point(sweep_bench(), f"p{prefetch}_t{tile}_lat{dma_lat}",
+                    {"AHBM_SWEEP_TILE": str(tile), PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)},
+                    args.seed, args.verbose, args.sim, args.own_dir)
+    if run.rec is None:
+        pt = Point(prefetch, tile, dma_lat=dma_lat, message=run.message)
+    else:
+        try:
+            pt = read_point(prefetch, tile, run.rec, dma_lat)
+        except (ValueError, KeyError) as exc:
+            pt = Point(prefetch, tile, dma_lat=dma_lat, message=f"unreadable measurement: {exc}")
+        if pt.passed and not run.passed:
+            pt.passed, pt.message = False, run.message
+    pt.wall_s = run.wall_s
+    pt.seed = pt.seed or args.seed
+    pt.log = run.log
+    return pt
+
+
+def _as_point(args: DecodeArgs, entry: Point | CallFailure) -> Point:
+    """The point's record, or a failed Point saying why its task gave none."""
+    if isinstance(entry, CallFailure):
+        return Point(args.prefetch, args.tile, dma_lat=args.dma_lat, seed=args.seed, message=entry.why)
+    return entry
+
+
+def _progress(args: DecodeArgs, entry: Point | CallFailure) -> None:
+    pt = _as_point(args, entry)
+    print(f"ahbm sweep:   PREFETCH={pt.prefetch} tile={pt.tile}: {'PASS' if pt.passed else 'FAIL'} "
+          f"{pt.wall_s:.1f}s" + ("" if pt.passed else f" ({pt.message}; log {pt.log or '-'})"), flush=True)
 
 
 def run_sweep(prefetches: Sequence[int], tiles: Sequence[int], seed: int, verbose: bool = False,
-              dma_lat: int = DMA_LAT, sim: str = "verilator") -> list[Point]:
-    """Every point, one after another on the one build (the first run builds it)."""
+              dma_lat: int = DMA_LAT, sim: str = "verilator", scheduler: str | None = None) -> list[Point]:
+    """Every point on the one build (the first run builds it): one after another here, or a task each on
+    the cluster at `scheduler`. A point the build cannot run is refused (ValueError) before any runs."""
     for pf in prefetches:
         check_point_config(pf, dma_lat)
-    points: list[Point] = []
-    for pf in prefetches:
-        points += run_prefetch(pf, tiles, seed, verbose, dma_lat, sim)
-    return sorted(points, key=lambda p: (p.prefetch, p.tile))
+    specs = [DecodeArgs(pf, tile, dma_lat, seed, verbose, sim, own_dir=bool(scheduler))
+             for pf in prefetches for tile in tiles]
+    entries = run_points(decode_point, specs, scheduler=scheduler, on_done=_progress)
+    return sorted((_as_point(a, e) for a, e in zip(specs, entries)), key=lambda p: (p.prefetch, p.tile))
 
 
 def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> str:
@@ -395,18 +428,21 @@ def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> st
 
 def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
                prefetches: Sequence[int] = PREFETCHES, tiles: Sequence[int] | None = None,
-               dma_lat: int = DMA_LAT, sim: str = "verilator") -> int:
-    """Run, print, append the history; 0 if every run passed its scoreboard, else 1."""
+               dma_lat: int = DMA_LAT, sim: str = "verilator", scheduler: str | None = None) -> int:
+    """Run (here, or a task per point on the cluster at `scheduler`), print, append the history; 0 if every
+    run passed its scoreboard, 1 if one did not, 2 if the sweep could not run."""
     from tb.perf.compare import _git_rev
 
     tiles = tuple(tiles) if tiles else (QUICK_TILES if quick else TILES)
     print(f"ahbm sweep: PREFETCH {list(prefetches)} x tile {list(tiles)}, context {COUNTER}, DMA_LAT {dma_lat}, "
           f"seed {seed}, {sim}; build and logs in {bench_build_dir(PERF_ROOT, sim, 'ahbm_sweep')}/",
           flush=True)
+    if scheduler:
+        print(f"ahbm sweep: {where_points_run(len(prefetches) * len(tiles), scheduler)}", flush=True)
     t0 = time.monotonic()
     try:
-        points = run_sweep(tuple(prefetches), tiles, seed, verbose, dma_lat, sim)
-    except ValueError as exc:
+        points = run_sweep(tuple(prefetches), tiles, seed, verbose, dma_lat, sim, scheduler)
+    except (ValueError, FarmError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     wall = time.monotonic() - t0
@@ -431,12 +467,14 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"DMA latency in cycles (default %(default)s; at most {LONG_DMA_LAT}, the build's)")
     ap.add_argument("--verbose", "-v", action="store_true", help="simulator output on the terminal")
     ap.add_argument("--sim", choices=("icarus", "verilator"), default="verilator")
+    ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER") or None,
+                    help="a Dask scheduler's address: each point a task there (default: SCHEDULER, else here)")
     args = ap.parse_args(argv)
     from tb.perf.compare import seed_from_env
 
     seed = args.seed if args.seed is not None else seed_from_env()
-    return sweep_main(quick=args.quick, seed=seed, verbose=args.verbose,
-                      prefetches=args.prefetch, tiles=args.tiles, dma_lat=args.dma_lat, sim=args.sim)
+    return sweep_main(quick=args.quick, seed=seed, verbose=args.verbose, prefetches=args.prefetch,
+                      tiles=args.tiles, dma_lat=args.dma_lat, sim=args.sim, scheduler=args.scheduler)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,13 @@ The uniform pattern is also run at FIFO depth 4 (the depth before the reference
 configuration) to show what the depth costs. The curves go to
 sim_build/perf/noc_sweep.png (matplotlib) and one JSON line per run to
 sim_build/perf/noc_history.jsonl. A run that fails its own checks fails the sweep.
+
+Given a Dask scheduler (`--scheduler`, SCHEDULER in `make bench`), each point is
+one task on that cluster (tb.perf.points): a worker builds the load bench for
+the point's depth unless its stamp says that build is already there (under the
+build folder's lock, so the points of one depth on one folder build it once),
+and the report is made here from the records in the same order, so it reads as
+a local run's.
 """
 
 from __future__ import annotations
@@ -29,13 +36,15 @@ import re
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 from tb.benches import NOC_RTL, ROOT
+from tb.content_hash import files_digest
 from tb.perf.figures import pyplot, save_png
-from tb.runner import BUILD_ROOT
+from tb.perf.points import CallFailure, FarmError, run_points, where_points_run
+from tb.runner import BUILD_ROOT, build_lock
 
 PERF_ROOT = BUILD_ROOT / "perf"
 TB = "rtl/harness/mesh_load_tb.v"
@@ -47,9 +56,12 @@ HOT_NODE = 5  # (2, 2): an inner node
 HOT_FRAC = 0.2  # of every flit, sent to HOT_NODE
 REFERENCE_DEPTH = 32
 OLD_DEPTH = 4
+PLAN = tuple((REFERENCE_DEPTH, p) for p in PATTERNS) + ((OLD_DEPTH, "uniform"),)  # (depth, pattern) curves
 WARMUP, MEASURE = 1000, 4000
 PNG = PERF_ROOT / "noc_sweep.png"
 HISTORY = PERF_ROOT / "noc_history.jsonl"
+STAMP = "build.json"  # what the folder's build was made from (built() reuses it while that is unchanged)
+INCLUDES = ("rtl/noc", "rtl/harness")
 
 _RESULT = re.compile(r"^LOAD RESULT (.*)$", re.M)
 _SRC = re.compile(r"^LOAD SRC (\d+) sent=(\d+) delivered=(\d+)$", re.M)
@@ -78,6 +90,8 @@ class Point:
     src_delivered: list[int] = field(default_factory=list)
     hops: dict[int, tuple[int, int]] = field(default_factory=dict)  # hop count -> (flits, latency sum)
     wall_s: float = 0.0
+    warmup: int = WARMUP  # cycles before the window
+    measure: int = MEASURE  # the measurement window's cycles (the rates are per cycle of it)
 
     @property
     def senders(self) -> list[int]:
@@ -93,13 +107,14 @@ class Point:
     @property
     def accepted(self) -> float:
         """Flits delivered per sending node per cycle in the measurement window."""
-        return self.delivered / (len(self.senders) * MEASURE)
+        return self.delivered / (len(self.senders) * self.measure)
 
     def source_rates(self) -> list[float]:
-        return [self.src_delivered[s] / MEASURE for s in self.senders]
+        return [self.src_delivered[s] / self.measure for s in self.senders]
 
 
-def parse_point(text: str, pattern: str, load: float, depth: int) -> Point:
+def parse_point(text: str, pattern: str, load: float, depth: int, warmup: int = WARMUP,
+                measure: int = MEASURE) -> Point:
     """A Point from the bench's output; SweepError if it failed or said nothing."""
     where = f"{pattern} load {load} FIFO_DEPTH {depth}"
     verdict = _VERDICT.search(text)
@@ -116,7 +131,8 @@ def parse_point(text: str, pattern: str, load: float, depth: int) -> Point:
     return Point(pattern=pattern, load=load, depth=depth, created=int(kv["created"]), refused=int(kv["refused"]),
                  delivered=int(kv["delivered"]), lat_n=int(kv["lat_n"]), lat_sum=int(kv["lat_sum"]),
                  lat_max=int(kv["lat_max"]), cycles=int(kv["cycles"]), src_delivered=[d for _, d in src],
-                 hops={int(h): (int(n), int(sm)) for h, n, sm in _HOP.findall(text)})
+                 hops={int(h): (int(n), int(sm)) for h, n, sm in _HOP.findall(text)}, warmup=warmup,
+                 measure=measure)
 
 
 def per_hop_fit(p: Point) -> tuple[float, float]:
@@ -134,39 +150,105 @@ def per_hop_fit(p: Point) -> tuple[float, float]:
 
 
 # ---------------------------------------------------------------- build and run
-def build(depth: int, sim: str, out: Path) -> list[str]:
-    """Build the load bench at `depth`; the command prefix that runs it."""
+def build_folder(sim: str, depth: int, root: Path | None = None) -> Path:
+    """Where the load bench of `depth` is built for `sim` (under `root`, default PERF_ROOT)."""
+    return (root or PERF_ROOT) / f"noc_load_{sim}_d{depth}"
+
+
+def _plan(depth: int, sim: str, out: Path) -> tuple[list[str], dict[str, str] | None, Path, list[str], str]:
+    """(build command, its environment, the built file, the run prefix, the stamp text) of the load bench."""
     from tb.simulators import plain_build
 
-    out.mkdir(parents=True, exist_ok=True)
     sources = [str(ROOT / s) for s in NOC_RTL + (TB,)]
-    cmd, env, target, run = plain_build(sim, TOP, sources, [str(ROOT / "rtl/noc"), str(ROOT / "rtl/harness")],
+    cmd, env, target, run = plain_build(sim, TOP, sources, [str(ROOT / i) for i in INCLUDES],
                                         {"NX": NX, "NY": NY, "FIFO_DEPTH": depth}, out)
+    inputs = [Path(s) for s in sources] + [f for i in INCLUDES for f in (ROOT / i).iterdir() if f.is_file()]
+    stamp = json.dumps({"cmd": cmd, "inputs": files_digest(inputs)})
+    return cmd, env, target, run, stamp
+
+
+def _build(depth: int, sim: str, out: Path) -> list[str]:
+    cmd, env, target, run, stamp = _plan(depth, sim, out)
+    (out / STAMP).unlink(missing_ok=True)
     log = out / "build.log"
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     log.write_text(proc.stdout + proc.stderr)
     if proc.returncode != 0 or not target.exists():
         raise SweepError(f"building the load bench (FIFO_DEPTH {depth}, {sim}) failed; see {log}")
+    (out / STAMP).write_text(stamp)
     return run
 
 
-def run_point(run: list[str], pattern: str, load: float, depth: int, seed: int) -> Point:
+def build(depth: int, sim: str, out: Path) -> list[str]:
+    """Build the load bench at `depth` (always); the command prefix that runs it."""
+    out.mkdir(parents=True, exist_ok=True)
+    with build_lock(out):
+        return _build(depth, sim, out)
+
+
+def built(depth: int, sim: str, out: Path) -> list[str]:
+    """The command prefix that runs the load bench at `depth`, built first unless the folder's stamp says
+    this very build (same command, same sources) is there. Under the folder's lock: of the points of one
+    depth that start together on one folder (tasks on a cluster), one builds and the others reuse it."""
+    out.mkdir(parents=True, exist_ok=True)
+    with build_lock(out):
+        _, _, target, run, stamp = _plan(depth, sim, out)
+        have = out / STAMP
+        if target.exists() and have.exists() and have.read_text() == stamp:
+            return run
+        return _build(depth, sim, out)
+
+
+def run_point(run: list[str], pattern: str, load: float, depth: int, seed: int, warmup: int = WARMUP,
+              measure: int = MEASURE) -> Point:
     args = [f"+load={round(load * 65536)}", f"+pattern={PATTERNS[pattern]}", f"+hot={HOT_NODE}",
-            f"+hot_frac={round(HOT_FRAC * 65536)}", f"+warmup={WARMUP}", f"+measure={MEASURE}", f"+seed={seed}"]
+            f"+hot_frac={round(HOT_FRAC * 65536)}", f"+warmup={warmup}", f"+measure={measure}", f"+seed={seed}"]
     t = time.monotonic()
     proc = subprocess.run(run + args, capture_output=True, text=True, timeout=900)
-    point = parse_point(proc.stdout + proc.stderr, pattern, load, depth)
+    point = parse_point(proc.stdout + proc.stderr, pattern, load, depth, warmup, measure)
     point.wall_s = time.monotonic() - t
     return point
 
 
-def sweep(sim: str, seed: int, jobs: int, loads: tuple[float, ...] = LOADS) -> list[Point]:
-    """Every pattern at the reference depth, and uniform at the old depth."""
-    plan = [(REFERENCE_DEPTH, p) for p in PATTERNS] + [(OLD_DEPTH, "uniform")]
-    targets = {d: build(d, sim, PERF_ROOT / f"noc_load_{sim}_d{d}") for d in (REFERENCE_DEPTH, OLD_DEPTH)}
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(run_point, targets[d], p, ld, d, seed) for d, p in plan for ld in loads]
-        return [f.result() for f in futures]
+@dataclass(frozen=True)
+class NocArgs:
+    """One point as a task's argument: all a worker needs (`root` "" = the worker's own PERF_ROOT)."""
+
+    sim: str
+    depth: int
+    pattern: str
+    load: float
+    seed: int
+    root: str = ""
+    warmup: int = WARMUP
+    measure: int = MEASURE
+
+    def __str__(self) -> str:
+        return f"NoC {self.pattern} load {self.load} FIFO_DEPTH {self.depth} ({self.sim})"
+
+
+def noc_point(args: NocArgs) -> Point:
+    """One point wherever it runs: the depth's build (made if this folder lacks it), then the run."""
+    run = built(args.depth, args.sim, build_folder(args.sim, args.depth, Path(args.root) if args.root else None))
+    return run_point(run, args.pattern, args.load, args.depth, args.seed, args.warmup, args.measure)
+
+
+def sweep(sim: str, seed: int, jobs: int, loads: tuple[float, ...] = LOADS, scheduler: str | None = None,
+          root: Path | None = None, plan: Sequence[tuple[int, str]] = PLAN,
+          window: tuple[int, int] = (WARMUP, MEASURE)) -> list[Point]:
+    """Every (depth, pattern) of `plan` at every load: every pattern at the reference depth, and uniform at
+    the old depth, `window` (warm-up, measured) cycles a point. Here: both depths built first, then `jobs`
+    points at a time; with `scheduler`: a task per point. SweepError names the first failed point."""
+    if not scheduler:  # as it always ran: build each depth, every point then finds its build
+        for d in dict.fromkeys(d for d, _ in plan):
+            build(d, sim, build_folder(sim, d, root))
+    points = [NocArgs(sim, d, p, ld, seed, str(root) if root else "", *window) for d, p in plan for ld in loads]
+    results = run_points(noc_point, points, scheduler=scheduler, jobs=jobs)
+    failed = [r for r in results if isinstance(r, CallFailure)]
+    if failed:
+        more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+        raise SweepError(f"{failed[0]}{more}")
+    return results
 
 
 # ---------------------------------------------------------------- report
@@ -185,8 +267,9 @@ def summarise(points: list[Point]) -> dict[str, dict[str, float]]:
 
 
 def format_report(points: list[Point], summary: dict[str, dict[str, float]], sim: str, wall_s: float) -> str:
-    lines = [f"NoC latency-throughput sweep: {NX}x{NY} mesh, single-flit packets, warm-up {WARMUP} + "
-             f"window {MEASURE} cycles per point, {sim}; hotspot: {HOT_FRAC:.0%} of flits to node {HOT_NODE}"]
+    warmup, measure = (points[0].warmup, points[0].measure) if points else (WARMUP, MEASURE)
+    lines = [f"NoC latency-throughput sweep: {NX}x{NY} mesh, single-flit packets, warm-up {warmup} + "
+             f"window {measure} cycles per point, {sim}; hotspot: {HOT_FRAC:.0%} of flits to node {HOT_NODE}"]
     for key in summary:
         pattern, depth = key.split(" d")
         pts = sorted((p for p in points if p.pattern == pattern and p.depth == int(depth)), key=lambda p: p.load)
@@ -239,11 +322,15 @@ def append_history(summary: dict[str, dict[str, float]], sim: str, wall_s: float
         f.write(json.dumps(rec) + "\n")
 
 
-def sweep_main(sim: str = "verilator", seed: int = 1, jobs: int = 2, loads: tuple[float, ...] = LOADS) -> int:
+def sweep_main(sim: str = "verilator", seed: int = 1, jobs: int = 2, loads: tuple[float, ...] = LOADS,
+               scheduler: str | None = None) -> int:
+    """Run, print the report, draw the curves, append the history; 0 if every point passed its checks."""
     t = time.monotonic()
+    if scheduler:
+        print(f"NoC sweep: {where_points_run(len(PLAN) * len(loads), scheduler)}", flush=True)
     try:
-        points = sweep(sim, seed, jobs, loads)
-    except (SweepError, subprocess.TimeoutExpired) as exc:
+        points = sweep(sim, seed, jobs, loads, scheduler)
+    except (SweepError, subprocess.TimeoutExpired, FarmError) as exc:
         print(f"NoC sweep FAILED: {exc}", flush=True)
         return 1
     wall = time.monotonic() - t
@@ -259,13 +346,15 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sim", choices=("verilator", "icarus"), default="verilator")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", "-j", type=int, default=2)
+    ap.add_argument("--jobs", "-j", type=int, default=2, help="points at a time on this machine")
+    ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER") or None,
+                    help="a Dask scheduler's address: each point a task there (default: SCHEDULER, else here)")
     args = ap.parse_args(argv)
-    return sweep_main(args.sim, args.seed, args.jobs)
+    return sweep_main(args.sim, args.seed, args.jobs, scheduler=args.scheduler)
 
 
 if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Point", "SweepError", "parse_point", "per_hop_fit", "summarise", "sweep_main"]
+__all__ = ["NocArgs", "Point", "SweepError", "noc_point", "parse_point", "per_hop_fit", "summarise", "sweep_main"]
