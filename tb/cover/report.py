@@ -46,8 +46,9 @@ def grid(item: Item) -> tuple[list[str], list[str], list[list[int]]]:
     return rows, cols, cells
 
 
-def heat_map(database: Database, path: Path) -> Path:
-    """Every item as a panel: log10(hits + 1) in colour, holes in red, bins outside the item blank."""
+def heat_map(database: Database, path: Path, ncol: int = 3) -> Path:
+    """Every item as a panel, `ncol` a row: log10(hits + 1) in colour, holes in red, bins outside the item
+    blank; a panel's height follows its rows, so a point is a strip and a cross a grid."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -57,23 +58,23 @@ def heat_map(database: Database, path: Path) -> Path:
     items = list(database.items)
     if not items:
         raise ValueError("an empty coverage database has no heat map")
-    ncol = 3
+    grids = [grid(i) for i in items]
     nrow = math.ceil(len(items) / ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(6.5 * ncol, 3.2 * nrow), squeeze=False)
+    heights = [max(len(g[0]) for g in grids[r * ncol:(r + 1) * ncol]) + 2.5 for r in range(nrow)]
+    fig, axes = plt.subplots(nrow, ncol, figsize=(6.5 * ncol, 0.22 * sum(heights) + 1),
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
     for ax in axes.flat[len(items):]:
         ax.axis("off")
-    for ax, item in zip(axes.flat, items):
-        rows, cols, cells = grid(item)
+    for ax, item, (rows, cols, cells) in zip(axes.flat, items, grids):
         data = np.array(cells, dtype=float)
-        shown = np.ma.masked_less(np.log10(np.where(data < 0, 0, data) + 1), 0)
-        shown = np.ma.masked_where((data < 0) | (data == 0), shown)
-        ax.imshow(np.where(data == 0, 1, np.nan), cmap="Reds", vmin=0, vmax=1, aspect="auto")
-        ax.imshow(shown, cmap="viridis", aspect="auto")
+        logs = np.log10(np.where(data < 0, 0, data) + 1)
+        ax.imshow(np.where(data == 0, 1.0, np.nan), cmap="Reds", vmin=0, vmax=1, aspect="auto")
+        ax.imshow(np.ma.masked_where(data <= 0, logs), cmap="viridis", aspect="auto")
         ax.set_title(f"{item.name}: {item.hit}/{item.total}", fontsize=8)
-        step_c = max(1, len(cols) // 40)
-        ax.set_xticks(range(0, len(cols), step_c), cols[::step_c], rotation=90, fontsize=5)
+        step = max(1, len(cols) // 40)
+        ax.set_xticks(range(0, len(cols), step), cols[::step], rotation=90, fontsize=5)
         ax.set_yticks(range(len(rows)), rows, fontsize=5)
-    fig.suptitle("coverage: log10(hits + 1); red = a hole", fontsize=10)
+    fig.suptitle("coverage: log10(hits + 1) in colour; red = a hole", fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

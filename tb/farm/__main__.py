@@ -6,8 +6,8 @@
     make regress VC_PROGRAMS=20000 [VC_SHARD=500]   the vector core's random differential, in shards
     make regress BUNDLES=all SIM=verilator           the compiled bundle corpus, a task per bundle
     make regress UNTIL=coverage BUDGET=200 [BENCH=mesh_4x4]   new seeds until the coverage closes (or
-                                                     200 tasks; BUDGET=2h: wall time); with VC_PROGRAMS
-                                                     set, new shards of the differential instead
+                                                     200 tasks; BUDGET=2h: wall time); with VC_PROGRAMS=n,
+                                                     the differential's next n programs a batch instead
 
 Each task is one bench run with one seed (tb.farm.tasks). The report is
 written to results.xml (a testsuite per task, bench@seed), the durations to
@@ -81,7 +81,7 @@ def _until(args: argparse.Namespace, seeds: list[int], benches: list):
                        "a hole no seed can fill must not run forever")
     budget = parse_budget(args.budget)
     if args.vc_programs:
-        return ShardBatches(seeds[0], _count("VC_SHARD", args.vc_shard), args.sim), budget
+        return ShardBatches(seeds[0], args.vc_programs, _count("VC_SHARD", args.vc_shard), args.sim), budget
     return SeedBatches(benches, seeds[0], args.sim, args.filter), budget
 
 
@@ -169,7 +169,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if until is not None:
             batches, budget = until
-            u = run_until_closed(client, batches, budget, args.root, _announce(None), _batch_line, min_batch=workers)
+            if isinstance(batches, SeedBatches):  # a seed per worker a batch
+                batches.per_batch = max(1, len(client.scheduler_info().get("workers", {})))
+            u = run_until_closed(client, batches, budget, args.root, _announce(None), _batch_line)
             run, ended = u.run, f"{u.ended} after {u.batches} batch(es), {len(u.run.outcomes)} task(s): " \
                                 f"{batches.needed(seeds[0])}"
         else:

@@ -1,8 +1,8 @@
 """`UNTIL=coverage BUDGET=...`: run batches of new seeds (or new shards) until the merged coverage closes.
 
-A batch is as many tasks as the cluster has workers (at least the caller's
-minimum), each on a seed (or, for the vector differential, a range of
-programs) no earlier batch ran. After each batch the tasks' databases are
+A batch is the planner's next tasks, each on a seed (or, for the vector
+differential, a range of programs) no earlier batch ran: as many seeds as
+the cluster has workers, or the differential's next VC_PROGRAMS programs. After each batch the tasks' databases are
 merged and the closure judged; the run stops when every bin is hit, when the
 budget is spent (BUDGET=200: tasks; BUDGET=30m / 2h / 90s: wall time), when a
 task fails (its replay line is the news, not the coverage), or on Ctrl-C.
@@ -60,13 +60,15 @@ class UntilRun:
 
 
 class SeedBatches:
-    """Every bench of a selection on new seeds, batch after batch: seeds first, first + 1, ..."""
+    """Every bench of a selection on new seeds, `per_batch` seeds a batch: seeds first, first + 1, ..."""
 
-    def __init__(self, benches: list, first: int, sim: str, test_filter: str) -> None:
+    def __init__(self, benches: list, first: int, sim: str, test_filter: str, per_batch: int = 1) -> None:
         self.benches, self.next, self.sim, self.test_filter = benches, first, sim, test_filter
+        self.per_batch = max(1, per_batch)
 
-    def __call__(self, k: int, size: int) -> list[BenchTask]:
-        n = max(1, size // len(self.benches))
+    def __call__(self, k: int, limit: int | None) -> list[BenchTask]:
+        """The next batch (at most `limit` tasks, a task budget's remainder; at least one seed)."""
+        n = self.per_batch if limit is None else max(1, min(self.per_batch, limit // len(self.benches)))
         seeds = range(self.next, self.next + n)
         self.next += n
         return [BenchTask(b.name, self.sim, s, self.test_filter) for b in self.benches for s in seeds]
@@ -75,18 +77,17 @@ class SeedBatches:
         return f"seeds {first}..{self.next - 1}"
 
 
-def run_until_closed(client, batch: Callable[[int, int], list[BenchTask]], budget: Budget, root: Path,
-                     on_done: Callable[[TaskOutcome], None], on_batch: Callable[[int, Database | None], None],
-                     min_batch: int = 1) -> UntilRun:
-    """Run `batch(k, size)` (at most `size` tasks) for k = 0, 1, ... until the merged coverage closes or
-    `budget` is spent; `on_batch` sees each batch's merged database."""
+def run_until_closed(client, batch: Callable[[int, int | None], list[BenchTask]], budget: Budget, root: Path,
+                     on_done: Callable[[TaskOutcome], None],
+                     on_batch: Callable[[int, Database | None], None]) -> UntilRun:
+    """Run `batch(k, limit)` (at most `limit` tasks: what a task budget leaves, None without one) for k = 0,
+    1, ... until the merged coverage closes or `budget` is spent; `on_batch` sees each merged database."""
     t0 = time.monotonic()
-    size = max(min_batch, len(client.scheduler_info().get("workers", {})))
     total = FarmRun()
     database: Database | None = None
     k = 0
     while True:
-        left = size if budget.tasks is None else min(size, budget.tasks - len(total.outcomes))
+        left = None if budget.tasks is None else budget.tasks - len(total.outcomes)
         part = run_tasks(client, batch(k, left), root, on_done)
         total.outcomes += part.outcomes
         total.not_run += part.not_run

@@ -37,15 +37,20 @@ def plan_shards(seeds: Sequence[int], programs: int, per_shard: int, sim: str) -
 
 
 class ShardBatches:
-    """The differential of one generator seed continued batch after batch: shards of `per_shard` programs
-    from index 0 on, each batch the next ones (UNTIL=coverage, tb.farm.until)."""
+    """The differential of one seed continued batch after batch (UNTIL=coverage, tb.farm.until): each batch
+    the next `per_batch` programs in shards of `per_shard`, from index 0 on."""
 
-    def __init__(self, seed: int, per_shard: int, sim: str) -> None:
-        self.seed, self.per_shard, self.sim, self.next = seed, per_shard, sim, 0
+    def __init__(self, seed: int, per_batch: int, per_shard: int, sim: str) -> None:
+        if per_batch < 1 or per_shard < 1:
+            raise BadInput(f"VC_PROGRAMS={per_batch} VC_SHARD={per_shard}: both must be 1 or more")
+        self.seed, self.per_batch, self.per_shard, self.sim, self.next = seed, per_batch, per_shard, sim, 0
 
-    def __call__(self, k: int, size: int) -> list[BenchTask]:
-        tasks = [shard_task(self.seed, self.next + i * self.per_shard, self.per_shard, self.sim) for i in range(size)]
-        self.next += size * self.per_shard
+    def __call__(self, k: int, limit: int | None) -> list[BenchTask]:
+        """The next batch (at most `limit` shards: a task budget's remainder)."""
+        firsts = list(range(self.next, self.next + self.per_batch, self.per_shard))[:limit]
+        tasks = [shard_task(self.seed, f, min(self.per_shard, self.next + self.per_batch - f), self.sim)
+                 for f in firsts]
+        self.next = max(int(t.tag.split("+")[0]) + int(t.tag.split("+")[1]) for t in tasks)
         return tasks
 
     def needed(self, first: int) -> str:

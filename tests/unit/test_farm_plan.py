@@ -176,20 +176,29 @@ def test_until_coverage_stops_when_closed_or_spent(monkeypatch: pytest.MonkeyPat
         return merged
 
     class Client:
-        def scheduler_info(self):
-            return {"workers": {"w1": {}, "w2": {}}}
+        """run_tasks is stood in for: the client is never used."""
 
     monkeypatch.setattr(until, "run_tasks", fake_run)
     monkeypatch.setattr(until, "merged_database", database(4))
     benches = [type("B", (), {"name": "mesh_2x2"})()]
-    u = until.run_until_closed(Client(), until.SeedBatches(benches, 1, "icarus", ""), until.Budget(tasks=100),
+    u = until.run_until_closed(Client(), until.SeedBatches(benches, 1, "icarus", "", 2), until.Budget(tasks=100),
                                tmp_path, lambda o: None, lambda k, d: None)
     assert (u.ended, u.batches, [t.seed for t in ran]) == ("closed", 2, [1, 2, 3, 4])
     ran.clear()
     monkeypatch.setattr(until, "merged_database", database(None))
-    batches = until.SeedBatches(benches, 1, "icarus", "")
+    batches = until.SeedBatches(benches, 1, "icarus", "", 2)
     u = until.run_until_closed(Client(), batches, until.Budget(tasks=5), tmp_path, lambda o: None, lambda k, d: None)
     assert (u.ended, len(ran), batches.needed(1)) == ("budget spent", 5, "seeds 1..5")
+
+
+def test_shard_batches_continue_the_differential() -> None:
+    from tb.farm.vc_shards import ShardBatches
+
+    b = ShardBatches(7, 10, 4, "icarus")
+    assert [t.tag for t in b(0, None)] == ["0+4", "4+4", "8+2"]
+    assert [t.tag for t in b(1, 2)] == ["10+4", "14+4"] and b.needed(7) == "programs 0..17 of seed 7"
+    with pytest.raises(BadInput, match="VC_PROGRAMS=0 VC_SHARD=4"):
+        ShardBatches(7, 0, 4, "icarus")
 
 
 def test_the_scaling_figures_are_computed_from_elapsed_and_task_walls() -> None:
