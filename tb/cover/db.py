@@ -102,7 +102,7 @@ def label_parts(label: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Database:
-    """Every cover item of a database, by name."""
+    """Every cover item of a database, in the order of their names."""
 
     items: tuple[Item, ...]
 
@@ -128,7 +128,7 @@ class Database:
 def read(path: Path) -> Database:
     """A database written by `save` or `merge`."""
     root = ET.parse(path).getroot()
-    return Database(tuple(_items(root)))
+    return Database(tuple(sorted(_items(root), key=lambda i: i.name)))
 
 
 def current(models: Iterable[str] = ()) -> Database:
