@@ -33,6 +33,7 @@ from tb.progress import fmt_s
 from tb.regress import INTERRUPTED, select_benches
 from tb.runner import BUILD_ROOT
 from tb.simulators import SimulatorMissing, check_simulator, verilator_root
+from tb.summary import finished_line
 
 FARM_ROOT = BUILD_ROOT / "farm"
 
@@ -47,10 +48,9 @@ def _announce(total: int):
 
     def on_done(o: TaskOutcome) -> None:
         done[0] += 1
-        r = o.result
-        state = "ok" if r.failed == 0 else "FAILED"
-        print(f"[{done[0]}/{total}] {o.task.label}: {r.passed} passed, {r.failed} failed, "
-              f"{r.checks} checks, {r.cycles} cycles, {fmt_s(r.wall_s)} on {o.host or '?'}  {state}", flush=True)
+        r, host = o.result, o.host or "?"
+        line = finished_line(r, f"{r.cycles} cycles", f"{fmt_s(r.wall_s)} on {host}")
+        print(f"[{done[0]}/{total}] {o.task.label}: {line}", flush=True)
         if r.failed:
             print(f"    replay: {o.task.replay()}", flush=True)
     return on_done
