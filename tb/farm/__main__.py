@@ -23,7 +23,7 @@ from pathlib import Path
 from tb.benches import ROOT
 from tb.buildlock import FolderBusy, acquire, release
 from tb.farm.bundles import bundle_folders, plan_bundles
-from tb.farm.engine import FarmError, open_client, run_tasks
+from tb.farm.engine import FarmError, close_client, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
@@ -103,11 +103,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, SimulatorMissing, FarmError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # while the local cluster started (closed again by open_client): nothing ran
+        print("interrupted: no task started", file=sys.stderr)
+        return INTERRUPTED
     owner = f"tb.farm pid {os.getpid()}"
     try:
         acquire(args.root, owner)  # two runs in one root would write the same run folders
     except FolderBusy as exc:
-        client.close()
+        close_client(client)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
@@ -119,9 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run = run_tasks(client, tasks, args.root, _announce(len(tasks)))
     finally:
-        client.close()
-        if client.cluster is not None:
-            client.cluster.close()
+        close_client(client)
         release(args.root, owner)
     write_report(run.outcomes, args.results, args.root / "durations.json")
     print(summary(run.outcomes, run.not_run, args.seeds, args.sim, run.wall_s, run.workers))
