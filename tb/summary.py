@@ -25,6 +25,13 @@ def replay_command(seed: int, benches: str = "", test_filter: str = "", sim: str
     return " ".join(parts)
 
 
+def finished_line(r: BenchResult, *details: str) -> str:
+    """The line a finished bench (the main job) or task (tb.farm) prints as it comes in: its counts, the
+    `details` the run adds (time, cycles, host), its verdict; the two jobs' lines read alike."""
+    return ", ".join([f"{r.passed} passed, {r.failed} failed, {r.checks} checks", *details]) + \
+        f"  {'ok' if r.failed == 0 else 'FAILED'}"
+
+
 def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None,
                    benches: str = "", test_filter: str = "", sim: str = "icarus", elapsed_s: float | None = None,
                    jobs: int = 1, not_run: Sequence[str] = (), seed_line: bool = True) -> str:

@@ -1,4 +1,5 @@
-"""The main job runs benches side by side (tb.regress --jobs) and still reports in the table's order."""
+"""The main job runs benches side by side (tb.regress --jobs, a local Dask cluster of two workers), still
+reports in the order asked for, and leaves each bench's results in its usual folder (sim_build/<bench>/)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,6 @@ def test_two_benches_side_by_side_pass_and_merge_in_table_order(tmp_path: Path, 
     assert suites == ["router_turn", "fifo"]  # the order asked for, whichever finished first
     summary = out[out.index("bench               pass"):]
     assert summary.index("router_turn") < summary.index("fifo ")
+    for bench in ("router_turn", "fifo"):  # where `make waves` and the docs look, not a farm's runs/<task>/
+        assert (tmp_path / "build" / bench / "results.xml").exists()
+    assert not (tmp_path / "build" / "runs").exists()

@@ -31,7 +31,7 @@ from tb.buildlock import FolderBusy, acquire, release
 from tb.cover.db import Database
 from tb.farm.bundles import bundle_folders, plan_bundles
 from tb.farm.coverage import coverage_report
-from tb.farm.engine import FarmError, open_client, run_tasks
+from tb.farm.engine import FarmError, close_client, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
@@ -42,6 +42,7 @@ from tb.progress import fmt_s
 from tb.regress import INTERRUPTED, select_benches
 from tb.runner import BUILD_ROOT
 from tb.simulators import SimulatorMissing, check_simulator, verilator_root
+from tb.summary import finished_line
 
 FARM_ROOT = BUILD_ROOT / "farm"
 
@@ -56,10 +57,9 @@ def _announce(total: int | None):
 
     def on_done(o: TaskOutcome) -> None:
         done[0] += 1
-        r = o.result
-        state = "ok" if r.failed == 0 else "FAILED"
-        print(f"[{done[0]}/{total or '?'}] {o.task.label}: {r.passed} passed, {r.failed} failed, "
-              f"{r.checks} checks, {r.cycles} cycles, {fmt_s(r.wall_s)} on {o.host or '?'}  {state}", flush=True)
+        r, host = o.result, o.host or "?"
+        line = finished_line(r, f"{r.cycles} cycles", f"{fmt_s(r.wall_s)} on {host}")
+        print(f"[{done[0]}/{total or '?'}] {o.task.label}: {line}", flush=True)
         if r.failed:
             print(f"    replay: {o.task.replay()}", flush=True)
     return on_done
@@ -147,11 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, SimulatorMissing, FarmError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # while the local cluster started (closed again by open_client): nothing ran
+        print("interrupted: no task started", file=sys.stderr)
+        return INTERRUPTED
     owner = f"tb.farm pid {os.getpid()}"
     try:
         acquire(args.root, owner)  # two runs in one root would write the same run folders
     except FolderBusy as exc:
-        client.close()
+        close_client(client)
         print(f"error: {exc}", file=sys.stderr)
         return 2
     where = f"the scheduler at {args.scheduler}" if args.scheduler else f"a local cluster of {workers} worker(s)"
@@ -177,9 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             run, ended = run_tasks(client, tasks, args.root, _announce(len(tasks))), ""
     finally:
-        client.close()
-        if client.cluster is not None:
-            client.cluster.close()
+        close_client(client)
         release(args.root, owner)
     write_report(run.outcomes, args.results, args.root / "durations.json")
     seeds_spec = f"UNTIL=coverage from {seeds[0]}" if until is not None else args.seeds

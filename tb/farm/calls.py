@@ -22,18 +22,14 @@ top-level function instead of a bench run:
 from __future__ import annotations
 
 import socket
-import threading
 import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence, TypeVar
 
-from tb.farm.tasks import source_digest
+from tb.farm.tasks import ONE_AT_A_TIME, source_digest, worker_address
 
 P = TypeVar("P")
 R = TypeVar("R")
-
-_ONE_AT_A_TIME = threading.Lock()
-
 
 @dataclass(frozen=True)
 class CallFailure:
@@ -64,9 +60,9 @@ def one_line(exc: BaseException) -> str:
 
 def call_on_worker(fn: Callable[[P], R], point: P) -> Reply:
     """What each task runs: `fn(point)`, one at a time in this process, with this worker's source digest."""
-    with _ONE_AT_A_TIME:
+    with ONE_AT_A_TIME:
         value = fn(point)
-    return Reply(value, source_digest(), socket.gethostname(), _worker_address())
+    return Reply(value, source_digest(), socket.gethostname(), worker_address())
 
 
 def checked(reply: Reply, digest: str, point: str) -> Any:
@@ -110,15 +106,6 @@ def submit_calls(client: Any, fn: Callable[[P], R], points: Sequence[P],
         client.cancel([f for f in futures if not f.done()], force=True)
         raise
     return results
-
-
-def _worker_address() -> str:
-    from distributed import get_worker
-
-    try:
-        return get_worker().address
-    except ValueError:  # not inside a Dask worker (a direct call)
-        return ""
 
 
 __all__ = ["CallFailure", "Reply", "call_on_worker", "checked", "one_line", "submit_calls"]

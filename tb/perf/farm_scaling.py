@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from tb.farm.engine import open_client, run_tasks
+from tb.farm.engine import close_client, open_client, run_tasks
 from tb.farm.tasks import run_task
 from tb.farm.vc_shards import plan_shards
 from tb.runner import BUILD_ROOT
@@ -41,8 +41,7 @@ def measure(workers: int, programs: int, shard: int, seed: int, root: Path) -> d
     try:
         run = run_tasks(client, plan_shards([seed], programs, shard, "icarus"), root)
     finally:
-        client.close()
-        client.cluster.close()
+        close_client(client)
     walls = [o.result.wall_s for o in run.outcomes]
     passed = bool(run.outcomes) and not run.not_run and all(o.result.tests and not o.result.failed
                                                               for o in run.outcomes)

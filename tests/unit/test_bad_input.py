@@ -26,7 +26,7 @@ def test_refused_in_one_line_before_anything_runs(monkeypatch: pytest.MonkeyPatc
         monkeypatch.delenv(k, raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setattr(regress, "run_bench", lambda *a, **k: pytest.fail("a bench ran despite bad input"))
+    monkeypatch.setattr(regress, "open_client", lambda *a, **k: pytest.fail("a cluster started despite bad input"))
     assert regress.main(["--results", "/dev/null"]) == 2
     out = capsys.readouterr()
     assert out.out == "" and out.err.count("\n") == 1 and out.err.startswith("error: " + words), out.err

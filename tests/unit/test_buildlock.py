@@ -62,7 +62,7 @@ def test_the_main_job_refuses_a_held_build_folder(tmp_path: Path, other_run: sub
     for k in ("JOBS", "WAVES", "VERBOSE", "AGSIM_WALL_S", "COCOTB_RANDOM_SEED", "COCOTB_TEST_FILTER", "SIM"):
         monkeypatch.delenv(k, raising=False)
     acquire(tmp_path, "the other make", pid=other_run.pid)
-    monkeypatch.setattr(regress, "run_bench", lambda *a, **k: pytest.fail("a bench ran in a held folder"))
+    monkeypatch.setattr(regress, "open_client", lambda *a, **k: pytest.fail("a cluster started in a held folder"))
     rc = regress.main(["--bench", "fifo", "--results", os.devnull, "--build-root", str(tmp_path)])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1

@@ -35,7 +35,7 @@ def test_the_main_job_refuses_it_in_one_line(monkeypatch: pytest.MonkeyPatch, ca
         monkeypatch.delenv(k, raising=False)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setattr(regress, "run_bench", lambda *a, **k: pytest.fail("a bench ran despite bad input"))
+    monkeypatch.setattr(regress, "open_client", lambda *a, **k: pytest.fail("a cluster started despite bad input"))
     assert regress.main(["--bench", "fifo", "--results", os.devnull]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"error: {words}") and err.count("\n") == 1, err
