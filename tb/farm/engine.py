@@ -203,7 +203,7 @@ def run_tasks(client: Any, tasks: Sequence[BenchTask], build_root: Path,
     def submit(count: int) -> None:
         batch, waiting[:] = waiting[:count], waiting[count:]
         for t in batch:
-            fut = client.submit(run_task, t, str(build_root), key=f"agsim-{t.key}-{run_id}", pure=False)
+            fut = client.submit(run_task, t, str(build_root), mine, key=f"agsim-{t.key}-{run_id}", pure=False)
             task_of[fut.key] = t
             futures.append(fut)
             running.add(fut)

@@ -111,9 +111,16 @@ def failed_outcome(task: BenchTask, why: str, refused: bool = False) -> TaskOutc
                        refused=refused)
 
 
-def run_task(task: BenchTask, build_root: str) -> TaskOutcome:
+def run_task(task: BenchTask, build_root: str, expect_digest: str = "") -> TaskOutcome:
     """Run `task` on this worker: build under `build_root` if needed, run in build_root/runs/<task key>/ (or,
-    with `task.bench_folder`, in the bench's usual folder under `build_root`)."""
+    with `task.bench_folder`, in the bench's usual folder under `build_root`).
+
+    A worker whose sources differ from `expect_digest` (the client's) runs nothing: it answers at once with
+    its own digest, which the engine reports as a failure (tb.farm.engine.same_sources), instead of
+    spending a simulator run on results that would be thrown away."""
+    if expect_digest and source_digest() != expect_digest:
+        return TaskOutcome(task, BenchResult(bench=task.bench, error="not run: this worker's sources differ"),
+                           host=socket.gethostname(), worker=worker_address(), digest=source_digest())
     root = Path(build_root)
     run_dir = bench_build_dir(root, task.sim, task.bench) if task.bench_folder else root / "runs" / task.key
     env = dict(task.env)

@@ -60,6 +60,16 @@ def test_an_outcome_from_other_sources_is_a_named_failure() -> None:
     assert "replay: make SIM=icarus BENCH=fifo COCOTB_RANDOM_SEED=1" in bad.result.error
 
 
+def test_a_worker_on_other_sources_runs_nothing(tmp_path) -> None:
+    """run_task told another digest than its own answers at once (no build, no run folder) with its digest,
+    which same_sources turns into the named failure above."""
+    from tb.farm.tasks import run_task, source_digest
+
+    out = run_task(BenchTask("fifo", "icarus", 1), str(tmp_path), expect_digest="not-this-checkout")
+    assert out.digest == source_digest() and not out.result.tests and not any(tmp_path.iterdir())
+    assert "from other sources" in same_sources(out, "not-this-checkout").result.error
+
+
 def test_the_differential_is_cut_into_shards_that_replay_alone() -> None:
     from tb.farm.vc_shards import plan_shards
 
