@@ -67,7 +67,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,19p' Makefile
+	@sed -n '1,20p' Makefile
 
 list:
 	@python3 -m tb.benches
