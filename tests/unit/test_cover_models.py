@@ -66,4 +66,5 @@ def test_ahbm_launch_polls_and_b_classes(fresh) -> None:
 def test_a_saved_database_reads_back_the_same(fresh, tmp_path: Path) -> None:
     ahbm.sample_launch("prefill", 2, 1, 512, [("miss-in-flight", 4)])
     db.save(tmp_path / "c.xml")
-    assert db.read(tmp_path / "c.xml").items == db.current(["ahbm"]).items
+    assert tuple(db.read(tmp_path / "c.xml").of("ahbm")) == db.current(["ahbm"]).items  # other tests' models
+    # may share this process's database: only the model built here is compared
