@@ -93,6 +93,21 @@ def end_tree(workers: list[int], grace_s: float = 3.0) -> list[Proc]:
     return below
 
 
+def end_descendants(grace_s: float = 5.0) -> int:
+    """After an interrupted run's cluster was closed: end whatever still runs below this process (a worker
+    slow to die on a loaded machine, a helper such as multiprocessing's resource tracker) with SIGTERM, and
+    SIGKILL after `grace_s`, so that the run returns with nothing of its own left running. How many there
+    were."""
+    left = [p for p in psutil.Process().children(recursive=True) if alive(p.pid)]
+    for p in left:
+        _signal(p.pid, signal.SIGTERM)
+    _, stubborn = psutil.wait_procs(left, timeout=grace_s)
+    for p in stubborn:
+        _signal(p.pid, signal.SIGKILL)
+    psutil.wait_procs(stubborn, timeout=grace_s)
+    return len(left)
+
+
 def alive(pid: int) -> bool:
     """True while `pid` runs (a zombie waiting for its parent is not running)."""
     try:
@@ -101,4 +116,4 @@ def alive(pid: int) -> bool:
         return False
 
 
-__all__ = ["Proc", "alive", "descendants", "end_tree", "processes"]
+__all__ = ["Proc", "alive", "descendants", "end_descendants", "end_tree", "processes"]

@@ -35,6 +35,7 @@ from tb.buildlock import FolderBusy, acquire, release
 from tb.farm.engine import FarmError, FarmRun, close_client, open_client, run_tasks
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.options import BadInput, check_filter, env_flag, jobs_from_env, seed_from_env, wall_override
+from tb.proctree import end_descendants
 from tb.progress import Progress
 from tb.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests
 from tb.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
@@ -210,6 +211,7 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
         finally:
             close_client(client)
         if run.not_run:
+            end_descendants()  # nothing of this run may outlive it
             print(f"\ninterrupted: ended {run.ended_workers} worker(s) and {run.ended_below} process(es) below "
                   f"them (simulators included); no new bench started", flush=True)
     not_run = [b.name for b in benches if b.name not in by_name]

@@ -31,13 +31,14 @@ from tb.buildlock import FolderBusy, acquire, release
 from tb.cover.db import Database
 from tb.farm.bundles import bundle_folders, plan_bundles
 from tb.farm.coverage import coverage_report
-from tb.farm.engine import FarmError, close_client, open_client, run_tasks
+from tb.farm.engine import FarmError, FarmRun, close_client, open_client, run_tasks
 from tb.farm.merge import summary, write_report
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.farm.until import SeedBatches, parse_budget, run_until_closed
 from tb.farm.vc_shards import DEFAULT_SHARD, ShardBatches, coverage_lines, plan_shards
 from tb.options import BadInput, check_filter, jobs_from_env
+from tb.proctree import end_descendants
 from tb.progress import fmt_s
 from tb.regress import INTERRUPTED, select_benches
 from tb.runner import BUILD_ROOT
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
                 else f"{len(benches)} bench(es) x {len(seeds)} seed(s)")
         print(f"running {len(tasks)} task(s) ({what}) on {args.sim}, "
               f"on {where}; builds and runs in {args.root}", flush=True)
+    run: FarmRun | None = None
     try:
         if until is not None:
             batches, budget = until
@@ -181,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
             run, ended = run_tasks(client, tasks, args.root, _announce(len(tasks))), ""
     finally:
         close_client(client)
+        if run is None or run.not_run:
+            end_descendants()  # an interrupted run leaves nothing of its own running
         release(args.root, owner)
     write_report(run.outcomes, args.results, args.root / "durations.json")
     seeds_spec = f"UNTIL=coverage from {seeds[0]}" if until is not None else args.seeds
