@@ -78,7 +78,8 @@ def report(ones: list[dict], twos: list[dict]) -> list[str]:
     lines.append(f"farm: throughput 2 workers / 1 worker = {ratio:.2f} over {len(ones)} alternating pair(s) "
                  f"(each pair: {pairs}) (target >= {RATIO_TARGET}: {'met' if ratio >= RATIO_TARGET else 'NOT met'})")
     lines.append(f"farm: the machine's capacity: a task's median wall {statistics.median(one['walls']):.1f} s alone, "
-                 f"{statistics.median(two['walls']):.1f} s beside another: 2 workers can give at most {capacity:.2f}; "
+                 f"{statistics.median(two['walls']):.1f} s beside another: 2 workers can give about {capacity:.2f} "
+                 f"(medians); "
                  f"the engine reached {100 * ratio / capacity:.0f} % of it")
     for m in (one, two):
         per, median = overhead(m), statistics.median(m["walls"])
