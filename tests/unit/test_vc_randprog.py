@@ -151,9 +151,14 @@ def test_a_model_without_a_log_is_refused() -> None:
 def test_a_hole_is_named_and_a_bench_run_fails_on_it() -> None:
     """Three cases leave holes: bench_holes names them by item and bin (the checker fails on a short run)."""
     model, _ = run_sequence(SEED, 3)
-    holes = vector_cover.bench_holes(vector_cover.measure(model))
-    assert "fault:F_VL" in holes or any(h.startswith("fault:") for h in holes)
-    assert any(h.startswith("opcode:") for h in holes) and any(h.startswith("goals:") for h in holes)
+    cov = vector_cover.measure(model)
+    holes = vector_cover.bench_holes(cov)
+    unhit = {f"{i.name.split('.', 1)[1]}:{b}" for i in cov.items for b, n in i.bins
+             if n == 0 and i.name.split(".", 1)[1] not in vector_cover.REGRESSION_ONLY}
+    assert set(holes) == unhit and len(holes) == len(unhit)  # every zero bin named once, nothing else
+    ran = {isa.OPNAMES[isa.Word(x.word).op] for x in model.core.trace}
+    assert {h.split(":", 1)[1] for h in holes if h.startswith("opcode:")} == set(isa.OPNAMES.values()) - ran
+    assert any(h.startswith("fault:") for h in holes) and any(h.startswith("goals:") for h in holes)
 
 
 # ---------------------------------------------------------------- the timing rules
