@@ -174,8 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if until is not None:
             batches, budget = until
-            if isinstance(batches, SeedBatches):  # a seed per worker a batch
-                batches.per_batch = max(1, len(client.scheduler_info().get("workers", {})))
+            batches.for_workers(len(client.scheduler_info().get("workers", {})))
             u = run_until_closed(client, batches, budget, args.root, _announce(None), _batch_line)
             run, ended = u.run, f"{u.ended} after {u.batches} batch(es), {len(u.run.outcomes)} task(s): " \
                                 f"{batches.needed(seeds[0])}"

@@ -17,13 +17,18 @@ from tb.farm.merge import in_table_order
 from tb.farm.tasks import TaskOutcome
 
 
-def merged_database(outcomes: Sequence[TaskOutcome], root: Path) -> tuple[Database | None, Path | None]:
-    """(the union of the tasks' coverage, the merged file), or (None, None) when no task sampled any."""
+def merged_database(outcomes: Sequence[TaskOutcome], root: Path,
+                    onto: Path | None = None) -> tuple[Database | None, Path | None]:
+    """(the union of the tasks' coverage, the merged file), or (None, None) when no task sampled any.
+
+    With `onto` (an earlier call's merged file) only these outcomes' databases are added to it, so a run of
+    many batches merges each task's database once instead of every batch merging them all again."""
     folder = root / "coverage" / "tasks"
     folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.xml"):
-        old.unlink()
-    files = []
+    if onto is None:
+        for old in folder.glob("*.xml"):
+            old.unlink()
+    files = [onto] if onto is not None else []
     for o in in_table_order(outcomes):
         if o.coverage_xml:
             f = folder / f"{o.task.key}.xml"
@@ -31,7 +36,9 @@ def merged_database(outcomes: Sequence[TaskOutcome], root: Path) -> tuple[Databa
             files.append(f)
     if not files:
         return None, None
-    out = merge(files, root / "coverage.xml")
+    out = root / "coverage.xml"
+    merging = out.with_suffix(".merging.xml")  # `onto` may be `out` itself: written whole, then renamed
+    merge(files, merging).replace(out)
     return read(out), out
 
 

@@ -73,6 +73,10 @@ class SeedBatches:
         self.next += n
         return [BenchTask(b.name, self.sim, s, self.test_filter) for b in self.benches for s in seeds]
 
+    def for_workers(self, workers: int) -> None:
+        """A seed per worker a batch: every worker busy, and no batch longer than its slowest bench."""
+        self.per_batch = max(1, workers)
+
     def needed(self, first: int) -> str:
         return f"seeds {first}..{self.next - 1}"
 
@@ -85,6 +89,7 @@ def run_until_closed(client, batch: Callable[[int, int | None], list[BenchTask]]
     t0 = time.monotonic()
     total = FarmRun()
     database: Database | None = None
+    merged: Path | None = None
     k = 0
     while True:
         left = None if budget.tasks is None else budget.tasks - len(total.outcomes)
@@ -93,7 +98,7 @@ def run_until_closed(client, batch: Callable[[int, int | None], list[BenchTask]]
         total.not_run += part.not_run
         total.workers = part.workers
         k += 1
-        database, _ = merged_database(total.outcomes, root)
+        database, merged = merged_database(part.outcomes, root, onto=merged)
         on_batch(k, database)
         ended = ("interrupted" if part.not_run else
                  "a task failed" if any(o.result.failed or o.result.error for o in part.outcomes) else

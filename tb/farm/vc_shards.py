@@ -47,11 +47,16 @@ class ShardBatches:
 
     def __call__(self, k: int, limit: int | None) -> list[BenchTask]:
         """The next batch (at most `limit` shards: a task budget's remainder)."""
-        firsts = list(range(self.next, self.next + self.per_batch, self.per_shard))[:limit]
-        tasks = [shard_task(self.seed, f, min(self.per_shard, self.next + self.per_batch - f), self.sim)
-                 for f in firsts]
-        self.next = max(int(t.tag.split("+")[0]) + int(t.tag.split("+")[1]) for t in tasks)
-        return tasks
+        end = self.next + self.per_batch
+        firsts = list(range(self.next, end, self.per_shard))[:limit]
+        if not firsts:
+            return []
+        counts = [min(self.per_shard, end - f) for f in firsts]
+        self.next = firsts[-1] + counts[-1]
+        return [shard_task(self.seed, f, n, self.sim) for f, n in zip(firsts, counts)]
+
+    def for_workers(self, workers: int) -> None:
+        """A batch is VC_PROGRAMS programs however many workers share it."""
 
     def needed(self, first: int) -> str:
         return f"programs 0..{self.next - 1} of seed {self.seed}"

@@ -139,6 +139,22 @@ def test_the_merged_database_does_not_depend_on_finishing_order(tmp_path: Path) 
     assert (tmp_path / "one" / "coverage.xml").read_bytes() == (tmp_path / "two" / "coverage.xml").read_bytes()
 
 
+def test_batch_by_batch_merging_gives_the_union_of_every_batch(tmp_path: Path) -> None:
+    """UNTIL=coverage adds each batch to the last merged file: the hits are those of one merge of all."""
+    from tb.farm.coverage import merged_database
+
+    a = _shard(0, _toy_database(tmp_path, "a.xml", ["a"]))
+    b = _shard(3, _toy_database(tmp_path, "b.xml", ["c", "c"]))
+    c = _shard(6, _toy_database(tmp_path, "c.xml", ["a", "b"]))
+    whole, _ = merged_database([a, b, c], tmp_path / "whole")
+    first, onto = merged_database([a], tmp_path / "batches")
+    assert first is not None and dict(first.items[0].bins) == {"a": 1, "b": 0, "c": 0}
+    merged_database([b], tmp_path / "batches", onto=onto)
+    last, onto = merged_database([c], tmp_path / "batches", onto=onto)
+    assert whole is not None and last is not None and whole.items == last.items
+    assert dict(last.items[0].bins) == {"a": 2, "b": 1, "c": 2}
+
+
 def test_closure_report_and_heat_map(tmp_path: Path) -> None:
     from tb.cover.db import Database, Item
     from tb.cover.report import closure_text, grid, heat_map
@@ -180,7 +196,7 @@ def test_until_coverage_stops_when_closed_or_spent(monkeypatch: pytest.MonkeyPat
         return FarmRun([TaskOutcome(t, BenchResult(bench=t.bench, tests=[CaseResult("t", True)])) for t in tasks])
 
     def database(closes_after: int | None):
-        def merged(outcomes, root):
+        def merged(outcomes, root, onto=None):
             hit = closes_after is not None and len(ran) >= closes_after
             return Database((Item("noc.m.x", (("a", 1), ("b", int(hit)))),)), None
         return merged
@@ -196,7 +212,8 @@ def test_until_coverage_stops_when_closed_or_spent(monkeypatch: pytest.MonkeyPat
     assert (u.ended, u.batches, [t.seed for t in ran]) == ("closed", 2, [1, 2, 3, 4])
     ran.clear()
     monkeypatch.setattr(until, "merged_database", database(None))
-    batches = until.SeedBatches(benches, 1, "icarus", "", 2)
+    batches = until.SeedBatches(benches, 1, "icarus", "")
+    batches.for_workers(2)  # a seed per worker a batch
     u = until.run_until_closed(Client(), batches, until.Budget(tasks=5), tmp_path, lambda o: None, lambda k, d: None)
     assert (u.ended, len(ran), batches.needed(1)) == ("budget spent", 5, "seeds 1..5")
 
@@ -205,6 +222,7 @@ def test_shard_batches_continue_the_differential() -> None:
     from tb.farm.vc_shards import ShardBatches
 
     b = ShardBatches(7, 10, 4, "icarus")
+    b.for_workers(5)  # a batch is VC_PROGRAMS programs on any cluster
     assert [t.tag for t in b(0, None)] == ["0+4", "4+4", "8+2"]
     assert [t.tag for t in b(1, 2)] == ["10+4", "14+4"] and b.needed(7) == "programs 0..17 of seed 7"
     with pytest.raises(BadInput, match="VC_PROGRAMS=0 VC_SHARD=4"):
