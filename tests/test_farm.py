@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,10 +21,14 @@ from pathlib import Path
 import psutil
 import pytest
 
+from models.bundle import BUNDLES
 from tb.benches import ROOT, get_bench
-from tb.farm.engine import open_client, run_tasks
+from tb.farm.bundles import bundle_folders, plan_bundles
+from tb.farm.coverage import merged_database
+from tb.farm.engine import FarmRun, close_client, open_client, run_tasks
 from tb.farm.merge import verdicts, write_report
-from tb.farm.tasks import BenchTask, TaskOutcome
+from tb.farm.tasks import BenchTask, TaskOutcome, run_task
+from tb.farm.vc_shards import plan_shards
 from tb.runner import run_bench
 
 BENCH = "fifo"  # 2 s a run on Icarus, three tests, thousands of checks
@@ -32,14 +37,20 @@ DASK = str(Path(sys.executable).parent / "dask")
 
 
 @pytest.fixture(scope="module")
-def sequential(tmp_path_factory: pytest.TempPathFactory) -> list[tuple]:
+def builds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One build folder for the module's runs, as a farm's shared folder: a bench is built once, by whichever
+    run comes first (the builds are keyed by sources and parameters); each run keeps its own run folders."""
+    return tmp_path_factory.mktemp("builds")
+
+
+@pytest.fixture(scope="module")
+def sequential(builds: Path) -> list[tuple]:
     """The same tasks run one after another in this process, without Dask."""
-    root = tmp_path_factory.mktemp("sequential")
     outcomes = []
     for seed in SEEDS:
         task = BenchTask(BENCH, "icarus", seed)
-        outcomes.append(TaskOutcome(task, run_bench(get_bench(BENCH), seed=seed, build_root=root, log_to_file=True,
-                                                    run_dir=root / "runs" / task.key)))
+        outcomes.append(TaskOutcome(task, run_bench(get_bench(BENCH), seed=seed, build_root=builds, log_to_file=True,
+                                                    run_dir=builds / "sequential" / task.key)))
     assert all(o.result.tests and o.result.failed == 0 for o in outcomes)
     return verdicts(outcomes)
 
@@ -48,16 +59,39 @@ def _tasks() -> list[BenchTask]:
     return [BenchTask(BENCH, "icarus", s) for s in SEEDS]
 
 
-def test_a_local_cluster_gives_what_a_sequential_run_gives(tmp_path: Path, sequential: list[tuple]) -> None:
+def _shards() -> list[BenchTask]:
+    return plan_shards([5], 6, 3, "icarus")
+
+
+@pytest.fixture(scope="module")
+def cluster_run(tmp_path_factory: pytest.TempPathFactory, builds: Path) -> FarmRun:
+    """One run on a local cluster of two workers of every kind of task the tests below judge: the fifo
+    seeds, two shards of the vector core's differential, and a bundle folder of one's own (one cluster,
+    its start paid once, the tasks sharing its two workers)."""
+    root = tmp_path_factory.mktemp("cluster")
+    own = root / "my_matmul"
+    shutil.copytree(BUNDLES / "matmul_m32k64n32", own)
+    tasks = [*_tasks(), *_shards(), *plan_bundles(bundle_folders(str(own)), [1], "icarus")]
     client = open_client(None, 2)
     try:
-        run = run_tasks(client, _tasks(), tmp_path / "farm")
+        run = run_tasks(client, tasks, builds)
     finally:
-        client.close()
-        client.cluster.close()
-    assert not run.not_run and len(run.outcomes) == len(SEEDS)
-    assert verdicts(run.outcomes) == sequential
-    write_report(run.outcomes, tmp_path / "results.xml", tmp_path / "durations.json")
+        close_client(client)
+    assert not run.not_run and sorted(o.task.key for o in run.outcomes) == sorted(t.key for t in tasks)
+    return run
+
+
+def _of(run: FarmRun, kind: list[BenchTask]) -> list[TaskOutcome]:
+    keys = {t.key for t in kind}
+    return [o for o in run.outcomes if o.task.key in keys]
+
+
+def test_a_local_cluster_gives_what_a_sequential_run_gives(tmp_path: Path, sequential: list[tuple],
+                                                           cluster_run: FarmRun) -> None:
+    outcomes = _of(cluster_run, _tasks())
+    assert len(outcomes) == len(SEEDS)
+    assert verdicts(outcomes) == sequential
+    write_report(outcomes, tmp_path / "results.xml", tmp_path / "durations.json")
     assert set(json.loads((tmp_path / "durations.json").read_text())) == {t.key for t in _tasks()}
     assert (tmp_path / "results.xml").read_text().count("<testsuite ") == len(SEEDS)
 
@@ -74,7 +108,7 @@ def _simulators_below(pid: int) -> list[psutil.Process]:
         return []
 
 
-def test_a_worker_killed_mid_run_changes_nothing(tmp_path: Path, sequential: list[tuple]) -> None:
+def test_a_worker_killed_mid_run_changes_nothing(tmp_path: Path, builds: Path, sequential: list[tuple]) -> None:
     sched_file = tmp_path / "scheduler.json"
     procs = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                      "--scheduler-file", str(sched_file)], tmp_path / "scheduler.log")]
@@ -105,7 +139,7 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path: Path, sequential: lis
 
         t = threading.Thread(target=killer, daemon=True)
         t.start()
-        run = run_tasks(client, _tasks(), tmp_path / "farm")
+        run = run_tasks(client, _tasks(), builds)
         t.join(10)
         client.close()
         assert "worker" in victim, "no worker was seen running a simulator"
@@ -131,11 +165,11 @@ def test_a_worker_killed_mid_run_changes_nothing(tmp_path: Path, sequential: lis
                 p.wait()
 
 
-def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path) -> None:
+def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path, builds: Path) -> None:
     """SIGINT to `python -m tb.farm` after its first task: status 130, the finished task reported, the others
     named as not run, and no simulator left running."""
     cmd = [sys.executable, "-m", "tb.farm", "--bench", BENCH, "--seeds", "21..26", "--workers", "1",
-           "--root", str(tmp_path / "farm"), "--results", str(tmp_path / "results.xml")]
+           "--root", str(builds), "--results", str(tmp_path / "results.xml")]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     lines: list[str] = []
@@ -153,7 +187,7 @@ def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path) -
     assert len(not_run) >= 4, text  # at most one more finished while the first was being reported
     assert "fifo@21" in text or "fifo@22" in text, text
     left = [p for p in psutil.process_iter(["name", "cmdline"])
-            if p.info["name"] == "vvp" and str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+            if p.info["name"] == "vvp" and str(builds) in " ".join(p.info["cmdline"] or [])]
     for p in left:
         try:
             p.wait(timeout=30)
@@ -162,44 +196,26 @@ def test_ctrl_c_keeps_what_finished_and_names_what_did_not_run(tmp_path: Path) -
             raise AssertionError("a simulator of the interrupted run is still running") from None
 
 
-def test_differential_shards_on_a_cluster_give_what_they_give_alone(tmp_path: Path) -> None:
-    """Two shards of the vector core's random differential (3 programs each) on a 2-worker local cluster:
-    the same verdicts, checks and cycles as the same shards run here one after the other; each shard's
-    coverage database comes back, and their union is the same file either way."""
-    from tb.farm.coverage import merged_database
-    from tb.farm.tasks import run_task
-    from tb.farm.vc_shards import plan_shards
-
-    tasks = plan_shards([5], 6, 3, "icarus")
-    alone = [run_task(t, str(tmp_path / "alone")) for t in tasks]
+def test_differential_shards_on_a_cluster_give_what_they_give_alone(tmp_path: Path, builds: Path,
+                                                                     cluster_run: FarmRun) -> None:
+    """Two shards of the vector core's random differential (3 programs each) on the cluster: the same
+    verdicts, checks and cycles as the same shards run here one after the other; each shard's coverage
+    database comes back, and their union is the same file either way."""
+    alone = [run_task(t, str(builds)) for t in _shards()]  # after the cluster's: their run folders are free
     assert all(o.result.tests and o.result.failed == 0 for o in alone), [o.result.error for o in alone]
-    client = open_client(None, 2)
-    try:
-        run = run_tasks(client, tasks, tmp_path / "farm")
-    finally:
-        client.close()
-        client.cluster.close()
-    assert verdicts(run.outcomes) == verdicts(alone)
-    assert all(o.coverage_xml for o in run.outcomes)
-    database, merged = merged_database(run.outcomes, tmp_path / "farm")
+    on_cluster = _of(cluster_run, _shards())
+    assert verdicts(on_cluster) == verdicts(alone)
+    assert all(o.coverage_xml for o in on_cluster)
+    database, merged = merged_database(on_cluster, tmp_path / "farm")
     _, merged_alone = merged_database(alone, tmp_path / "alone")
     assert database is not None and merged is not None and merged_alone is not None
     assert merged.read_bytes() == merged_alone.read_bytes()
     assert sum(n for _, n in next(i for i in database.items if i.name == "vector.opcode").bins) > 0
 
 
-def test_a_bundle_of_ones_own_runs_as_a_task(tmp_path: Path) -> None:
-    """A bundle folder outside clients/bundles reaches the `clients` bench through the task's environment and
-    runs there: one test, passed, with its checks."""
-    import shutil
-
-    from models.bundle import BUNDLES
-    from tb.farm.bundles import bundle_folders, plan_bundles
-    from tb.farm.tasks import run_task
-
-    own = tmp_path / "my_matmul"
-    shutil.copytree(BUNDLES / "matmul_m32k64n32", own)
-    (task,) = plan_bundles(bundle_folders(str(own)), [1], "icarus")
-    outcome = run_task(task, str(tmp_path / "farm"))
+def test_a_bundle_of_ones_own_runs_as_a_task(cluster_run: FarmRun) -> None:
+    """A bundle folder outside clients/bundles reaches the `clients` bench on a worker through the task's
+    environment and runs there: one test, passed, with its checks."""
+    (outcome,) = [o for o in cluster_run.outcomes if o.task.bench == "clients"]
     assert [t.name for t in outcome.result.tests] == ["test_bundle/bundle=my_matmul"], outcome.result.error
     assert outcome.result.failed == 0 and outcome.result.checks > 0
