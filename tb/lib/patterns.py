@@ -14,11 +14,13 @@ from models.mesh import MeshGeometry
 from tb.lib.harness import StallMode, StallPattern
 
 def drawn_stalls(rng: random.Random, idle_levels: Mapping[StallMode, int],
-                 busy_levels: Mapping[StallMode, int]) -> tuple[StallPattern, StallPattern]:
-    """(the sources' idle pattern, the sinks' busy pattern) of a hostile run: each mode drawn from `rng`
-    among the levels' keys, never both NONE, so a bench's seeds cover every pair of modes (the coverage
-    model's idle x backpressure, tb/cover/noc.py)."""
-    pairs = [(i, b) for i in idle_levels for b in busy_levels if (i, b) != (StallMode.NONE, StallMode.NONE)]
+                 busy_levels: Mapping[StallMode, int], *, quiet: bool = False) -> tuple[StallPattern, StallPattern]:
+    """(the sources' idle pattern, the sinks' busy pattern) of a run: each mode drawn from `rng` among the
+    levels' keys, so a bench's seeds cover every pair of modes (the coverage model's idle x backpressure,
+    tb/cover/noc.py). A hostile run never draws both NONE; `quiet` lets it (a saturating run is hostile
+    enough without stalls)."""
+    pairs = [(i, b) for i in idle_levels for b in busy_levels
+             if quiet or (i, b) != (StallMode.NONE, StallMode.NONE)]
     idle, busy = rng.choice(pairs)
     return StallPattern(idle, idle_levels[idle]), StallPattern(busy, busy_levels[busy])
 
