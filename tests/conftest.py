@@ -10,11 +10,17 @@
 * Each finished bench prints one line, `[k/N] bench-sim passed in 12 s,
   elapsed 3m05s, about 6m left`, so a `make test` of many minutes says what it
   has done instead of only dots (unit tests stay dots: there are thousands).
+* A suite started where SIGINT is ignored (in the background of a
+  non-interactive shell: `make test &`, `nohup`) would pass that on to every
+  process a test starts, and the Ctrl-C tests would send a signal nobody
+  hears; each pytest process makes SIGINT Python's own again, which a child
+  gets back as the default (a handler does not survive exec; "ignored" does).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 
 import pytest
 
@@ -26,6 +32,9 @@ from tb.simulators import bench_legs
 BENCH_TESTS = "tests/test_benches.py::"
 LOCK_ROOT = BUILD_ROOT / "pytest"
 LEGS = bench_legs(os.environ.get("SIM", "icarus") or "icarus")
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _controller(config: pytest.Config) -> bool:
