@@ -26,6 +26,9 @@ PY := .venv/bin/python
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
 endif
+# `make regress` alone runs seed 1 (an UNTIL=coverage run starts there); SEEDS= given empty is refused.
+# Defined before the export below, which would otherwise define it empty
+SEEDS ?= 1
 export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES UNTIL BUDGET
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so

@@ -29,3 +29,18 @@ def test_the_suite_checks_its_options_before_pytest() -> None:
     lines = _dry("test", "JOBS=abc").splitlines()
     check = lines.index(".venv/bin/python -m tb.options")
     assert "pytest -n abc" in lines[check + 1]
+
+
+def _exported(var: str, *args: str) -> str:
+    """What the regression engine's process sees of `var`: the recipe's interpreter replaced by printenv (the
+    rest of its line a shell comment), after the bootstrap the target runs first."""
+    out = subprocess.run(["make", "-s", "regress", f"PY=printenv {var} #", *args], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    return out.stdout.splitlines()[-1] if out.stdout.strip() else ""
+
+
+def test_make_regress_alone_runs_seed_one() -> None:
+    """`make regress UNTIL=coverage BUDGET=...` (no SEEDS) once reached tb.farm with SEEDS exported empty."""
+    assert _exported("SEEDS") == "1"
+    assert _exported("SEEDS", "SEEDS=5..9") == "5..9"
+    assert _exported("SEEDS", "SEEDS=") == ""  # given empty: tb.farm refuses it by name
