@@ -169,6 +169,11 @@ class Cube:
     def mon_err(self) -> bool:
         return bool(int(self.dut.mon_err.value))
 
+    def ipcq_undelivered(self) -> int:
+        """The IPCQ's queues still holding a word (its pop_valid, a bit per PE and direction): a launch
+        that ends with one set lost nothing yet delivered less than it sent."""
+        return int(self.dut.u_ipcq.pop_valid.value)
+
     def describe(self, p: int) -> str:
         c = self.core(p)
         f = self.fault(p)

@@ -18,11 +18,13 @@ from dataclasses import asdict
 
 import numpy as np
 
-from models.ahbm import attention as at
-from models.ahbm import batch as bt
-from models.ahbm import kernel as kn
-from models.ahbm import launch as la
-from models.ahbm import placement as pl
+from models.ahbm.attention import State, finalize_f32
+from models.ahbm.batch import Batch, Request
+from models.ahbm import expect
+from models.ahbm.kernel import kv_parallel, ring_prefill
+from models.ahbm.launch import Launch, RingLaunch, walk
+from models.ahbm.placement import predicted_ring_skips
+from models.ahbm.archive import request_suffix
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm.tolerance import check_attention
 from tb.lib.ahbm_cube import Cube
@@ -43,17 +45,12 @@ def _rows(x: np.ndarray) -> np.ndarray:
     return x.reshape(g * t, d)
 
 
-def suffix(r: int) -> str:
-    """Artifact name suffix of request r of a batch (request 0 keeps the single-request names)."""
-    return "" if r == 0 else f"_req{r}"
-
-
-def check_request_o(v: Verdict, lp: la.Launch, req: bt.Request, o_rtl: np.ndarray, q: np.ndarray,
+def check_request_o(v: Verdict, lp: Launch, req: Request, o_rtl: np.ndarray, q: np.ndarray,
                     k: np.ndarray, vv: np.ndarray, case: str) -> np.ndarray:
     """One request's O: bit exact against the reference kernel, within the FlashAttention bound of
     float64. Returns the reference O."""
     a0 = lp.args[0]
-    ref = kn.kv_parallel(q, k, vv, req.q_start, a0.n, req.request_id, a0.tile, req.q_block, lp.mesh)
+    ref = kv_parallel(q, k, vv, req.q_start, a0.n, req.request_id, a0.tile, req.q_block, lp.mesh)
     bad = int(np.count_nonzero(o_rtl != ref.O))
     v.check(bad == 0, f"{case}: {bad} of {ref.O.size} bf16 outputs differ from the reference kernel")
     q_pos = np.arange(req.q_start, req.q_start + q.shape[1])
@@ -63,14 +60,14 @@ def check_request_o(v: Verdict, lp: la.Launch, req: bt.Request, o_rtl: np.ndarra
     return ref.O
 
 
-def check_root_state(v: Verdict, cube: Cube, lp: la.Launch, req: bt.Request, sreg: int, q: np.ndarray,
+def check_root_state(v: Verdict, cube: Cube, lp: Launch, req: Request, sreg: int, q: np.ndarray,
                      k: np.ndarray, vv: np.ndarray, case: str) -> None:
     """The root's final fp32 state of the request's last query block, against the FlashAttention bound."""
     root = lp.tree.root if lp.tree else 0
-    last = la.walk(lp.args[root])[-1]
+    last = walk(lp.args[root])[-1]
     b = last.block
     m, l, o = read_state(cube, lp.pe_of(root), sreg, last.rows)
-    tiled = at.finalize_f32(at.State(m, l, o))
+    tiled = finalize_f32(State(m, l, o))
     qb = q[:, b.qs - req.q_start:b.qe - req.q_start, :]
     mb = causal_mask(np.arange(b.qs, b.qe), k.shape[0], lp.args[0].groups)
     a0 = lp.args[0]
@@ -78,7 +75,7 @@ def check_root_state(v: Verdict, cube: Cube, lp: la.Launch, req: bt.Request, sre
                                     name=f"{case} fp32 O"))
 
 
-def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs: list[np.ndarray],
+def score_batch(v: Verdict, cube: Cube, batch: Batch, runs: list[PeRun], outs: list[np.ndarray],
                 data: list[tuple[np.ndarray, np.ndarray, np.ndarray]], art: Artifacts, case: str,
                 policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> None:
     """A launch of B >= 1 requests: every request's O (bit exact, tolerance), the root's fp32 state
@@ -89,56 +86,48 @@ def score_batch(v: Verdict, cube: Cube, batch: bt.Batch, runs: list[PeRun], outs
     a0 = lp.args[0]
     n, tile = a0.n, a0.tile
     tag = (lambda r: case) if len(batch.requests) == 1 else (lambda r: f"{case} request {r}")
-    total_units = sum(len(la.walk(x.args[0])) for x in batch.launches)
+    total_units = sum(len(walk(x.args[0])) for x in batch.launches)
     units = 0
     for r, (req, lr, o, (q, k, vv)) in enumerate(zip(batch.requests, batch.launches, outs, data)):
         ref_o = check_request_o(v, lr, req, o, q, k, vv, tag(r))
-        units += len(la.walk(lr.args[0]))
+        units += len(walk(lr.args[0]))
         if units - 1 + policy.state_sets >= total_units:   # no later unit reused its state set
             check_root_state(v, cube, lr, req, policy.state_set(units - 1), q, k, vv, tag(r))
-        art.add(f"q{suffix(r)}", q, np.uint16)
-        art.add(f"k{suffix(r)}", k, np.uint16)
-        art.add(f"v{suffix(r)}", vv, np.uint16)
-        art.add(f"exp_o{suffix(r)}", ref_o, np.uint16)
-        art.add(f"obs_o{suffix(r)}", o, np.uint16)
+        art.add(f"q{request_suffix(r)}", q, np.uint16)
+        art.add(f"k{request_suffix(r)}", k, np.uint16)
+        art.add(f"v{request_suffix(r)}", vv, np.uint16)
+        art.add(f"exp_o{request_suffix(r)}", ref_o, np.uint16)
+        art.add(f"obs_o{request_suffix(r)}", o, np.uint16)
 
-    # ---- counts per PE, from the PEs' counters (summed over the requests)
-    preds = [kn.predict_counts(req.counter, req.q_start, req.tq, n, req.request_id, tile, req.q_block)
-             for req in batch.requests]
-    root = lp.tree.root if lp.tree else 0
+    # ---- counts per PE, from the PEs' counters (summed over the requests), against models.ahbm.expect
     totals = {"pushes": 0, "pops": 0}
-    for rank, run in enumerate(runs):
+    for rank, (run, exp) in enumerate(zip(runs, expect.batch_counters(batch))):
         p = lp.pe_of(rank)
         c = cube.counters(p)
         if before is not None:
             c = {key: c[key] - before[p].get(key, 0) for key in c}
-        exp = {key: sum(blk[rank][key] for pred in preds for blk in pred) for key in kn.PE_COUNT_KEYS}
-        nchild = len(lp.child_dirs(rank))
-        want = {"cnt_k": exp["k_loads"], "cnt_v": exp["v_loads"], "cnt_comp": exp["composites"],
-                "cnt_mask": exp["masked"], "cnt_push": exp["pushes"], "cnt_pop": nchild * units,
-                "cnt_merge": nchild * units, "cnt_store": units if rank == root else 0, "cnt_q": units,
-                "cnt_fault": 0}
-        for key, e in want.items():
+        for key, e in exp.counters.items():
             v.check(c[key] == e, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, predicted {e}")
             art.count(f"{key}_r{rank}", e, c[key])
-        v.check(run.enqueued.get("ATTN_TILE", 0) == exp["composites"],
+        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.composites,
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, "
-                f"{exp['composites']} tiles are not all-future ({exp['tiles_skipped']} skipped)")
+                f"{exp.composites} tiles are not all-future ({exp.tiles_skipped} skipped)")
         v.check(run.waits_with_work == 0, f"{case}: rank {rank} (PE {p}) waited {run.waits_with_work} time(s) "
                 "on a poll miss while it could have enqueued a tile (ADR §5.6: a miss is covered by work)")
-        art.count(f"skipped_r{rank}", exp["tiles_skipped"])
+        art.count(f"skipped_r{rank}", exp.tiles_skipped)
         totals["pushes"] += c["cnt_push"]
         totals["pops"] += c["cnt_pop"]
         v.check(cube.fault(p).code == 0, f"{case}: rank {rank} (PE {p}) fault {cube.fault(p).name}")
-    v.check(totals["pushes"] == (n - 1) * units, f"{case}: {totals['pushes']} partial pushes, "
-            f"expected N-1 = {n - 1} per reduction x {units} units (request, query block)")
+    pushes = expect.batch_pushes(batch)
+    v.check(totals["pushes"] == pushes, f"{case}: {totals['pushes']} partial pushes, "
+            f"expected N-1 = {n - 1} per reduction x {units} units (request, query block): {pushes}")
     v.check(totals["pops"] == totals["pushes"], f"{case}: {totals['pops']} pops for {totals['pushes']} pushes "
             "(a partial lost or duplicated in IPCQ)")
     report_blocking(cube, [lp.pe_of(r) for r in range(n)], case, before)
     # The tree's depth and its one-hop mapping are properties of the model's tree, not of the device:
     # tests/unit/test_ahbm_tree.py checks them; here only what the PEs did counts.
-    idle_q = int(cube.dut.u_ipcq.pop_valid.value)
-    v.check(idle_q == 0, f"{case}: IPCQ words left undelivered (pop_valid {idle_q:#x})")
+    left = cube.ipcq_undelivered()
+    v.check(left == 0, f"{case}: IPCQ words left undelivered (pop_valid {left:#x})")
     v.check(not cube.mon_err(), f"{case}: a PE, DMA or IPCQ monitor fired (see ERROR lines)")
     stores = sum(cube.counters(lp.pe_of(r))["cnt_store"] - (before or {}).get(lp.pe_of(r), {}).get("cnt_store", 0)
                  for r in range(n))
@@ -159,62 +148,39 @@ def report_blocking(cube: Cube, pes: list[int], case: str, before: dict[int, dic
     return stall
 
 
-def recheck_launch(arrays: dict[str, np.ndarray]) -> list[str]:
-    """Re-derive O of an archived launch from its inputs with the reference kernel."""
-    meta = json.loads(str(arrays["launch"]))
-    if meta.get("ring"):
-        ref = kn.ring_prefill(arrays["q"], arrays["k"], arrays["v"], meta["n"], meta.get("q_block"),
-                              meta.get("tile"))
-        ok = np.array_equal(ref.O, arrays["obs_o"])
-        return [] if ok else [f"obs_o differs from models.ahbm.kernel.ring_prefill ({meta['case']})"]
-    errors = []
-    for r, req in enumerate(meta["requests"]):
-        x = suffix(r)
-        ref = kn.kv_parallel(arrays[f"q{x}"], arrays[f"k{x}"], arrays[f"v{x}"], req["q_start"], meta["n"],
-                             req["request_id"], meta["tile"], req["q_block"], tuple(meta["mesh"]))
-        if not np.array_equal(ref.O, arrays[f"obs_o{x}"]):
-            errors.append(f"obs_o{x} differs from models.ahbm.kernel on the archived inputs ({meta['case']}, "
-                          f"request {r})")
-    return errors
-
-
-def score_ring(v: Verdict, cube: Cube, rl: la.RingLaunch, runs: list[PeRun], o_rtl: np.ndarray,
+def score_ring(v: Verdict, cube: Cube, rl: RingLaunch, runs: list[PeRun], o_rtl: np.ndarray,
                q: np.ndarray, k: np.ndarray, vv: np.ndarray, art: Artifacts, case: str) -> None:
     """Ring prefill: O bit exact vs kernel.ring_prefill and within tolerance; per rank the
     composites, the causal step skips, the masks, N-1 sends and receives, one O store."""
     a0 = rl.args[0]
     n, groups, d, seq = a0.n, a0.groups, a0.d, a0.seq
-    ref = kn.ring_prefill(q, k, vv, n, a0.q_block, a0.tile)
+    ref = ring_prefill(q, k, vv, n, a0.q_block, a0.tile)
     bad = int(np.count_nonzero(o_rtl != ref.O))
     v.check(bad == 0, f"{case}: {bad} of {ref.O.size} bf16 outputs differ from the reference ring kernel")
     mask = causal_mask(np.arange(seq), seq, groups)
     v.add_checks(1, check_attention(bf16_to_f32(_rows(o_rtl)), _rows(q), k, vv, mask, tile=min(a0.tile, seq),
                                     pes=n, stored_bf16=True, d=d, name=f"{case} bf16 O"))
     skipped = 0
-    for rank, run in enumerate(runs):
+    for rank, (run, exp) in enumerate(zip(runs, expect.ring_counters(rl, ref))):
         p = rl.pes[rank]
         c = cube.counters(p)
-        e = ref.per_block[0]["pe"][rank]
-        nsub = len(rl.args[rank].subs())
-        want = {"cnt_comp": e["composites"], "cnt_k": e["k_loads"], "cnt_v": e["v_loads"],
-                "cnt_mask": e["masked"], "cnt_tx": n - 1, "cnt_rx": n - 1, "cnt_store": nsub, "cnt_push": 0,
-                "cnt_q": run.enqueued.get("LOAD_Q", 0), "cnt_fault": 0}
+        want = {**exp.counters, "cnt_q": run.enqueued.get("LOAD_Q", 0)}  # the query loads its program issued
         for key, x in want.items():
             v.check(c[key] == x, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, expected {x}")
             art.count(f"{key}_r{rank}", x, c[key])
-        v.check(run.enqueued.get("ATTN_TILE", 0) == e["composites"],
+        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.composites,
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, the reference "
-                f"ring issues {e['composites']} ({e['tiles_skipped']} all-future tiles left out)")
+                f"ring issues {exp.composites} ({exp.tiles_skipped} all-future tiles left out)")
         skipped += run.ring_skipped
-        v.check(run.ring_skipped == e["ring_steps_skipped"], f"{case}: rank {rank} skipped {run.ring_skipped} "
-                f"ring steps, the geometry predicts {e['ring_steps_skipped']}")
-        art.count(f"tiles_skipped_r{rank}", e["tiles_skipped"])
-    v.check(skipped == pl.predicted_ring_skips(n), f"{case}: {skipped} ring steps skipped in all, "
-            f"predicted N(N-1)/2 = {pl.predicted_ring_skips(n)}")
-    art.count("ring_skips", pl.predicted_ring_skips(n), skipped)
+        v.check(run.ring_skipped == exp.ring_steps_skipped, f"{case}: rank {rank} skipped {run.ring_skipped} "
+                f"ring steps, the geometry predicts {exp.ring_steps_skipped}")
+        art.count(f"tiles_skipped_r{rank}", exp.tiles_skipped)
+    v.check(skipped == predicted_ring_skips(n), f"{case}: {skipped} ring steps skipped in all, "
+            f"predicted N(N-1)/2 = {predicted_ring_skips(n)}")
+    art.count("ring_skips", predicted_ring_skips(n), skipped)
     report_blocking(cube, list(rl.pes), case)
-    idle_q = int(cube.dut.u_ipcq.pop_valid.value)
-    v.check(idle_q == 0, f"{case}: IPCQ words left undelivered (pop_valid {idle_q:#x})")
+    left = cube.ipcq_undelivered()
+    v.check(left == 0, f"{case}: IPCQ words left undelivered (pop_valid {left:#x})")
     v.check(not cube.mon_err(), f"{case}: a PE, DMA or IPCQ monitor fired (see ERROR lines)")
     art.add("q", q, np.uint16)
     art.add("k", k, np.uint16)

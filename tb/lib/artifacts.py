@@ -116,6 +116,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from models.ahbm import archive as ahbm_archive
+
 FILE_NAME = "artifacts.npz"
 _NAME_RE = re.compile(r"^[a-z0-9_]+$")
 _started: set[Path] = set()  # files this process has already (re)started
@@ -211,15 +213,15 @@ def fp16_doubled(h: int) -> int:
 
 
 def _model_tile(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
-    from models import cluster as cl
+    from models.cluster import ClusterModel, a_entries, b_entries, cu_data_bursts, gemm, granules_of
     from models.cu_base import cu_inst
 
     gm, gn, nk, anchor = (int(v) for v in arrays["shape"])
-    model = cl.ClusterModel((2, 1))
-    a_g = cl.granules_of(cl.a_entries(arrays["a"].astype(np.int64), arrays["scale_a"].astype(np.int64)))
-    b_g = cl.granules_of(cl.b_entries(arrays["b"].astype(np.int64), arrays["scale_b"].astype(np.int64)))
-    model.receive(cl.cu_data_bursts((2, 1), (1, 1), 0, 0, a_g) + cl.cu_data_bursts((2, 1), (1, 1), 1, 0, b_g))
-    model.execute(cu_inst((2, 1), (1, 1), 0, 0, cl.gemm(gm, gn, nk, anchor=anchor)))
+    model = ClusterModel((2, 1))
+    a_g = granules_of(a_entries(arrays["a"].astype(np.int64), arrays["scale_a"].astype(np.int64)))
+    b_g = granules_of(b_entries(arrays["b"].astype(np.int64), arrays["scale_b"].astype(np.int64)))
+    model.receive(cu_data_bursts((2, 1), (1, 1), 0, 0, a_g) + cu_data_bursts((2, 1), (1, 1), 1, 0, b_g))
+    model.execute(cu_inst((2, 1), (1, 1), 0, 0, gemm(gm, gn, nk, anchor=anchor)))
     return words_to_lanes(model.fp16_tiles(gm * gn))
 
 
@@ -245,10 +247,9 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
             tile = _model_tile(arrays)
             if not np.array_equal(tile, arrays["obs_tile"]):
                 errors.append(f"{test}: obs_tile differs from models.cluster's GEMM + OP_EMIT of the inputs")
-        if all(k in arrays for k in ("launch", "q", "k", "v", "obs_o")):
-            from tb.lib.ahbm_score import recheck_launch   # AHBM attention launches (docs/ahbm.md §11)
+        if ahbm_archive.is_launch(arrays):  # AHBM attention launches (docs/ahbm.md §11)
             checks += 1
-            errors.extend(f"{test}: {e}" for e in recheck_launch(arrays))
+            errors.extend(f"{test}: {e}" for e in ahbm_archive.recheck_launch(arrays))
         src = arrays.get("obs_tile", arrays.get("in_words"))
         if "exp_doubled" in arrays and src is not None:
             checks += 1

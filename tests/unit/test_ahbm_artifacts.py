@@ -1,4 +1,4 @@
-"""The AHBM artifacts re-check (tb.lib.ahbm_score.recheck_launch via
+"""The AHBM artifacts re-check (models.ahbm.archive.recheck_launch via
 tb.lib.artifacts.recheck) passes a faithful archive and flags a corrupted O."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import numpy as np
 
 from models.ahbm import kernel as kn
+from models.ahbm.archive import recheck_launch
 from tb.lib import artifacts
-from tb.lib.ahbm_score import recheck_launch
 
 
 def _bf16(rng, *shape):
