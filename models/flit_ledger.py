@@ -35,8 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import Op, decode_inst
+from models.vector_core import OPCODES, SRC_K, Word
 from models.bundle import BUNDLES
 from models.machines import Coord
 
@@ -136,16 +136,16 @@ def _imem_roles(image: Mapping[int, int]) -> dict[int, str]:
     insts = []
     pc = 0
     while pc < len(words):
-        w = vc.Word(words[pc])
+        w = Word(words[pc])
         insts.append((pc, w))
-        pc += 2 if w.op == vc.OPCODES["VSETI"] else 1
-    vl_regs = {w.va for _, w in insts if w.op == vc.OPCODES["VSETVL"]}
+        pc += 2 if w.op == OPCODES["VSETI"] else 1
+    vl_regs = {w.va for _, w in insts if w.op == OPCODES["VSETVL"]}
     out: dict[int, str] = {}
     for pc, w in insts:
-        if w.op == vc.OPCODES["VSETI"]:
-            role = "VSETI VL" if w.sa != vc.SRC_K and w.vd in vl_regs else "VSETI constant"
+        if w.op == OPCODES["VSETI"]:
+            role = "VSETI VL" if w.sa != SRC_K and w.vd in vl_regs else "VSETI constant"
             out[pc] = out[pc + 1] = role
-        elif w.op == vc.OPCODES["VDRAIN"] and w.node:
+        elif w.op == OPCODES["VDRAIN"] and w.node:
             out[pc] = "VDRAIN node"
         else:
             out[pc] = w.name
@@ -155,7 +155,7 @@ def _imem_roles(image: Mapping[int, int]) -> dict[int, str]:
 def roles_of(kick: Kick) -> list[str]:
     """The role of each flit of a kick, in order."""
     if kick.kind == MG:
-        return [cl.Op(cl.decode_inst(p)["op"]).name for p in kick.payloads]
+        return [Op(decode_inst(p)["op"]).name for p in kick.payloads]
     imem = _imem_roles(imem_image(kick))
     out: list[str] = []
     for p in kick.payloads:

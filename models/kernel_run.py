@@ -24,8 +24,8 @@ from typing import Mapping
 
 import numpy as np
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import ClusterModel, Op, decode_inst
+from models.vector_core import FAULT_NAMES, Mode, N_DESC, N_SREGS, VectorCore
 from models.cu_base import SigCode, cu_inst, signal_fields
 from models.flit import FIELDS, FlitType
 from models.machines import Coord, Machine
@@ -67,13 +67,13 @@ def _dst(flit: int) -> Coord:
     return FIELDS["dst_x"].extract(flit), FIELDS["dst_y"].extract(flit)
 
 
-def leave_stale_state(core: vc.VectorCore) -> None:
+def leave_stale_state(core: VectorCore) -> None:
     """Every descriptor field, VL, the mode, S1..S15 and K3 as an earlier, unrelated program might leave them."""
-    for ad in range(vc.N_DESC):
+    for ad in range(N_DESC):
         core.base[ad] = 0x1234 * (ad + 1)
         core.dims[ad] = [(96, 3), (-5, 7), (512, 2), (3, 0)]
-    core.vl, core.mode, core.k3 = 16, int(vc.Mode.D2), 77
-    core.s = [0x2A0000 + i for i in range(vc.N_SREGS)]
+    core.vl, core.mode, core.k3 = 16, int(Mode.D2), 77
+    core.s = [0x2A0000 + i for i in range(N_SREGS)]
 
 
 def _record(run: ModelRun, agent: Coord, events) -> None:
@@ -86,7 +86,7 @@ def _record(run: ModelRun, agent: Coord, events) -> None:
         if code == SigCode.DATA_RECEIVED:
             run.acks[unit] = run.acks.get(unit, 0) + 1
         elif code == SigCode.FAULT:
-            run.faults.append(f"{unit}: FAULT {vc.FAULT_NAMES.get(arg, arg)}")
+            run.faults.append(f"{unit}: FAULT {FAULT_NAMES.get(arg, arg)}")
         else:
             run.completions[unit] = run.completions.get(unit, 0) + 1
 
@@ -97,14 +97,14 @@ def run_on_models(kernel, machine: Machine, images: Mapping[int, int], *, stale:
     if agent is None:
         raise ValueError(f"machine {machine.name} has no agent: nobody would dispatch or receive the signals")
     run = ModelRun(dict(images))
-    run.cores = {ip.vector.core: CoreWithMemory(vc.VectorCore(ip.vector.core, machine.mag), run.dram)
+    run.cores = {ip.vector.core: CoreWithMemory(VectorCore(ip.vector.core, machine.mag), run.dram)
                  for ip in kernel.instances}
     if stale:
         for mem in run.cores.values():
             leave_stale_state(mem.core)
     writes: dict[Coord, list[int]] = {}  # open MEM_WR_REQ per source: [byte address, beats left]
     for ip in kernel.instances:
-        cm = cl.ClusterModel(ip.cluster.cluster, machine.mag)
+        cm = ClusterModel(ip.cluster.cluster, machine.mag)
         for k, payload in enumerate(ip.cluster.payloads):
             out = cm.execute(cu_inst(ip.cluster.cluster, agent, HOST_TXN, int(k == len(ip.cluster.payloads) - 1),
                                      payload))
@@ -112,8 +112,8 @@ def run_on_models(kernel, machine: Machine, images: Mapping[int, int], *, stale:
                 run.faults.append(f"{ip.cluster.cluster}: FAULT {out.fault.name}")
                 continue
             run.completions[ip.cluster.cluster] = run.completions.get(ip.cluster.cluster, 0) + 1
-            f = cl.decode_inst(payload)
-            if f["op"] == cl.Op.FILL:
+            f = decode_inst(payload)
+            if f["op"] == Op.FILL:
                 cm.fill_responses(run.words(f["addr"] >> 5, 4 * (f["n"] or 1)), payload)
             for flit in out.flits:
                 ftype = FIELDS["type"].extract(flit)

@@ -32,8 +32,27 @@ from typing import Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import (
+    ANCHOR_NEUTRAL,
+    ClusterModel,
+    a_entries,
+    acks_for,
+    b_entries,
+    cu_data_bursts,
+    drain,
+    gemm,
+    granules_of,
+)
+from models.vector_core import (
+    Descriptor,
+    LANES,
+    VectorCore,
+    assemble,
+    program_flits,
+    program_payloads,
+    run_payload,
+    word_to_u16,
+)
 from models.cu_base import SigCode, cu_data_fields, cu_inst, signal_fields
 from models.flit import FlitType, flit_field
 from models.machines import MM_MESH, Coord
@@ -69,24 +88,24 @@ class VectorStep:
     what: str
     lines: tuple[str, ...]
     words: tuple[int, ...]
-    descriptors: Mapping[int, vc.Descriptor]
+    descriptors: Mapping[int, Descriptor]
 
     def payloads(self) -> list[int]:
         """IMEM writes from 0, the five DESC writes of every descriptor, RUN pc 0."""
-        return vc.program_payloads(list(self.words), dict(self.descriptors)) + [vc.run_payload(0)]
+        return program_payloads(list(self.words), dict(self.descriptors)) + [run_payload(0)]
 
     def flits(self, unit: Coord = VECTOR, src: Coord = AGENT, *, run_last: int = 0) -> list[int]:
         """The CU_INST flits the reference agent sends (txn 0x40, last 0 unless `run_last`)."""
-        return vc.program_flits(unit, src, list(self.words), dict(self.descriptors), txn=TXN, run_last=run_last)
+        return program_flits(unit, src, list(self.words), dict(self.descriptors), txn=TXN, run_last=run_last)
 
 
-def _step(what: str, lines: Sequence[str], descriptors: Mapping[int, vc.Descriptor]) -> VectorStep:
-    return VectorStep(what, tuple(lines), tuple(vc.assemble(lines)), MappingProxyType(dict(descriptors)))
+def _step(what: str, lines: Sequence[str], descriptors: Mapping[int, Descriptor]) -> VectorStep:
+    return VectorStep(what, tuple(lines), tuple(assemble(lines)), MappingProxyType(dict(descriptors)))
 
 
 def vdrain_step(n_sub: int = N_SUB, addr: int = VDRAIN_ADDR) -> VectorStep:
     """§7 step 4: VDRAIN A0 (L1 words 0..n_sub-1) then VHALT; A0 = addr, dim {32, n_sub}."""
-    return _step("vector drain", ["VDRAIN A0, 0", "VHALT"], {0: vc.Descriptor(addr, ((32, n_sub),))})
+    return _step("vector drain", ["VDRAIN A0, 0", "VHALT"], {0: Descriptor(addr, ((32, n_sub),))})
 
 
 def epilogue_step(n_sub: int = N_SUB, addr: int = EPILOGUE_ADDR) -> VectorStep:
@@ -95,8 +114,8 @@ def epilogue_step(n_sub: int = N_SUB, addr: int = EPILOGUE_ADDR) -> VectorStep:
     for t in range(n_sub):
         lines += [f"VLD v0, A1+{t}", "VADD v1, v0, v0", f"VST v1, A2+{t}"]
     lines += [f"VDRAIN A3, {RESULT_WORD}", "VHALT"]
-    return _step("epilogue", lines, {1: vc.Descriptor(0, ((1, 1),)), 2: vc.Descriptor(RESULT_WORD, ((1, 1),)),
-                                     3: vc.Descriptor(addr, ((32, n_sub),))})
+    return _step("epilogue", lines, {1: Descriptor(0, ((1, 1),)), 2: Descriptor(RESULT_WORD, ((1, 1),)),
+                                     3: Descriptor(addr, ((32, n_sub),))})
 
 
 def operands(rng: np.random.Generator, gm: int = GM, gn: int = GN, nk: int = NK) -> tuple[np.ndarray, np.ndarray]:
@@ -107,17 +126,17 @@ def operands(rng: np.random.Generator, gm: int = GM, gn: int = GN, nk: int = NK)
 def operand_bursts(a, b, src: Coord = AGENT, cluster: Coord = CLUSTER) -> list[int]:
     """§7 step 1: one CU_DATA burst per side into the cluster (buf 0 and 1, off 0, flags 0)."""
     nk = np.shape(a)[1] // 32
-    a_gran = cl.granules_of(cl.a_entries(a, np.full((np.shape(a)[0], nk), 0xA0)))
-    b_gran = cl.granules_of(cl.b_entries(b, np.full((nk, np.shape(b)[1]), 0xA0)))
-    return cl.cu_data_bursts(cluster, src, 0, 0, a_gran) + cl.cu_data_bursts(cluster, src, 1, 0, b_gran)
+    a_gran = granules_of(a_entries(a, np.full((np.shape(a)[0], nk), 0xA0)))
+    b_gran = granules_of(b_entries(b, np.full((nk, np.shape(b)[1]), 0xA0)))
+    return cu_data_bursts(cluster, src, 0, 0, a_gran) + cu_data_bursts(cluster, src, 1, 0, b_gran)
 
 
 def cluster_instructions(agent: Coord = AGENT, *, pass_a: bool = True) -> list[int]:
     """§7 steps 2-3 as payloads: [GEMM, DRAIN to the agent (pass A)], GEMM, DRAIN to the vector core with
     flags 1 and dack = the agent (pass B)."""
-    gemm = cl.gemm(GM, GN, NK, anchor=cl.ANCHOR_NEUTRAL)
-    out = [gemm, cl.drain(N_SUB, dnode=1, dst=agent, dbuf=0, dflags=0)] if pass_a else []
-    return out + [gemm, cl.drain(N_SUB, dnode=1, dst=VECTOR, dbuf=0, dflags=1, dack=agent)]
+    product = gemm(GM, GN, NK, anchor=ANCHOR_NEUTRAL)
+    out = [product, drain(N_SUB, dnode=1, dst=agent, dbuf=0, dflags=0)] if pass_a else []
+    return out + [product, drain(N_SUB, dnode=1, dst=VECTOR, dbuf=0, dflags=1, dack=agent)]
 
 
 def frame(stream: Sequence[int]) -> tuple[int, list[int], dict[int, int]]:
@@ -160,10 +179,10 @@ class ReferenceChecks:
     def pass_a(self, n_desc: int, data: Sequence[int]) -> None:
         self.check(len(data) > 0, "pass A: data arrived")
         self.check(len(data) == N_SUB, f"pass A: {len(data)} granules, expected {N_SUB}")
-        self.check(n_desc == cl.acks_for(N_SUB), f"pass A: {n_desc} descriptors, expected {cl.acks_for(N_SUB)}")
+        self.check(n_desc == acks_for(N_SUB), f"pass A: {n_desc} descriptors, expected {acks_for(N_SUB)}")
 
     def pass_b(self, ack_flits: Sequence[int], vector_faulted: bool) -> None:
-        acks = cl.acks_for(N_SUB)
+        acks = acks_for(N_SUB)
         self.check(len(ack_flits) > 0, "pass B: acks arrived")
         self.check(len(ack_flits) == acks, f"pass B: {len(ack_flits)} acks, expected {acks}")
         self.check(all(signal_fields(f)[1] == 0 for f in ack_flits), "pass B: ack arg is not buf_id 0")
@@ -179,9 +198,9 @@ class ReferenceChecks:
         self.check(retired, "epilogue: the RUN did not retire")
         self.check(not faulted, "epilogue: the RUN faulted")
         for t in range(N_SUB):
-            g = vc.word_to_u16(gold.get(t, 0))
-            d = vc.word_to_u16(out[t] if t < len(out) else 0)
-            for lane in range(vc.LANES):
+            g = word_to_u16(gold.get(t, 0))
+            d = word_to_u16(out[t] if t < len(out) else 0)
+            for lane in range(LANES):
                 want = doubled(int(g[lane]))
                 self.check(int(d[lane]) == want, f"epilogue: word {t} lane {lane} is {int(d[lane]):#06x}, gold "
                                                  f"{int(g[lane]):#06x} doubled is {want:#06x}")
@@ -200,7 +219,7 @@ def run_on_models(rng: np.random.Generator) -> tuple[ReferenceChecks, dict[str, 
 
     a, b = operands(rng)
     ref = ReferenceChecks()
-    cm = cl.ClusterModel(CLUSTER)
+    cm = ClusterModel(CLUSTER)
     cm.receive(operand_bursts(a, b))
     cu: list[int] = []
     for p in cluster_instructions():
@@ -209,7 +228,7 @@ def run_on_models(rng: np.random.Generator) -> tuple[ReferenceChecks, dict[str, 
     to_core = [f for f in cu if (flit_field(f, "dst_x"), flit_field(f, "dst_y")) == VECTOR]
     n_desc, data, gold = frame(to_agent)
     ref.pass_a(n_desc, data)
-    mem = CoreWithMemory(vc.VectorCore(VECTOR, MM_MESH.mag))
+    mem = CoreWithMemory(VectorCore(VECTOR, MM_MESH.mag))
     acks = [e.flit for e in mem.take_all(to_core) if signal_fields(e.flit)[0] == SigCode.DATA_RECEIVED]
     ref.pass_b(acks, mem.core.cud_pending)
     steps = {}

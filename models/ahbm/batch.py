@@ -20,8 +20,8 @@ from typing import Sequence
 
 import numpy as np
 
-from . import launch as la
-from . import placement as pl
+from . import launch
+from .placement import global_to_pe_slot, start_pe
 
 
 @dataclass(frozen=True)
@@ -41,12 +41,12 @@ class Batch:
     PE's slice."""
 
     requests: tuple[Request, ...]
-    launches: tuple[la.Launch, ...]
+    launches: tuple[launch.Launch, ...]
     offsets: tuple[int, ...]
     sizes: tuple[int, ...]
 
     @property
-    def first(self) -> la.Launch:
+    def first(self) -> launch.Launch:
         return self.launches[0]
 
     @property
@@ -54,7 +54,7 @@ class Batch:
         return self.offsets[-1] + self.sizes[-1]
 
 
-def shift(args: la.LaunchArgs, off: int) -> la.LaunchArgs:
+def shift(args: launch.LaunchArgs, off: int) -> launch.LaunchArgs:
     """The same slice map `off` bytes further into the slice."""
     return replace(args, q_base=args.q_base + off, k_base=args.k_base + off, v_base=args.v_base + off,
                    mask_base=args.mask_base + off, o_base=args.o_base + off)
@@ -72,10 +72,10 @@ def plan_batch(requests: Sequence[Request], n: int, groups: int, d: int, tile: i
     launches, offsets, sizes = [], [], []
     off = 0
     for r in requests:
-        lp = la.plan(r.counter, r.q_start, r.tq, n, r.request_id, groups, d, tile, r.q_block, mesh,
+        lp = launch.plan(r.counter, r.q_start, r.tq, n, r.request_id, groups, d, tile, r.q_block, mesh,
                      max_context, max_tq)
-        size = la.align(max(la.slice_bytes(a) for a in lp.args))
-        launches.append(la.Launch(tuple(shift(a, off) for a in lp.args), lp.tree, lp.mesh))
+        size = launch.align(max(launch.slice_bytes(a) for a in lp.args))
+        launches.append(launch.Launch(tuple(shift(a, off) for a in lp.args), lp.tree, lp.mesh))
         offsets.append(off)
         sizes.append(size)
         off += size
@@ -86,7 +86,7 @@ def batch_image(batch: Batch, rank: int, data: Sequence[tuple[np.ndarray, np.nda
     """Rank's whole slice for the batch (uint8): every request's map in its region; data[r] = (q, k, v)."""
     img = np.zeros(batch.slice_bytes, dtype=np.uint8)
     for lp, off, (q, k, v) in zip(batch.launches, batch.offsets, data):
-        part = la.slice_image(lp.args[rank], q, k, v)       # bases already moved: bytes below off are 0
+        part = launch.slice_image(lp.args[rank], q, k, v)       # bases already moved: bytes below off are 0
         img[off:part.size] = part[off:]
     return img
 
@@ -94,19 +94,19 @@ def batch_image(batch: Batch, rank: int, data: Sequence[tuple[np.ndarray, np.nda
 # ---------------------------------------------------------------- launches that append (P3)
 
 
-def append_writes(lp: la.Launch, request_id: int, first: int, last: int, k: np.ndarray,
+def append_writes(lp: launch.Launch, request_id: int, first: int, last: int, k: np.ndarray,
                   v: np.ndarray) -> list[tuple[int, int, np.ndarray]]:
     """(rank, byte address, bf16 rows) the driver writes to append tokens [first, last) of the cache
     (k, v in global order) to their owners' slots: one K and one V write per rank holding any."""
     n = len(lp.args)
-    start = pl.start_pe(request_id, n)
+    start = start_pe(request_id, n)
     out = []
     for rank in range(n):
-        toks = [i for i in range(first, last) if pl.global_to_pe_slot(i, start, n)[0] == rank]
+        toks = [i for i in range(first, last) if global_to_pe_slot(i, start, n)[0] == rank]
         if not toks:
             continue
         a = lp.args[rank]
-        slot0 = pl.global_to_pe_slot(toks[0], start, n)[1]
+        slot0 = global_to_pe_slot(toks[0], start, n)[1]
         row = a.d * 2
         if a.k_base + (slot0 + len(toks)) * row > a.v_base:
             raise ValueError(f"rank {rank}: slot {slot0 + len(toks) - 1} is past its K region "

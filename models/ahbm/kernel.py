@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import placement as pl
+from .placement import (
+    classify,
+    make_mask_tile,
+    n_tiles,
+    place,
+    ring_block,
+    ring_source,
+    slot_to_global,
+    start_pe,
+    tile_positions,
+    valid_len,
+)
 from .attention import State, attn_tile, empty_state, finalize, merge
 from .tree import build_tree, reduce
 
@@ -52,9 +63,9 @@ def sweep_pe(q_rows, k_pe, v_pe, pos_pe, qs: int, qe: int, groups: int, tile: in
     """One PE's tile sweep for query block [qs, qe) (§5.1 main loop)."""
     d = k_pe.shape[1]
     st = empty_state(q_rows.shape[0], d)
-    for j in range(pl.n_tiles(len(pos_pe), tile)):
+    for j in range(n_tiles(len(pos_pe), tile)):
         pos = pos_pe[j * tile:(j + 1) * tile]
-        kind = pl.classify(pos, qs, qe)
+        kind = classify(pos, qs, qe)
         if kind == "future":
             counts["tiles_skipped"] += 1
             continue
@@ -63,7 +74,7 @@ def sweep_pe(q_rows, k_pe, v_pe, pos_pe, qs: int, qe: int, groups: int, tile: in
         vt = v_pe[j * tile:j * tile + len(pos)]
         mask = None
         if kind == "partial":                        # boundary tile: the only masked kind
-            mask = pl.make_mask_tile(pos, qs, qe, groups)
+            mask = make_mask_tile(pos, qs, qe, groups)
             counts["masked"] += 1
         counts["k_loads"] += 1
         counts["v_loads"] += 1
@@ -83,11 +94,11 @@ def kv_parallel(q, k, v, q_start: int, n: int = 1, request_id: int = 0, tile: in
         raise ValueError("query positions must be in the cache (P3: K/V appended upstream)")
     q_block = tq if q_block is None else q_block
     tree = build_tree(n, *mesh) if n > 1 else None
-    placed = pl.place(counter, request_id, n)
-    st0 = pl.start_pe(request_id, n)
+    placed = place(counter, request_id, n)
+    st0 = start_pe(request_id, n)
     for p in range(n):   # dense slice == the slot -> global formula
-        assert np.array_equal(placed[p], pl.slot_to_global(
-            np.arange(pl.valid_len(counter, st0, p, n)), p, st0, n))
+        assert np.array_equal(placed[p], slot_to_global(
+            np.arange(valid_len(counter, st0, p, n)), p, st0, n))
     out = np.zeros((groups, tq, d), dtype=np.uint16)
     res = KernelResult(out, tree_depth=tree.depth if tree else 0)
     for b0 in range(0, tq, q_block):
@@ -146,32 +157,32 @@ def ring_prefill(q, k, v, n: int, q_block: int | None = None, tile: int | None =
     res = KernelResult(out)
     counts = [_zero_counts() for _ in range(n)]
     for p in range(n):
-        qs, qe = pl.ring_block(p, seq, n)
+        qs, qe = ring_block(p, seq, n)
         qb = (qe - qs) if q_block is None else q_block
         c = counts[p]
         for s in range(n):
             c["ring_steps"] += 1
-            ks, ke = pl.ring_block(pl.ring_source(p, s, n), seq, n)
-            if pl.classify(np.arange(ks, ke), qs, qe) == "future":
+            ks, ke = ring_block(ring_source(p, s, n), seq, n)
+            if classify(np.arange(ks, ke), qs, qe) == "future":
                 c["ring_steps_skipped"] += 1
         for bs in range(qs, qe, qb):
             be = min(bs + qb, qe)
             rows = q[:, bs:be, :].reshape(groups * (be - bs), d)
             st = empty_state(rows.shape[0], d)
             for s in range(n):
-                ks, ke = pl.ring_block(pl.ring_source(p, s, n), seq, n)
-                if pl.classify(np.arange(ks, ke), qs, qe) == "future":
+                ks, ke = ring_block(ring_source(p, s, n), seq, n)
+                if classify(np.arange(ks, ke), qs, qe) == "future":
                     continue
                 tl = (ke - ks) if tile is None else tile
                 for t0 in range(ks, ke, tl):
                     pos = np.arange(t0, min(t0 + tl, ke))
-                    kind = pl.classify(pos, bs, be)
+                    kind = classify(pos, bs, be)
                     if kind == "future":
                         c["tiles_skipped"] += 1
                         continue
                     mask = None
                     if kind == "partial":
-                        mask = pl.make_mask_tile(pos, bs, be, groups)
+                        mask = make_mask_tile(pos, bs, be, groups)
                         c["masked"] += 1
                     c["k_loads"] += 1
                     c["v_loads"] += 1
@@ -188,17 +199,17 @@ def predict_counts(counter: int, q_start: int, tq: int, n: int = 1, request_id: 
     """Counts per query block per PE from the placement formulas alone
     (valid_len, tile classification, tree) - what the RTL bench must see."""
     q_block = tq if q_block is None else q_block
-    st = pl.start_pe(request_id, n)
+    st = start_pe(request_id, n)
     out = []
     for b0 in range(0, tq, q_block):
         qs, qe = q_start + b0, q_start + min(b0 + q_block, tq)
         blk = []
         for p in range(n):
             c = _zero_counts()
-            ml = pl.valid_len(counter, st, p, n)
-            for j in range(pl.n_tiles(ml, tile)):
-                pos = pl.tile_positions(j, tile, ml, p, st, n)
-                kind = pl.classify(pos, qs, qe)
+            ml = valid_len(counter, st, p, n)
+            for j in range(n_tiles(ml, tile)):
+                pos = tile_positions(j, tile, ml, p, st, n)
+                kind = classify(pos, qs, qe)
                 if kind == "future":
                     c["tiles_skipped"] += 1
                     continue

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import placement as pl
+from . import placement
 from .tree import Tree, build_tree, direction
 
 WORD = 64
@@ -98,7 +98,7 @@ class BlockWalk:
 
 def walk(args: LaunchArgs) -> list[BlockWalk]:
     """The kernel's tile walk (§5.1) from the launch arguments alone."""
-    ml = pl.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
+    ml = placement.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
     row_bytes = args.d * 2
     out: list[BlockWalk] = []
     mask_addr = args.mask_base
@@ -107,9 +107,9 @@ def walk(args: LaunchArgs) -> list[BlockWalk]:
         rows = args.rows(b)
         bw = BlockWalk(b, args.q_base + q_off, args.o_base + q_off, rows)
         q_off += align(args.q_bytes(b))
-        for j in range(pl.n_tiles(ml, args.tile)):
-            pos = pl.tile_positions(j, args.tile, ml, args.pe_id, args.start_pe, args.n)
-            kind = pl.classify(pos, b.qs, b.qe)
+        for j in range(placement.n_tiles(ml, args.tile)):
+            pos = placement.tile_positions(j, args.tile, ml, args.pe_id, args.start_pe, args.n)
+            kind = placement.classify(pos, b.qs, b.qe)
             if kind == "future":
                 bw.skipped += 1
                 continue
@@ -125,7 +125,7 @@ def walk(args: LaunchArgs) -> list[BlockWalk]:
 
 def mask_tile_bf16(pos, qs: int, qe: int, groups: int) -> np.ndarray:
     """The boundary mask as stored: bf16 [rows, stride], 0 / -inf, padding 0."""
-    m = pl.make_mask_tile(pos, qs, qe, groups)
+    m = placement.make_mask_tile(pos, qs, qe, groups)
     out = np.zeros((m.shape[0], mask_stride(len(pos))), dtype=np.uint16)
     out[:, :len(pos)] = np.where(m == 0, 0, BF16_NEG_INF)
     return out
@@ -135,7 +135,7 @@ def layout(counter: int, n: int, pe_id: int, start: int, blocks: tuple[QBlock, .
            d: int, tile: int, kv_slots: int = 0, q_bytes: int = 0) -> LaunchArgs:
     """Bases of one PE's slice map (module docstring), sized for its data, or at least for `kv_slots`
     cache tokens and `q_bytes` of Q (a cache that later launches append to keeps its bases: ADR §2.1)."""
-    ml = pl.valid_len(counter, start, pe_id, n)
+    ml = placement.valid_len(counter, start, pe_id, n)
     q_total = max(q_bytes, sum(align(groups * (b.qe - b.qs) * d * 2) for b in blocks))
     kv = align(max(ml, kv_slots, 1) * d * 2)
     probe = LaunchArgs(pe_id, n, start, counter, blocks, 0, q_total, q_total + kv, q_total + 2 * kv, 0,
@@ -165,7 +165,7 @@ def slice_image(args: LaunchArgs, q: np.ndarray, k: np.ndarray, v: np.ndarray) -
     def put(addr: int, arr: np.ndarray) -> None:
         put_bf16(img, addr, arr)
 
-    mine = pl.place(args.counter, args.start_pe, args.n)[args.pe_id]   # request_id = start_pe mod N
+    mine = placement.place(args.counter, args.start_pe, args.n)[args.pe_id]   # request_id = start_pe mod N
     put(args.k_base, k[mine])
     put(args.v_base, v[mine])
     for addr, arr in query_writes(args, q):
@@ -178,13 +178,13 @@ def query_writes(args: LaunchArgs, q: np.ndarray) -> list[tuple[int, np.ndarray]
     driver writes per launch beside the cache (q[G, T_q, d] from the first block's position on)."""
     out = []
     q0 = args.blocks[0].qs
-    ml = pl.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
+    ml = placement.valid_len(args.counter, args.start_pe, args.pe_id, args.n)
     for bw in walk(args):
         b = bw.block
         out.append((bw.q_addr, q[:, b.qs - q0:b.qe - q0, :].reshape(bw.rows, args.d)))
         for t in bw.tiles:
             if t.mask_addr is not None:
-                pos = pl.tile_positions(t.j, args.tile, ml, args.pe_id, args.start_pe, args.n)
+                pos = placement.tile_positions(t.j, args.tile, ml, args.pe_id, args.start_pe, args.n)
                 out.append((t.mask_addr, mask_tile_bf16(pos, b.qs, b.qe, args.groups)))
     return out
 
@@ -234,7 +234,7 @@ def plan(counter: int, q_start: int, tq: int, n: int, request_id: int, groups: i
         raise ValueError(f"groups*q_block = {groups * q_block} rows > 64 (ROWS limit of a command); "
                          f"use q_block <= {64 // groups}")
     blocks = tuple(QBlock(q_start + b0, q_start + min(b0 + q_block, tq)) for b0 in range(0, tq, q_block))
-    start = pl.start_pe(request_id, n)
+    start = placement.start_pe(request_id, n)
     tree = build_tree(n, *mesh) if n > 1 else None
     kv_slots = 0 if max_context is None else -(-max_context // n)
     q_bytes = 0 if max_tq is None else groups * max_tq * d * 2
@@ -285,7 +285,7 @@ class RingArgs:
     tile: int = 128                 # keys per composite inside a KV block
 
     def block(self, b: int) -> tuple[int, int]:
-        return pl.ring_block(b, self.seq, self.n)
+        return placement.ring_block(b, self.seq, self.n)
 
     def subs(self) -> list[tuple[int, int]]:
         """The query sub-blocks [bs, be) of this PE's query block."""
@@ -338,9 +338,9 @@ def ring_walk(a: RingArgs) -> list[RingStep]:
     out = []
     mask_addr = a.mask_base
     for s in range(a.n):
-        src = pl.ring_source(a.rank, s, a.n)
+        src = placement.ring_source(a.rank, s, a.n)
         ks, ke = a.block(src)
-        kind = pl.classify(np.arange(ks, ke), qs, qe)
+        kind = placement.classify(np.arange(ks, ke), qs, qe)
         held = a.kv_own if s == 0 else a.buf[s % 2]
         tiles: list[RingTile] = []
         skipped = 0
@@ -348,7 +348,7 @@ def ring_walk(a: RingArgs) -> list[RingStep]:
             for i, (bs, be) in enumerate(a.subs()):
                 for t0 in range(ks, ke, a.tile):
                     pos = np.arange(t0, min(t0 + a.tile, ke))
-                    tk = pl.classify(pos, bs, be)
+                    tk = placement.classify(pos, bs, be)
                     if tk == "future":
                         skipped += 1
                         continue

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Sequence
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import Op, acks_for
+from models.vector_core import OPCODES
 from models.machines import Coord
 from models.planner import Plan
 
@@ -71,7 +71,7 @@ class Counts:
 
 def _vector_bytes(prog: VectorProgram, op: str) -> int:
     """DRAM bytes the program's `op` (VFILL or VDRAIN, to memory) moves: its descriptors' walk totals."""
-    code = vc.OPCODES[op]
+    code = OPCODES[op]
     descs = prog.descriptors
     return sum(descs[w.ad].total * WORD_BYTES for _, w in program_words(prog.words) if w.op == code and not w.node)
 
@@ -85,16 +85,16 @@ def _count(plan: Plan, form: str, instances: Sequence[InstancePrograms]) -> Coun
         completions[ip.vector.core] = completions.get(ip.vector.core, 0) + len(ip.vector.payloads())
         for f in ip.cluster.fields():
             n = f["n"] or 1
-            if f["op"] == cl.Op.FILL:
+            if f["op"] == Op.FILL:
                 if f["sel"]:
                     w_read += n * ENTRY_BYTES
                 else:
                     x_read += n * ENTRY_BYTES
-            elif f["op"] == cl.Op.DRAIN:
+            elif f["op"] == Op.DRAIN:
                 if f["dnode"]:
                     if f["dflags"] & 1:
                         dst = (f["dst_x"], f["dst_y"])
-                        acks[dst] = acks.get(dst, 0) + cl.acks_for(n)
+                        acks[dst] = acks.get(dst, 0) + acks_for(n)
                 else:
                     temp_written += n * WORD_BYTES
     temp_read = sum(_vector_bytes(ip.vector, "VFILL") for ip in instances)

@@ -49,17 +49,17 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Optional, Sequence
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import ANCHOR_NEUTRAL, FILL_MAX, Op, decode_inst, drain, fill, gemm
+from models import vector_core
 from models.machines import Coord, Machine
 from models.planner import FIXES, Expr, Plan
 
 from .layout import ENTRY_BYTES, WORD_BYTES, DramLayout, _refuse
 from .lowering import Lowered, lower_epilogue
 
-ANCHOR = cl.ANCHOR_NEUTRAL  # 40: with 0xA0 scales the GEMM is the exact integer dot product
-VL_CHUNK = vc.VL_MAX  # VL = 128: one VLD / VST moves 8 L1 words (FP16), one ALU word covers 128 elements
-CHUNK_WORDS = VL_CHUNK // vc.LANES  # 8
+ANCHOR = ANCHOR_NEUTRAL  # 40: with 0xA0 scales the GEMM is the exact integer dot product
+VL_CHUNK = vector_core.VL_MAX  # VL = 128: one VLD / VST moves 8 L1 words (FP16), one ALU word covers 128 elements
+CHUNK_WORDS = VL_CHUNK // vector_core.LANES  # 8
 VL_SREG = 0  # S0 holds VL (VSETI s0, 128; VSETVL s0), as in the compiler's programs
 # DESC fields (0 base, 1..4 dims) an instruction reads. A VLD / VST of VL/16 = 8 words through a dim-1
 # bound of 8 never leaves dim 1: base and dim 1 only. A VFILL / VDRAIN to memory reads all four bounds
@@ -76,10 +76,10 @@ class ClusterProgram:
     payloads: tuple[int, ...]
 
     def ops(self) -> tuple[str, ...]:
-        return tuple(cl.Op(cl.decode_inst(p)["op"]).name for p in self.payloads)
+        return tuple(Op(decode_inst(p)["op"]).name for p in self.payloads)
 
     def fields(self) -> list[dict[str, int]]:
-        return [cl.decode_inst(p) for p in self.payloads]
+        return [decode_inst(p) for p in self.payloads]
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class DescUse:
 
     ad: int
     role: str  # "fill r" (temp_r -> L1, unfused), "slot r" (L1 of accumulator r), "result" (L1), "drain" (y)
-    descriptor: vc.Descriptor
+    descriptor: vector_core.Descriptor
     reads: tuple[int, ...]  # DESC fields (0 = base, 1..4 = dims) the instructions using it read
 
 
@@ -101,7 +101,7 @@ class VectorProgram:
     desc_writes: tuple[tuple[int, int, int], ...]  # (ad, fld, value), in write order
 
     @property
-    def descriptors(self) -> Mapping[int, vc.Descriptor]:
+    def descriptors(self) -> Mapping[int, vector_core.Descriptor]:
         return MappingProxyType({u.ad: u.descriptor for u in self.uses})
 
     def use(self, role: str) -> DescUse:
@@ -112,9 +112,9 @@ class VectorProgram:
 
     def payloads(self) -> list[int]:
         """IMEM writes from address 0, then the DESC writes, then RUN pc 0: the host's flits in order."""
-        out = [vc.imem_payload(i, w) for i, w in enumerate(self.words)]
-        out += [vc.desc_payload(ad, fld, v) for ad, fld, v in self.desc_writes]
-        return out + [vc.run_payload(0)]
+        out = [vector_core.imem_payload(i, w) for i, w in enumerate(self.words)]
+        out += [vector_core.desc_payload(ad, fld, v) for ad, fld, v in self.desc_writes]
+        return out + [vector_core.run_payload(0)]
 
     @property
     def flits(self) -> dict[str, int]:
@@ -125,22 +125,22 @@ class VectorProgram:
 
     def listing(self) -> list[str]:
         """The program's words as ``pc: word  text`` lines."""
-        return vc.listing(self.words)
+        return vector_core.listing(self.words)
 
     def kick_listing(self) -> list[str]:
         """The host's flits to this core in the public compiler's program.txt form (IMEM, DESC, RUN and the
         program the RUN runs)."""
-        return vc.describe_kick(self.payloads())
+        return vector_core.describe_kick(self.payloads())
 
 
-def program_words(words: Sequence[int]) -> list[tuple[int, vc.Word]]:
+def program_words(words: Sequence[int]) -> list[tuple[int, vector_core.Word]]:
     """(pc, word) of every instruction of a program, a VSETI's immediate skipped (it is data)."""
-    out: list[tuple[int, vc.Word]] = []
+    out: list[tuple[int, vector_core.Word]] = []
     pc = 0
     while pc < len(words):
-        w = vc.Word(words[pc])
+        w = vector_core.Word(words[pc])
         out.append((pc, w))
-        pc += 2 if w.op == vc.OPCODES["VSETI"] else 1
+        pc += 2 if w.op == vector_core.OPCODES["VSETI"] else 1
     return out
 
 
@@ -161,10 +161,10 @@ def _fills(addr: int, n: int, sel: int) -> list[int]:
                       f"only (its tag is the 8-bit txn)", f"retile with a smaller gm, gn or nk, or {FIXES}")
     out, done = [], 0
     while done < n:
-        k = min(cl.FILL_MAX, n - done)
+        k = min(FILL_MAX, n - done)
         # preq: our DRAM images hold the operands already as MXFP7 entries (layout.operand_images), so the
         # request carries no QUANT (units.md C.2: flags 0x40 / 0x60)
-        out.append(cl.fill(addr + done * ENTRY_BYTES, k, sel, eoff=done, preq=1))
+        out.append(fill(addr + done * ENTRY_BYTES, k, sel, eoff=done, preq=1))
         done += k
     return out
 
@@ -189,12 +189,12 @@ def cluster_program(plan: Plan, index: int, machine: Machine, layout: DramLayout
     out = _fills(layout.x_fill_addr(inst.row), plan.gm * plan.nk, 0)
     for r in range(plan.accumulators):
         out += _fills(layout.w_fill_addr(r, inst.col), plan.gn * plan.nk, 1)
-        out.append(cl.gemm(plan.gm, plan.gn, plan.nk, anchor=anchor))
+        out.append(gemm(plan.gm, plan.gn, plan.nk, anchor=anchor))
         if fused:
-            out.append(cl.drain(tiles, addr=plan.slots[r] * WORD_BYTES, dnode=1, dst=inst.vector_core, dbuf=0,
+            out.append(drain(tiles, addr=plan.slots[r] * WORD_BYTES, dnode=1, dst=inst.vector_core, dbuf=0,
                                 dflags=1, dack=machine.agent))
         else:
-            out.append(cl.drain(tiles, addr=layout.temp_addr(r, inst.row, inst.col), dnode=0))
+            out.append(drain(tiles, addr=layout.temp_addr(r, inst.row, inst.col), dnode=0))
     return ClusterProgram(inst.cluster, tuple(out))
 
 
@@ -203,9 +203,9 @@ def descriptor_roles(accumulators: int, slots: Sequence[int], *, fused: bool) ->
     read, the result's L1 descriptor, the y drain (fused: A0 slot 0, A1 result, A2 drain)."""
     roles = [] if fused else [f"fill {r}" for r in range(accumulators)]
     roles += [f"slot {s}" for s in slots] + ["result", "drain"]
-    if len(roles) > vc.N_DESC:
+    if len(roles) > vector_core.N_DESC:
         raise _refuse(f"the {'fused' if fused else 'unfused'} program needs {len(roles)} descriptors "
-                      f"({', '.join(roles)}); the core has {vc.N_DESC}",
+                      f"({', '.join(roles)}); the core has {vector_core.N_DESC}",
                       f"fewer accumulators per kernel, or {FIXES}")
     return list(enumerate(roles))
 
@@ -226,15 +226,15 @@ def vector_program(plan: Plan, index: int, epilogue: Expr, layout: DramLayout, *
                       "plan with models.planner (span_w rounds gm*gn up to 8)")
     roles = descriptor_roles(plan.accumulators, low.slots, fused=fused)
     ad = {role: a for a, role in roles}
-    y_desc = vc.Descriptor(layout.y_addr(inst.row, inst.col), ((WORD_BYTES, tiles),))
-    described = {"result": (vc.Descriptor(plan.result_word, ((1, CHUNK_WORDS),)), L1_FIELDS),
+    y_desc = vector_core.Descriptor(layout.y_addr(inst.row, inst.col), ((WORD_BYTES, tiles),))
+    described = {"result": (vector_core.Descriptor(plan.result_word, ((1, CHUNK_WORDS),)), L1_FIELDS),
                  "drain": (y_desc, MEMORY_FIELDS)}
     for s in low.slots:
-        described[f"slot {s}"] = (vc.Descriptor(plan.slots[s], ((1, CHUNK_WORDS),)), L1_FIELDS)
+        described[f"slot {s}"] = (vector_core.Descriptor(plan.slots[s], ((1, CHUNK_WORDS),)), L1_FIELDS)
     fills = [] if fused else list(range(plan.accumulators))
     for r in fills:
-        described[f"fill {r}"] = (vc.Descriptor(layout.temp_addr(r, inst.row, inst.col), ((WORD_BYTES, tiles),)),
-                                  MEMORY_FIELDS)
+        temp = vector_core.Descriptor(layout.temp_addr(r, inst.row, inst.col), ((WORD_BYTES, tiles),))
+        described[f"fill {r}"] = (temp, MEMORY_FIELDS)
     uses = tuple(DescUse(a, role, *described[role]) for a, role in roles)
 
     lines = [f"VSETI s{VL_SREG}, {VL_CHUNK}"]
@@ -249,7 +249,7 @@ def vector_program(plan: Plan, index: int, epilogue: Expr, layout: DramLayout, *
         lines.append(f"VST v{low.result}, A{ad['result']}+{CHUNK_WORDS * c}")
     lines += [f"VDRAIN A{ad['drain']}, {plan.result_word}", "VHALT"]
     try:
-        words = vc.assemble(lines)
+        words = vector_core.assemble(lines)
     except ValueError as exc:
         raise _refuse(f"the vector program does not assemble: {exc}", f"a smaller tile (fewer chunks), a simpler "
                       f"epilogue, or {FIXES}") from None

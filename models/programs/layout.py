@@ -35,13 +35,13 @@ from typing import Sequence
 
 import numpy as np
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import GRANULE_BYTES, a_entries, b_entries, granules_of
+from models.vector_core import u16_to_word, word_to_u16
 from models.planner import Plan, PlanRefused
 from models.vc.isa import ADDR_BITS
 
 SCALE_ONE = 0xA0  # E5M3 1.0
-ENTRY_BYTES = 4 * cl.GRANULE_BYTES  # 128: one L1 entry image in DRAM
+ENTRY_BYTES = 4 * GRANULE_BYTES  # 128: one L1 entry image in DRAM
 WORD_BYTES = 32
 DESC_ADDR_LIMIT = 1 << ADDR_BITS  # a descriptor base (and a cluster address) is 40 bits
 
@@ -170,19 +170,19 @@ def operand_images(layout: DramLayout, x, ws: Sequence, *, x_scales=None, w_scal
         raise ValueError(f"{len(ws)} weight matrices for {len(layout.w_bases)} accumulators")
     xs = np.full((layout.m, layout.nk), SCALE_ONE) if x_scales is None else np.asarray(x_scales)
     out: dict[int, int] = {}
-    _put_entries(out, layout.x_base, cl.a_entries(x, xs))
+    _put_entries(out, layout.x_base, a_entries(x, xs))
     for r, w in enumerate(ws):
         w = np.asarray(w)
         if w.shape != (layout.n, layout.k):
             raise ValueError(f"w{r} must be (N, K) = ({layout.n}, {layout.k}), got {w.shape}")
         s = np.full((layout.n, layout.nk), SCALE_ONE) if w_scales is None else np.asarray(w_scales[r])
-        _put_entries(out, layout.w_bases[r], cl.b_entries(w.T, s.T))
+        _put_entries(out, layout.w_bases[r], b_entries(w.T, s.T))
     return out
 
 
 def _put_entries(out: dict[int, int], base: int, entries: Sequence[Sequence[int]]) -> None:
     first = base // WORD_BYTES
-    for i, g in enumerate(cl.granules_of(entries)):
+    for i, g in enumerate(granules_of(entries)):
         out[first + i] = g
 
 
@@ -192,7 +192,7 @@ def pack_tiled(y, gm: int, gn: int) -> list[int]:
     m, n = y.shape
     rows, cols = m // (4 * gm), n // (4 * gn)
     t = y.reshape(rows, gm, 4, cols, gn, 4).transpose(0, 3, 1, 4, 2, 5).reshape(-1, 16)
-    return [vc.u16_to_word(lanes) for lanes in t]
+    return [u16_to_word(lanes) for lanes in t]
 
 
 def unpack_tiled(words: Sequence[int], m: int, n: int, gm: int, gn: int) -> np.ndarray:
@@ -200,5 +200,5 @@ def unpack_tiled(words: Sequence[int], m: int, n: int, gm: int, gn: int) -> np.n
     rows, cols = m // (4 * gm), n // (4 * gn)
     if len(words) != rows * cols * gm * gn:
         raise ValueError(f"{len(words)} words for an {m}x{n} tiled output ({rows * cols * gm * gn} expected)")
-    lanes = np.array([vc.word_to_u16(w) for w in words], dtype=np.uint16)
+    lanes = np.array([word_to_u16(w) for w in words], dtype=np.uint16)
     return lanes.reshape(rows, cols, gm, gn, 4, 4).transpose(0, 2, 4, 1, 3, 5).reshape(m, n)

@@ -17,13 +17,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from models import vector_core as vc
+from models.vector_core import K_CONST, N_SREGS, N_VREGS, e8m15
 from models.numerics import NEG_LOG2E
 from models.planner import ELEMENTWISE, FIXES, Acc, Const, Expr, Op, Operand, leaves
 
 from .layout import _refuse
 
-CONST_SREGS = tuple(range(4, vc.N_SREGS)) + (1, 2, 3)  # constants from S4 up, as the compiler; then S1..S3
+CONST_SREGS = tuple(range(4, N_SREGS)) + (1, 2, 3)  # constants from S4 up, as the compiler; then S1..S3
 FIRST_TEMP_VREG = 7  # results and temporaries from v7 up (the compiler's), loads in v0..
 
 
@@ -41,7 +41,7 @@ class Lowered:
         return len(self.body)
 
 
-_BUILTIN = {int(p): f"k{i}" for i, p in enumerate(vc.K_CONST)}
+_BUILTIN = {int(p): f"k{i}" for i, p in enumerate(K_CONST)}
 _BINARY = {"add": "VADD", "sub": "VSUB", "mul": "VMUL", "max": "VMAX", "min": "VMIN"}
 _UNARY = {"exp2": "VEXP2", "inv": "VINV", "neg": "VNEG"}
 
@@ -50,7 +50,7 @@ def const_pattern(value: float) -> int:
     """The E8M15 pattern of a constant (nearest even), refusing what is not a finite number."""
     if not math.isfinite(float(value)):
         raise _refuse(f"constant {value!r} is not finite", "fold it away or write it as a finite number")
-    return vc.e8m15(float(value))
+    return e8m15(float(value))
 
 
 def _temp_rank(reg: int) -> tuple[bool, int]:
@@ -89,8 +89,8 @@ def lower_epilogue(expr: Expr) -> Lowered:
 
     count(expr)
     slots = tuple(sorted({leaf.slot for leaf in leaves(expr) if isinstance(leaf, Acc)}))
-    if len(slots) > vc.N_VREGS:
-        raise _refuse(f"the epilogue reads {len(slots)} accumulators, more than the {vc.N_VREGS} vector registers",
+    if len(slots) > N_VREGS:
+        raise _refuse(f"the epilogue reads {len(slots)} accumulators, more than the {N_VREGS} vector registers",
                       FIXES)
     scalars: dict[int, int] = {}  # pattern -> sreg
 
@@ -105,7 +105,7 @@ def lower_epilogue(expr: Expr) -> Lowered:
         return f"s{scalars[pattern]}"
 
     owner: dict[Expr, int] = {Acc(s): i for i, s in enumerate(slots)}  # the loads come first, in slot order
-    free = sorted(set(range(vc.N_VREGS)) - set(owner.values()), key=_temp_rank)
+    free = sorted(set(range(N_VREGS)) - set(owner.values()), key=_temp_rank)
     left = dict(uses)
     body: list[str] = []
     peak = len(owner)
@@ -113,10 +113,10 @@ def lower_epilogue(expr: Expr) -> Lowered:
     def alloc() -> int:
         nonlocal peak
         if not free:
-            raise _refuse(f"the epilogue needs more than {vc.N_VREGS} vector registers live at once",
+            raise _refuse(f"the epilogue needs more than {N_VREGS} vector registers live at once",
                           f"simplify the expression, or {FIXES}")
         r = free.pop(0)
-        peak = max(peak, vc.N_VREGS - len(free))
+        peak = max(peak, N_VREGS - len(free))
         return r
 
     def release(e: Expr) -> None:

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.ahbm import batch as bt
-from models.ahbm import launch as la
+from models.ahbm.batch import Batch, Request, plan_batch
+from models.ahbm.launch import plan_ring
 from tb.cover import ahbm as ahbm_cover
 from tb.lib.ahbm_cube import Cube
 from tb.lib.ahbm_kernel import (KernelPolicy, PeRun, launch_ring, load_batch, read_output, read_ring_output, run_kernels,
@@ -36,7 +36,7 @@ class Case:
     scoreboard needs."""
 
     cube: Cube
-    batch: bt.Batch
+    batch: Batch
     runs: list[PeRun]
     outs: list[np.ndarray]
     data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -50,7 +50,7 @@ class Case:
         return self.end - self.start
 
 
-async def run_launch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+async def run_launch(cube: Cube, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
                      policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> Case:
     """The kernels of a launch whose slices the driver has written, timed on the PE clock, and every
     request's O read back: what the benches, the sessions and the sweeps all run."""
@@ -62,12 +62,12 @@ async def run_launch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, n
     return Case(cube, batch, runs, outs, data, policy, start, end, before)
 
 
-def request_data(rng: np.random.Generator, req: bt.Request, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def request_data(rng: np.random.Generator, req: Request, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Random bf16 Q [G, T_q, d] and the request's own K, V caches [counter, d]."""
     return bf16_rand(rng, GROUPS, req.tq, d), bf16_rand(rng, req.counter, d), bf16_rand(rng, req.counter, d)
 
 
-async def launch_case(dut, v, requests: list[bt.Request], tile: int, n: int,
+async def launch_case(dut, v, requests: list[Request], tile: int, n: int,
                       policy: KernelPolicy = KernelPolicy()) -> Case:
     """A fresh CUBE, random operands from the test's seed, the driver's slices, the launch; v.cycles
     = the kernels' cycles."""
@@ -76,7 +76,7 @@ async def launch_case(dut, v, requests: list[bt.Request], tile: int, n: int,
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
     data = [request_data(rng, req, d) for req in requests]
-    batch = bt.plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
+    batch = plan_batch(requests, n, GROUPS, d, tile, (cube.p["R"], cube.p["C"]))
     await load_batch(cube, batch, data)
     c = await run_launch(cube, batch, data, policy)
     v.cycles = c.cycles
@@ -113,10 +113,10 @@ def report_polls(dut, name: str, c: Case) -> None:
 async def run_case(dut, name: str, *, counter: int, q_start: int, tq: int, n: int, request_id: int,
                    tile: int, q_block: int | None = None) -> None:
     """One request (batch of one)."""
-    await run_batch(dut, name, [bt.Request(counter, q_start, tq, request_id, q_block)], n=n, tile=tile)
+    await run_batch(dut, name, [Request(counter, q_start, tq, request_id, q_block)], n=n, tile=tile)
 
 
-async def run_batch(dut, name: str, requests: list[bt.Request], *, n: int, tile: int,
+async def run_batch(dut, name: str, requests: list[Request], *, n: int, tile: int,
                     policy: KernelPolicy = KernelPolicy()) -> None:
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
     c = await launch_case(dut, v, requests, tile, n, policy)
@@ -141,7 +141,7 @@ async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = No
     q = bf16_rand(rng, GROUPS, seq, d)
     k = bf16_rand(rng, seq, d)
     vv = bf16_rand(rng, seq, d)
-    rl = la.plan_ring(seq, n, GROUPS, d, (cube.p["R"], cube.p["C"]), q_block, tile)
+    rl = plan_ring(seq, n, GROUPS, d, (cube.p["R"], cube.p["C"]), q_block, tile)
     t0 = cube.now()
     runs = await launch_ring(cube, rl, q, k, vv, MAX_CYCLES)
     v.cycles = cube.now() - t0
@@ -161,7 +161,7 @@ async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = No
     save_and_finish(v, art)
 
 
-async def run_session(dut, name: str, launches: list[bt.Request], *, n: int, tile: int) -> None:
+async def run_session(dut, name: str, launches: list[Request], *, n: int, tile: int) -> None:
     """Launches one after the other on one cache, no reset between them (ADR P3): the driver writes the
     cache as the first launch finds it, then before each later launch appends the tokens that launch's
     counter adds (post-RoPE K and V rows, into their owners' next slots) and writes its Q and masks.
@@ -182,7 +182,7 @@ async def run_session(dut, name: str, launches: list[bt.Request], *, n: int, til
     t0 = cube.now()
     for t, req in enumerate(launches):
         q = bf16_rand(rng, GROUPS, req.tq, d)
-        batch = bt.plan_batch([req], n, GROUPS, d, tile, mesh, max_context=final, max_tq=max_tq)
+        batch = plan_batch([req], n, GROUPS, d, tile, mesh, max_context=final, max_tq=max_tq)
         data = [(q, k[:req.counter], vv[:req.counter])]
         if t == 0:
             await load_batch(cube, batch, data)

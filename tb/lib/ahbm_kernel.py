@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from cocotb.triggers import gather
 
-from models.ahbm import batch as bt
-from models.ahbm import launch as la
+from models.ahbm.batch import Batch, append_writes, batch_image
+from models.ahbm.launch import Launch, RingLaunch, query_writes, ring_image, ring_slice_bytes, ring_walk, walk
 from models.ahbm.numerics import bits_to_f32
 from tb.lib.ahbm_cube import Cube
 
@@ -90,7 +90,7 @@ class Item:
     tile: int = 0
 
 
-async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
+async def pe_kernel(cube: Cube, batch: Batch, rank: int, max_cycles: int,
                     policy: KernelPolicy = KernelPolicy()) -> PeRun:
     lp = batch.first
     p = lp.pe_of(rank)
@@ -99,7 +99,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
     leaf = parent is not None and not children
     run = PeRun(rank, p)
     core = cube.core(p)
-    units = [(r, bw) for r, l in enumerate(batch.launches) for bw in la.walk(l.args[rank])]
+    units = [(r, bw) for r, l in enumerate(batch.launches) for bw in walk(l.args[rank])]
     nsets = policy.state_sets
     window = policy.window or cube.p["PREFETCH"] + 2
     items: list[Item] = []
@@ -213,7 +213,7 @@ async def pe_kernel(cube: Cube, batch: bt.Batch, rank: int, max_cycles: int,
     return run
 
 
-def check_fits(cube: Cube, batch: bt.Batch) -> None:
+def check_fits(cube: Cube, batch: Batch) -> None:
     """Refuse a batch whose slice map the CUBE's slices cannot hold, before anything is written."""
     need = batch.slice_bytes
     if need > cube.p["WORDS"] * 64:
@@ -221,39 +221,39 @@ def check_fits(cube: Cube, batch: bt.Batch) -> None:
                          f"({cube.p['WORDS'] * 64} bytes): raise WORDS to >= {-(-need // 64)}")
 
 
-async def load_batch(cube: Cube, batch: bt.Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+async def load_batch(cube: Cube, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
     """The driver: every PE's whole slice for the batch."""
     check_fits(cube, batch)
     for rank in range(len(batch.first.args)):
-        await cube.load(batch.first.pe_of(rank), 0, bt.batch_image(batch, rank, data))
+        await cube.load(batch.first.pe_of(rank), 0, batch_image(batch, rank, data))
 
 
-async def run_kernels(cube: Cube, batch: bt.Batch, max_cycles: int,
+async def run_kernels(cube: Cube, batch: Batch, max_cycles: int,
                       policy: KernelPolicy = KernelPolicy()) -> list[PeRun]:
     """One kernel per rank, joined; the first to fail (a named timeout) cancels the others at once."""
     return list(await gather(*(pe_kernel(cube, batch, r, max_cycles, policy) for r in range(len(batch.first.args)))))
 
 
-async def write_step(cube: Cube, batch: bt.Batch, request_id: int, first: int, q: np.ndarray, k: np.ndarray,
+async def write_step(cube: Cube, batch: Batch, request_id: int, first: int, q: np.ndarray, k: np.ndarray,
                      v: np.ndarray) -> None:
     """The driver between launches on one cache (P3), for a batch of that one request: append the
     tokens [first, counter) its launch adds to their owners' slots, then write its Q and mask tiles;
     nothing else of the slice is touched."""
     check_fits(cube, batch)
     lp = batch.first
-    for rank, addr, rows in bt.append_writes(lp, request_id, first, batch.requests[0].counter, k, v):
+    for rank, addr, rows in append_writes(lp, request_id, first, batch.requests[0].counter, k, v):
         await cube.load(lp.pe_of(rank), addr, rows)
     for rank, a in enumerate(lp.args):
-        for addr, arr in la.query_writes(a, q):
+        for addr, arr in query_writes(a, q):
             await cube.load(lp.pe_of(rank), addr, arr)
 
 
-async def read_output(cube: Cube, lp: la.Launch) -> np.ndarray:
+async def read_output(cube: Cube, lp: Launch) -> np.ndarray:
     """O of every query block of one request from the root's slice, as bf16 [G, T_q, d]."""
     root = lp.tree.root if lp.tree else 0
     args = lp.args[root]
     blocks = []
-    for bw in la.walk(args):
+    for bw in walk(args):
         o = await cube.read_bf16(lp.pe_of(root), bw.o_addr, bw.rows * args.d)
         blocks.append(o.reshape(args.groups, bw.block.qe - bw.block.qs, args.d))
     return np.concatenate(blocks, axis=1)
@@ -273,7 +273,7 @@ def read_state(cube: Cube, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np
 # ---------------------------------------------------------------- ring attention (ADR §5.5)
 
 
-async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int) -> PeRun:
+async def ring_kernel(cube: Cube, rl: RingLaunch, rank: int, max_cycles: int) -> PeRun:
     """One PE of ring prefill. Per step s: forward the block it holds (TX engine), receive the
     block of step s+1 into the other ping-pong buffer (RX engine) while step s computes, and
     enqueue its composites (each query sub-block against each tile of the block, state set = the
@@ -301,7 +301,7 @@ async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int)
     if not reload_q:
         for i in range(len(subs)):
             await cmd("LOAD_Q", rows=a.sub_rows(i), qreg=i, q_addr=a.q_base + a.sub_offset(i))
-    steps = la.ring_walk(a)
+    steps = ring_walk(a)
     issued = 0
     started: set[int] = set()                # sub-blocks whose state set is initialised
     done_by_step: list[int] = []             # composites issued up to and including step s
@@ -339,18 +339,18 @@ async def ring_kernel(cube: Cube, rl: la.RingLaunch, rank: int, max_cycles: int)
     return run
 
 
-async def launch_ring(cube: Cube, rl: la.RingLaunch, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+async def launch_ring(cube: Cube, rl: RingLaunch, q: np.ndarray, k: np.ndarray, v: np.ndarray,
                       max_cycles: int) -> list[PeRun]:
     for a in rl.args:
-        need = la.ring_slice_bytes(a)
+        need = ring_slice_bytes(a)
         if need > cube.p["WORDS"] * 64:
             raise ValueError(f"ring rank {a.rank} needs a {need}-byte slice; WORDS={cube.p['WORDS']} is "
                              f"{cube.p['WORDS'] * 64} bytes: raise WORDS to >= {-(-need // 64)}")
-        await cube.load(rl.pes[a.rank], 0, la.ring_image(a, q, k, v))
+        await cube.load(rl.pes[a.rank], 0, ring_image(a, q, k, v))
     return list(await gather(*(ring_kernel(cube, rl, r, max_cycles) for r in range(len(rl.args)))))
 
 
-async def read_ring_output(cube: Cube, rl: la.RingLaunch) -> np.ndarray:
+async def read_ring_output(cube: Cube, rl: RingLaunch) -> np.ndarray:
     """Every rank's O sub-blocks, concatenated in sequence order: bf16 [G, S, d]."""
     blocks = []
     for a in rl.args:

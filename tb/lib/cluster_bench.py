@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from models import cluster as cl
+from models.cluster import Buf, ClusterModel, a_entries, b_entries, fill_responses_for, granules_of
 from models.cu_base import SigCode, cu_data_bursts, cu_inst
 from models.flit import FlitType, flit_field, pack_fields
 from models.vc.link import Event
@@ -59,7 +59,7 @@ class Scenario:
         self.tb = tb
         self.geo = tb.geometry
         self.mag = self.geo.port_coord(P_MAG)
-        self.model = cl.ClusterModel(UNIT, self.mag)
+        self.model = ClusterModel(UNIT, self.mag)
         self.streams: dict[int, list[int]] = defaultdict(list)
         self.expected: dict[int, list[int]] = defaultdict(list)
         self.txn = 0x40
@@ -97,15 +97,15 @@ class Scenario:
                                               txn=self._next_txn()))
 
     def operands(self, port: int, a, sa, b, sb, *, a_off: int = 0, b_off: int = 0) -> None:
-        self.burst(port, cl.Buf.L1A, a_off, cl.granules_of(cl.a_entries(a, sa)))
-        self.burst(port, cl.Buf.L1B, b_off, cl.granules_of(cl.b_entries(b, sb)))
+        self.burst(port, Buf.L1A, a_off, granules_of(a_entries(a, sa)))
+        self.burst(port, Buf.L1B, b_off, granules_of(b_entries(b, sb)))
 
     def responses(self, port: int, words: Sequence[int], inst_payload: int, order=None,
                   src: tuple[int, int] | None = None) -> list[Event]:
         """The memory agent's MEM_RD_RESP for a FILL, injected from `port` with src = `src` (default the
         port's coordinate: a follower takes responses of any origin), entry by entry in `order` (default
         ascending); each entry's words consecutive, word 0 first (units.md C.4)."""
-        flits = cl.fill_responses_for(words, inst_payload, UNIT, self.coord(port) if src is None else src)
+        flits = fill_responses_for(words, inst_payload, UNIT, self.coord(port) if src is None else src)
         entries = [flits[4 * i:4 * i + 4] for i in range(len(flits) // 4)]
         order = range(len(entries)) if order is None else order
         return self.send(port, [f for i in order for f in entries[i]])

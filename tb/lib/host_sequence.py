@@ -57,7 +57,7 @@ import numpy as np
 from cocotb.triggers import Timer
 from cocotb.utils import get_sim_time
 
-from models import vector_core as vc
+from models.vector_core import Descriptor, FAULT_NAMES, describe_kick, program_payloads, run_payload
 from models.cu_base import SigCode, cu_inst
 from models.flit import FIELDS, FlitType
 from models.machines import Machine, UnitKind
@@ -96,7 +96,7 @@ class UnitFaultError(AssertionError):
         self.unit = unit
         self.code = status.arg
         self.status = status
-        self.name = vc.FAULT_NAMES.get(status.arg, f"fault 0x{status.arg:02x}")
+        self.name = FAULT_NAMES.get(status.arg, f"fault 0x{status.arg:02x}")
         program = ("\n  the program it was sent:\n" + "\n".join(listing)) if listing else ""
         super().__init__(f"{what}: unit ({unit[0]},{unit[1]}) retired with FAULT {self.name} "
                          f"(arg {status.arg}), NODE_STATUS count {status.count}{program}")
@@ -251,7 +251,7 @@ class HostSequence:
                              "code": status.code, "arg": status.arg, "cycles": result.cycles})
         self.doing = "idle"
         if n_inst and status.valid and status.code == SigCode.FAULT and not allow_fault:
-            listing = (vc.describe_kick([f & PAYLOAD_MASK for f in flits])
+            listing = (describe_kick([f & PAYLOAD_MASK for f in flits])
                        if unit in self.machine.vector_cores else [])
             raise UnitFaultError(what, unit, status, listing)
         return result
@@ -353,14 +353,14 @@ class HostSequence:
         return await self.await_counts(expected, self.round.baselines, what="await acks",
                                        timeout_cycles=timeout_cycles)
 
-    async def run_vector_stage(self, programs: Mapping[Coord, tuple[Sequence[int], Mapping[int, vc.Descriptor]]],
+    async def run_vector_stage(self, programs: Mapping[Coord, tuple[Sequence[int], Mapping[int, Descriptor]]],
                                *, pc: int = 0, chunk: Optional[int] = None, allow_fault: bool = False,
                                timeout_cycles: Optional[int] = None) -> dict[Coord, ProgramResult]:
         """Seed step 3: per core, IMEM writes of the words, then base and dims 1..4 of every descriptor (the
         fixed packing of models.vector_core.program_payloads: every field a walk reads), then RUN (last=1)."""
         out = {}
         for core, (words, descs) in programs.items():
-            payloads = vc.program_payloads(list(words), dict(descs)) + [vc.run_payload(pc)]
+            payloads = program_payloads(list(words), dict(descs)) + [run_payload(pc)]
             out[core] = await self.run_program(core, payloads, chunk=chunk, allow_fault=allow_fault,
                                                timeout_cycles=timeout_cycles, what=f"vector stage on {fmt(core)}")
         return out

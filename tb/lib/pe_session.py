@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from cocotb.triggers import FallingEdge, Timer
 
-from models.ahbm import attention as at
-from models.ahbm import launch as la
+from models.ahbm.attention import State, attn_tile, empty_state, finalize
+from models.ahbm.launch import BF16_NEG_INF, align, mask_stride, put_bf16
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm_ipcq import COMMON_FIELDS, KIND_MLO, OP_FIELDS, Header, mlo_words
 from tb.lib.ahbm_case import bf16_rand
@@ -50,7 +50,7 @@ class PeSession:
     def alloc(self, arr: np.ndarray) -> int:
         addr = self.top
         self.image.append((addr, np.ascontiguousarray(arr, dtype=np.uint16)))
-        self.top = la.align(addr + arr.nbytes)
+        self.top = align(addr + arr.nbytes)
         return addr
 
     def q(self, rows: int) -> tuple[int, np.ndarray]:
@@ -62,20 +62,20 @@ class PeSession:
         v = bf16_rand(self.rng, keys, self.d)
         t = Tile(keys, self.alloc(k), self.alloc(v), k, v)
         if masked:
-            m = np.where(self.rng.random((rows, keys)) < 0.4, la.BF16_NEG_INF, 0).astype(np.uint16)
+            m = np.where(self.rng.random((rows, keys)) < 0.4, BF16_NEG_INF, 0).astype(np.uint16)
             m[:, 0] = 0                              # no fully masked row unless a test wants one
             self.set_mask(t, m)
         return t
 
     def set_mask(self, t: Tile, m: np.ndarray) -> None:
-        stored = np.zeros((m.shape[0], la.mask_stride(t.keys)), dtype=np.uint16)
+        stored = np.zeros((m.shape[0], mask_stride(t.keys)), dtype=np.uint16)
         stored[:, :t.keys] = m
         t.mask, t.mask_addr = m, self.alloc(stored)
 
     async def load(self) -> None:
         blob = np.zeros(self.top, dtype=np.uint8)
         for addr, arr in self.image:
-            la.put_bf16(blob, addr, arr)
+            put_bf16(blob, addr, arr)
         await self.cube.load(self.pe, 0, blob)
 
     async def attn(self, t: Tile, rows: int, sreg: int = 0, qreg: int = 0, init: bool = False,
@@ -91,7 +91,7 @@ class PeSession:
     async def store(self, sreg: int, rows: int, pe: int | None = None) -> tuple[int, int]:
         pe = self.pe if pe is None else pe
         o_addr = self.top
-        self.top = la.align(self.top + rows * self.d * 2)
+        self.top = align(self.top + rows * self.d * 2)
         await self.cube.cmd(pe, "NORM_STORE", sreg=sreg, rows=rows, o_addr=o_addr)
         return o_addr, rows
 
@@ -99,8 +99,8 @@ class PeSession:
         pe = self.pe if pe is None else pe
         return (await self.cube.read_bf16(pe, o_addr, rows * self.d)).reshape(rows, self.d)
 
-    def check_o(self, got: np.ndarray, state: at.State, what: str) -> None:
-        exp = at.finalize(state)
+    def check_o(self, got: np.ndarray, state: State, what: str) -> None:
+        exp = finalize(state)
         bad = int(np.count_nonzero(got != exp))
         at0 = tuple(int(i) for i in np.argwhere(got != exp)[0]) if bad else ()
         self.v.check(bad == 0, f"{what}: {bad} of {exp.size} bf16 outputs differ from the model"
@@ -138,10 +138,10 @@ async def start_session(dut, bench: str, prefetch: int | None = None) -> tuple[C
     return cube, PeSession(cube, verdict, verdict.seed), verdict
 
 
-def model_sweep(q: np.ndarray, tiles: list[Tile], state: at.State | None = None) -> at.State:
-    st = at.empty_state(q.shape[0], q.shape[1]) if state is None else state
+def model_sweep(q: np.ndarray, tiles: list[Tile], state: State | None = None) -> State:
+    st = empty_state(q.shape[0], q.shape[1]) if state is None else state
     for t in tiles:
-        st = at.attn_tile(q, t.k, t.v, mask_f32(t.mask), st)
+        st = attn_tile(q, t.k, t.v, mask_f32(t.mask), st)
     return st
 
 

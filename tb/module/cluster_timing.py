@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from models import cluster as cl
+from models.cluster import Buf, a_entries, b_entries, drain, fill, gemm, granules_of
 from tb.lib.cluster_bench import (
     P_AGENT, P_MAG, P_SINK, Scenario, UpstreamTiming, arrivals, interval_errors, operands, random_scales,
 )
@@ -41,7 +41,7 @@ def check_intervals(tb: NocTB, cycles: Sequence[int], want: Sequence[int], names
 def _matmul_operands(tb: NocTB) -> tuple[list[int], list[int]]:
     """L1 entries of a GM x NK by NK x GN block pair: full-range int7, random scales."""
     a, sa, b, sb = operands(np.random.default_rng(tb.seed), GM, GN, NK, lo=-64, hi=63, scale=random_scales)
-    return cl.granules_of(cl.a_entries(a, sa)), cl.granules_of(cl.b_entries(b, sb))
+    return granules_of(a_entries(a, sa)), granules_of(b_entries(b, sb))
 
 
 async def matmul_round(dut) -> None:
@@ -52,8 +52,8 @@ async def matmul_round(dut) -> None:
     tb = NocTB(dut, "test_timing_matmul_round")
     sc = Scenario(tb)
     ga, gb = _matmul_operands(tb)
-    fa, fb = cl.fill(0x8000_1000, GM * NK, 0), cl.fill(0x8000_2000, GN * NK, 1)
-    for payload in (fa, fb, cl.gemm(GM, GN, NK), cl.drain(GM * GN, addr=0x8000_3000)):
+    fa, fb = fill(0x8000_1000, GM * NK, 0), fill(0x8000_2000, GN * NK, 1)
+    for payload in (fa, fb, gemm(GM, GN, NK), drain(GM * GN, addr=0x8000_3000)):
         sc.inst(P_AGENT, payload)
     sc.responses(P_MAG, ga, fa)
     sc.responses(P_MAG, gb, fb)
@@ -74,13 +74,13 @@ async def drains(dut) -> None:
     tb = NocTB(dut, "test_timing_drains")
     sc = Scenario(tb)
     ga, gb = _matmul_operands(tb)
-    sc.burst(P_AGENT, cl.Buf.L1A, 0, ga)
-    sc.burst(P_AGENT, cl.Buf.L1B, 0, gb)
+    sc.burst(P_AGENT, Buf.L1A, 0, ga)
+    sc.burst(P_AGENT, Buf.L1B, 0, gb)
     ops = [("gemm", GM, GN, NK), ("drain", 32), ("drain", 8), ("drain", 16), ("drain", 32)]
-    sc.inst(P_AGENT, cl.gemm(GM, GN, NK))
+    sc.inst(P_AGENT, gemm(GM, GN, NK))
     for k, (_, n) in enumerate(ops[1:]):
         node = dict(dnode=1, dst=sc.coord(P_SINK)) if k == 3 else dict(addr=0x1000 * (k + 1))
-        sc.inst(P_AGENT, cl.drain(n, **node))
+        sc.inst(P_AGENT, drain(n, **node))
     run = await sc.run()
     edges = UPSTREAM.retire_edges(ops)
     check_intervals(tb, arrivals(run, P_AGENT, "done"), [b - a for a, b in zip(edges, edges[1:])],
@@ -95,13 +95,13 @@ async def sweep_waits(dut) -> None:
     tb = NocTB(dut, "test_timing_sweep_waits")
     sc = Scenario(tb)
     ga, gb = _matmul_operands(tb)
-    sc.burst(P_AGENT, cl.Buf.L1A, 0, ga)
-    sc.burst(P_AGENT, cl.Buf.L1B, 0, gb)
+    sc.burst(P_AGENT, Buf.L1A, 0, ga)
+    sc.burst(P_AGENT, Buf.L1B, 0, gb)
     ops = [("gemm", GM, GN, NK), ("gemm", GM, GN, NK), ("gemm", 1, 1, 3), ("gemm", 1, 1, 3), ("gemm", 2, 2, 1),
            ("gemm", 2, 2, 1), ("drain", 32)]
     for k, op in enumerate(ops[:-1]):
-        sc.inst(P_AGENT, cl.gemm(*op[1:], acc=int(k in (1, 3, 5))))
-    sc.inst(P_AGENT, cl.drain(32, dnode=1, dst=sc.coord(P_SINK)))
+        sc.inst(P_AGENT, gemm(*op[1:], acc=int(k in (1, 3, 5))))
+    sc.inst(P_AGENT, drain(32, dnode=1, dst=sc.coord(P_SINK)))
     run = await sc.run()
     edges = UPSTREAM.retire_edges(ops)
     names = [f"{a[0]} {a[1:]} -> {b[0]} {b[1:]}" for a, b in zip(ops, ops[1:])]

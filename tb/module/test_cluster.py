@@ -14,7 +14,7 @@ from __future__ import annotations
 import cocotb
 import numpy as np
 
-from models import cluster as cl
+from models import cluster
 from models.cluster import ACC_TILES, CU_TYPE, L1_GRANULES, N_BUFFERS, Buf, Fault
 from models.cu_base import SigCode, caps_value, ctrl_reply, ctrl_request, signal_fields
 from models.flit import FlitType, flit_field, pack_fields
@@ -48,9 +48,9 @@ async def test_reference_gemm_drain_to_node(dut, hostile: bool) -> None:
     sc.operands(P_AGENT, a, sa, b, sb)
     v = tb.verdict
     v.check(len(sc.streams[P_AGENT]) == 2 * 25, "one burst of 24 granules per side (len 23)")
-    sc.inst(P_AGENT, cl.gemm(3, 3, 2, anchor=40))
-    sc.inst(P_AGENT, cl.drain(9, addr=0, dnode=1, dst=sc.coord(P_AGENT), dbuf=0, dflags=0))
-    sc.inst(P_AGENT, cl.drain(9, addr=0, dnode=1, dst=sc.coord(P_SINK), dbuf=0, dflags=1, dack=sc.coord(P_AGENT)))
+    sc.inst(P_AGENT, cluster.gemm(3, 3, 2, anchor=40))
+    sc.inst(P_AGENT, cluster.drain(9, addr=0, dnode=1, dst=sc.coord(P_AGENT), dbuf=0, dflags=0))
+    sc.inst(P_AGENT, cluster.drain(9, addr=0, dnode=1, dst=sc.coord(P_SINK), dbuf=0, dflags=1, dack=sc.coord(P_AGENT)))
     run = await sc.run(hostile)
     at_agent = sc.captured(run, P_AGENT)
     first = [f for f in at_agent if flit_field(f, "type") == FlitType.CU_DATA]
@@ -79,10 +79,10 @@ async def test_drain_to_memory(dut, hostile: bool) -> None:
     sc = Scenario(tb)
     a, sa, b, sb = operands(tb_rng(tb), 3, 3, 2)
     sc.operands(P_AGENT, a, sa, b, sb)
-    sc.inst(P_AGENT, cl.gemm(3, 3, 2))
-    sc.inst(P_AGENT, cl.drain(9, addr=0x8000))
-    sc.inst(P_AGENT, cl.drain(9, dnode=1, dst=sc.coord(P_SINK)))
-    sc.inst(P_AGENT, cl.drain(ACC_TILES, addr=0x12_0000_0020, dnode=0), last=1)  # a 40-bit address, 32 bursts
+    sc.inst(P_AGENT, cluster.gemm(3, 3, 2))
+    sc.inst(P_AGENT, cluster.drain(9, addr=0x8000))
+    sc.inst(P_AGENT, cluster.drain(9, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_AGENT, cluster.drain(ACC_TILES, addr=0x12_0000_0020, dnode=0), last=1)  # a 40-bit address, 32 bursts
     run = await sc.run(hostile)
     v = tb.verdict
     mem = sc.captured(run, P_MAG)
@@ -123,8 +123,8 @@ async def test_cluster_acknowledges_every_burst(dut, hostile: bool) -> None:
     for buf, off, n, ack in cases:
         sc.burst(P_PEER, buf, off, junk[:n], flags=1, ack=ack)
     sc.burst(P_PEER, 0, 80, junk[:5], flags=0)      # no ack asked
-    sc.inst(P_PEER, cl.gemm(3, 3, 2))
-    sc.inst(P_PEER, cl.drain(9, dnode=1, dst=sink))
+    sc.inst(P_PEER, cluster.gemm(3, 3, 2))
+    sc.inst(P_PEER, cluster.drain(9, dnode=1, dst=sink))
     run = await sc.run(hostile)
     v = tb.verdict
     acks = [r.flit for r in run.records if flit_field(r.flit, "type") == FlitType.CU_SIGNAL
@@ -145,8 +145,8 @@ async def test_fp16_saturation_on_emit(dut) -> None:
     sc = Scenario(tb)
     a, sa, b, sb = operands(tb_rng(tb), 4, 4, 1, lo=-64, hi=63)
     sc.operands(P_AGENT, a, sa, b, sb)
-    sc.inst(P_AGENT, cl.gemm(4, 4, 1, anchor=36))  # x16: about half the elements pass 65504
-    sc.inst(P_AGENT, cl.drain(16, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_AGENT, cluster.gemm(4, 4, 1, anchor=36))  # x16: about half the elements pass 65504
+    sc.inst(P_AGENT, cluster.drain(16, dnode=1, dst=sc.coord(P_SINK)))
     run = await sc.run()
     v = tb.verdict
     vals = np.concatenate([unpack_fp16_subtile(g).reshape(-1) for g in sc.model.fp16_tiles(16)])
@@ -175,19 +175,19 @@ async def test_tile_counts_and_values(dut, tiles: int) -> None:
     a2, sa2, b2, sb2 = operands(rng, gm, gn, 1, lo=-64, hi=63, scale=random_scales)
     sc.operands(P_AGENT, a, sa, b, sb)
     sc.operands(P_AGENT, a2, sa2, b2, sb2, a_off=4 * gm * nk, b_off=4 * gn * nk)
-    sc.inst(P_AGENT, cl.gemm(gm, gn, nk, anchor=44))
+    sc.inst(P_AGENT, cluster.gemm(gm, gn, nk, anchor=44))
     n = gm * gn
     dest = dict(addr=32 * 3, dnode=1, dst=sc.coord(P_SINK), dflags=1, dack=sc.coord(P_AGENT))
     fused = tiles >= 9
-    emitted = sc.inst(P_AGENT, cl.gemm(gm, gn, 1, anchor=44, acc=1, aoff=gm * nk, boff=gn * nk, emit=int(fused),
+    emitted = sc.inst(P_AGENT, cluster.gemm(gm, gn, 1, anchor=44, acc=1, aoff=gm * nk, boff=gn * nk, emit=int(fused),
                                        **(dest if fused else {})))
-    sc.inst(P_AGENT, cl.drain(n, fuse=int(fused), **dest), last=1)
+    sc.inst(P_AGENT, cluster.drain(n, fuse=int(fused), **dest), last=1)
     run = await sc.run(hostile=True)
     v = tb.verdict
     data, descs = data_payloads(sc.captured(run, P_SINK))
     v.check(len(data) == n, f"{len(data)} granules, {n} expected")
-    v.check(descs == cl.acks_for(n) == cl.drain_shape(n)[1], f"{descs} descriptors, ceil({n}/8) expected")
-    v.check(len(emitted) == (n + cl.acks_for(n) + 1 if fused else 1), "the emitting GEMM's flits")
+    v.check(descs == cluster.acks_for(n) == cluster.drain_shape(n)[1], f"{descs} descriptors, ceil({n}/8) expected")
+    v.check(len(emitted) == (n + cluster.acks_for(n) + 1 if fused else 1), "the emitting GEMM's flits")
     sc.finish(run)
 
 
@@ -202,18 +202,18 @@ async def test_emit_and_fuse(dut) -> None:
     a, sa, b, sb = operands(tb_rng(tb), 3, 3, 2, lo=-64, hi=63, scale=random_scales)
     sc.operands(P_AGENT, a, sa, b, sb)
     v = tb.verdict
-    mem = sc.inst(P_AGENT, cl.gemm(3, 3, 2, emit=1, addr=0x4000))
-    fill = cl.fill(0x9000, 1, 0, eoff=200, fbank=1)
+    mem = sc.inst(P_AGENT, cluster.gemm(3, 3, 2, emit=1, addr=0x4000))
+    fill = cluster.fill(0x9000, 1, 0, eoff=200, fbank=1)
     sc.inst(P_AGENT, fill)
     sc.pad(P_MAG, 80)  # the operands land before the responses (a held response lets instructions pass)
-    sc.responses(P_MAG, cl.granules_of(cl.a_entries(a, sa))[:4], fill)
-    node = sc.inst(P_AGENT, cl.gemm(3, 3, 2, emit=1, dnode=1, dst=sc.coord(P_SINK), dbuf=1, dflags=1,
+    sc.responses(P_MAG, cluster.granules_of(cluster.a_entries(a, sa))[:4], fill)
+    node = sc.inst(P_AGENT, cluster.gemm(3, 3, 2, emit=1, dnode=1, dst=sc.coord(P_SINK), dbuf=1, dflags=1,
                                     dack=sc.coord(P_PEER)))
-    sc.inst(P_AGENT, cl.drain(18, fuse=1, dnode=1, dst=sc.coord(P_SINK)))       # claims both GEMMs' 9 + 9
-    load = sc.inst(P_AGENT, cl.gemm(2, 2, 1, emit=1, dnode=1, dst=sc.coord(P_SINK)))  # LOAD last block: nothing
-    fuse = sc.inst(P_AGENT, cl.drain(4, fuse=1, dnode=1, dst=sc.coord(P_SINK)))
-    remote = sc.inst(P_AGENT, cl.gemm(1, 1, 2, emit=1, dmesh=1, strict=False))
-    sc.inst(P_AGENT, cl.drain(4, dnode=1, dst=sc.coord(P_SINK)), last=1)
+    sc.inst(P_AGENT, cluster.drain(18, fuse=1, dnode=1, dst=sc.coord(P_SINK)))       # claims both GEMMs' 9 + 9
+    load = sc.inst(P_AGENT, cluster.gemm(2, 2, 1, emit=1, dnode=1, dst=sc.coord(P_SINK)))  # LOAD last block: nothing
+    fuse = sc.inst(P_AGENT, cluster.drain(4, fuse=1, dnode=1, dst=sc.coord(P_SINK)))
+    remote = sc.inst(P_AGENT, cluster.gemm(1, 1, 2, emit=1, dmesh=1, strict=False))
+    sc.inst(P_AGENT, cluster.drain(4, dnode=1, dst=sc.coord(P_SINK)), last=1)
     v.check(len(mem) == 9 + 2 + 1 and len(node) == 9 + 2 + 1 and len(load) == 1, "emitted flit counts")
     v.check(signals(fuse) == [(SigCode.FAULT, Fault.FUSE)] and signals(remote) == [(SigCode.FAULT, Fault.REMOTE)],
             "the model's fused DRAIN / remote emit faults")
@@ -229,7 +229,7 @@ async def test_emit_and_fuse(dut) -> None:
 # ---------------------------------------------------------------- FILL
 def _fill_case(rng, gm, gn, nk):
     a, sa, b, sb = operands(rng, gm, gn, nk, lo=-64, hi=63, scale=random_scales)
-    return a, sa, b, sb, cl.granules_of(cl.a_entries(a, sa)), cl.granules_of(cl.b_entries(b, sb))
+    return a, sa, b, sb, cluster.granules_of(cluster.a_entries(a, sa)), cluster.granules_of(cluster.b_entries(b, sb))
 
 
 @cocotb.test()
@@ -244,21 +244,22 @@ async def test_fill_flags_banks_and_wraps(dut, hostile: bool) -> None:
     rng = tb_rng(tb)
     gm, gn, nk = 2, 3, 2
     _, _, _, _, ga, gb = _fill_case(rng, gm, gn, nk)
-    fills = [(cl.fill(0x4000, gm * nk, 0, eoff=250, fbank=1), ga), (cl.fill(0x9000, gn * nk, 1, eoff=250, fbank=1,
-                                                                        preq=1), gb)]
+    fills = [(cluster.fill(0x4000, gm * nk, 0, eoff=250, fbank=1), ga),
+             (cluster.fill(0x9000, gn * nk, 1, eoff=250, fbank=1, preq=1), gb)]
     _, _, _, _, ga2, gb2 = _fill_case(rng, gm, gn, nk)
-    fills += [(cl.fill(0x1_0000, gn * nk, 1, eoff=3), gb2), (cl.fill(0x2_0000, gm * nk, 0, eoff=7, preq=1), ga2)]
+    fills += [(cluster.fill(0x1_0000, gn * nk, 1, eoff=3), gb2),
+              (cluster.fill(0x2_0000, gm * nk, 0, eoff=7, preq=1), ga2)]
     for k, (payload, words) in enumerate(fills):
         sc.inst(P_MAG, payload)
         sc.pad(P_MAG, 40)  # the FILL is running before its first response arrives
         sc.responses(P_MAG, words, payload, order=rng.permutation(len(words) // 4))
         if k == 1:
-            sc.inst(P_MAG, cl.gemm(gm, gn, nk, aoff=250, boff=250, abank=1, bbank=1))
-            sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
-    sc.inst(P_MAG, cl.gemm(gm, gn, nk, aoff=7, boff=3))
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
-    sc.inst(P_MAG, cl.gemm(gm, gn, nk, aoff=250, boff=3, abank=1, bbank=0))  # A from bank 1, B from bank 0
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
+            sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=250, boff=250, abank=1, bbank=1))
+            sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=7, boff=3))
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=250, boff=3, abank=1, bbank=0))  # A from bank 1, B from bank 0
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
     run = await sc.run(hostile)
     v = tb.verdict
     reqs = sc.captured(run, P_MAG, FlitType.MEM_RD_REQ)
@@ -282,22 +283,22 @@ async def test_multicast_leader_and_follower(dut, hostile: bool) -> None:
     gm, gn, nk = 2, 2, 2
     a, sa, b, sb, ga, gb = _fill_case(rng, gm, gn, nk)
     peers = [(2, 1), (1, 2)]
-    lead = cl.fill(0x4000, gm * nk, 0, eoff=0, peers=peers)                      # 0x11 < 0x12, 0x21: leads
-    follow = cl.fill(0x9000, gn * nk, 1, eoff=40, fbank=1, peers=[(1, 2), (0, 1)])  # 0x10 < 0x11: follows
-    self_listed = cl.fill(0xA000, gn * nk, 1, eoff=60, peers=[(1, 1)])          # lists itself: follows
+    lead = cluster.fill(0x4000, gm * nk, 0, eoff=0, peers=peers)                      # 0x11 < 0x12, 0x21: leads
+    follow = cluster.fill(0x9000, gn * nk, 1, eoff=40, fbank=1, peers=[(1, 2), (0, 1)])  # 0x10 < 0x11: follows
+    self_listed = cluster.fill(0xA000, gn * nk, 1, eoff=60, peers=[(1, 1)])          # lists itself: follows
     v = tb.verdict
     for payload, words, src in ((lead, ga, None), (follow, gb, sc.coord(P_PEER)), (self_listed, gb, (5, 5))):
         sent = sc.inst(P_MAG, payload)
         v.check(len(sent) == (1 if payload == lead else 0), "only the leader sends a request (model)")
         sc.pad(P_MAG, 30)
         sc.responses(P_MAG, words, payload, src=src)
-    sc.inst(P_MAG, cl.gemm(gm, gn, nk, boff=40, bbank=1))
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
-    sc.inst(P_MAG, cl.gemm(gm, gn, nk, boff=60))
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk, boff=40, bbank=1))
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk, boff=60))
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
     run = await sc.run(hostile)
     reqs = sc.captured(run, P_MAG, FlitType.MEM_RD_REQ)
-    field, npeer = cl.peer_field(peers)
+    field, npeer = cluster.peer_field(peers)
     v.check(len(reqs) == 1 and (reqs[0] >> 168) & 0xFFFFFF == field and (reqs[0] >> 166) & 3 == npeer,
             "one request, from the leader, with its peer list")
     data, _ = data_payloads(sc.captured(run, P_SINK))
@@ -316,19 +317,19 @@ async def test_held_rd_resp(dut, hostile: bool) -> None:
     rng = tb_rng(tb)
     gm, gn, nk = 1, 2, 1
     a, sa, b, sb, ga, gb = _fill_case(rng, gm, gn, nk)
-    a_new = cl.granules_of(cl.a_entries(*operands(rng, gm, gn, nk, lo=-64, hi=63, scale=random_scales)[:2]))
+    a_new = cluster.granules_of(cluster.a_entries(*operands(rng, gm, gn, nk, lo=-64, hi=63, scale=random_scales)[:2]))
     sc.operands(P_AGENT, a, sa, b, sb)
     sc.pad(P_MAG, 120)  # the agent's operands land first (a held response would block them too)
-    fill = cl.fill(0x4000, 1, 0, eoff=0)
+    fill = cluster.fill(0x4000, 1, 0, eoff=0)
     early = sc.responses(P_MAG, a_new, fill)                       # held: no FILL runs
     behind = sc.burst(P_MAG, Buf.L1B, 400, [int(x) for x in rng.integers(0, 1 << 60, 2)], flags=1)
     v = tb.verdict
     v.check(early == [] and behind == [] and sc.model.held, "the model holds the response and what is behind it")
-    before = sc.inst(P_MAG, cl.gemm(gm, gn, nk))                    # runs past the held response
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
+    before = sc.inst(P_MAG, cluster.gemm(gm, gn, nk))                    # runs past the held response
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
     started = sc.inst(P_MAG, fill)                                 # consumes it; the CU_DATA follows
-    sc.inst(P_MAG, cl.gemm(gm, gn, nk))
-    sc.inst(P_MAG, cl.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk))
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)), last=1)
     v.check(signals(before) == [(SigCode.INST_COMPLETE, 1)], "the GEMM ran past the held response")
     v.check([s[0] for s in signals(started)] == [SigCode.INST_COMPLETE, SigCode.DATA_RECEIVED],
             "the FILL (n = 1) retired on the held entry, then the blocked burst was applied")
@@ -346,22 +347,22 @@ async def test_faults_retire_with_codes(dut) -> None:
     tb = NocTB(dut, "test_faults_retire_with_codes")
     sc = Scenario(tb)
     bad = [
-        (cl.encode_inst(0), Fault.OPCODE),
-        (cl.encode_inst(9, n=3), Fault.OPCODE),
-        (cl.fill(0, 256, 0, strict=False), Fault.FILL_RANGE),
-        (cl.fill(0, 0xFFFF, 1, strict=False), Fault.FILL_RANGE),
-        (cl.gemm(17, 16, 1, strict=False), Fault.GEMM_RANGE),
-        (cl.gemm(2, 2, 2, emit=1, dmesh=2, strict=False), Fault.REMOTE),
-        (cl.drain(257, strict=False), Fault.DRAIN_RANGE),
-        (cl.drain(4, dnode=1, dst=(2, 1), dmesh=2, strict=False), Fault.REMOTE),
-        (cl.drain(1, fuse=1), Fault.FUSE),
+        (cluster.encode_inst(0), Fault.OPCODE),
+        (cluster.encode_inst(9, n=3), Fault.OPCODE),
+        (cluster.fill(0, 256, 0, strict=False), Fault.FILL_RANGE),
+        (cluster.fill(0, 0xFFFF, 1, strict=False), Fault.FILL_RANGE),
+        (cluster.gemm(17, 16, 1, strict=False), Fault.GEMM_RANGE),
+        (cluster.gemm(2, 2, 2, emit=1, dmesh=2, strict=False), Fault.REMOTE),
+        (cluster.drain(257, strict=False), Fault.DRAIN_RANGE),
+        (cluster.drain(4, dnode=1, dst=(2, 1), dmesh=2, strict=False), Fault.REMOTE),
+        (cluster.drain(1, fuse=1), Fault.FUSE),
     ]
     for payload, fault in bad:
         tb.verdict.check(signals(sc.inst(P_AGENT, payload)) == [(SigCode.FAULT, fault)], f"model: {fault.name}")
     a, sa, b, sb = operands(tb_rng(tb), 1, 1, 1, lo=-64, hi=63, scale=random_scales)
     sc.operands(P_AGENT, a, sa, b, sb)
-    sc.inst(P_AGENT, cl.gemm(1, 1, 1))
-    sc.inst(P_AGENT, cl.drain(1, dnode=1, dst=sc.coord(P_SINK)), last=1)
+    sc.inst(P_AGENT, cluster.gemm(1, 1, 1))
+    sc.inst(P_AGENT, cluster.drain(1, dnode=1, dst=sc.coord(P_SINK)), last=1)
     run = await sc.run()
     codes = [signal_fields(f) for f in sc.captured(run, P_AGENT, FlitType.CU_SIGNAL)]
     tb.verdict.check(codes[:len(bad)] == [(SigCode.FAULT, int(f)) for _, f in bad], f"fault codes {codes}")
@@ -384,7 +385,7 @@ async def test_unconsumed_types_dropped_and_caps(dut, hostile: bool) -> None:
             sc.send(port, [pack_fields({"dst_x": UNIT[0], "dst_y": UNIT[1], "src_x": src[0], "src_y": src[1],
                                         "type": t, "txn": i, "last": 1, "payload": int(rng.integers(0, 1 << 62))})])
             if i % 6 == 5 and port == P_AGENT:  # one instructing port: exec_result counts in arrival order
-                sc.inst(port, cl.gemm(1, 1, 1))
+                sc.inst(port, cluster.gemm(1, 1, 1))
         req = ctrl_request(UNIT, src, txn=7, index=0)
         sc.streams[port].append(req)
         sc.expected[port].append(ctrl_reply(UNIT, req, caps_value(CU_TYPE, 1, N_BUFFERS, 32)))
@@ -406,17 +407,17 @@ async def test_send_and_peer_add(dut, hostile: bool) -> None:
     a, sa, b, sb = operands(rng, 3, 3, 2, lo=-64, hi=63, scale=random_scales)
     sink, agent = sc.coord(P_SINK), sc.coord(P_AGENT)
     sc.operands(P_AGENT, a, sa, b, sb)
-    sc.inst(P_AGENT, cl.gemm(3, 3, 2, anchor=40))
-    sc.inst(P_AGENT, cl.drain(9, addr=32 * 6, dnode=1, dst=sink, dbuf=2))           # 18 granules, 3 bursts
+    sc.inst(P_AGENT, cluster.gemm(3, 3, 2, anchor=40))
+    sc.inst(P_AGENT, cluster.drain(9, addr=32 * 6, dnode=1, dst=sink, dbuf=2))           # 18 granules, 3 bursts
     sc.pad(P_AGENT, 150)
     # peer values of moderate magnitude (exponent 70..77), both signs
     peer = np.asarray(rng.integers(0, 1 << 22, size=(9, 4, 4)), dtype=np.uint32)
     peer = (peer & np.uint32(0x203FFF)) | np.uint32(0x46 << 14) | ((peer >> np.uint32(14)) & np.uint32(7)) << np.uint32(14)
-    sc.burst(P_AGENT, Buf.ACC, 0, [g for t in range(9) for g in cl.send_granules(peer[t])], flags=1, ack=agent)
-    sc.inst(P_AGENT, cl.drain(9, dnode=1, dst=sink))                                 # GEMM + peer, as FP16
-    out = sc.inst(P_AGENT, cl.drain(4, dnode=1, dst=UNIT, dbuf=2, dflags=1, dack=agent))  # to itself
+    sc.burst(P_AGENT, Buf.ACC, 0, [g for t in range(9) for g in cluster.send_granules(peer[t])], flags=1, ack=agent)
+    sc.inst(P_AGENT, cluster.drain(9, dnode=1, dst=sink))                                 # GEMM + peer, as FP16
+    out = sc.inst(P_AGENT, cluster.drain(4, dnode=1, dst=UNIT, dbuf=2, dflags=1, dack=agent))  # to itself
     sc.pad(P_AGENT, 150)
-    sc.inst(P_AGENT, cl.drain(9, dnode=1, dst=sink), last=1)                        # tiles 0..3 doubled
+    sc.inst(P_AGENT, cluster.drain(9, dnode=1, dst=sink), last=1)                        # tiles 0..3 doubled
     run = await sc.run(hostile)
     v = tb.verdict
     v.check(sum(e.dst == UNIT for e in out) == 8 + 1, "self send: 8 granules + 1 descriptor expected")

@@ -16,8 +16,8 @@ import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
-from models.ahbm import attention as at
-from models.ahbm import launch as la
+from models.ahbm.attention import empty_state, finalize, merge
+from models.ahbm.launch import BF16_NEG_INF, mask_stride
 from models.ahbm_ipcq import COMMON_FIELDS, OP_FIELDS, OPCODES, decode_cmd, encode_cmd
 from tb.lib.ahbm_cube import FAULT_NAMES, PERIOD_NS, Cube, CubeTimeout
 from tb.lib.pe_session import (FAULT_CODES, MAX_CYCLES, PeSession, Tile, check_header, expect_fault, model_sweep,
@@ -65,7 +65,7 @@ def kv_bytes(keys: int, d: int) -> int:
 
 def mask_bytes(rows: int, keys: int) -> int:
     """Bytes of one stored mask tile: rows x mask_stride(keys) bf16."""
-    return rows * la.mask_stride(keys) * 2
+    return rows * mask_stride(keys) * 2
 
 
 def mm_cycles(cube: Cube, rows: int, keys: int) -> int:
@@ -166,7 +166,7 @@ async def f2_state_carried(dut) -> None:
     st_a, st_b = model_sweep(q_a, ta), model_sweep(q_b, tb)
     s.check_o(await s.read_o(*o_a), st_a, f"S{sa} (Q{qa}, 3 tiles of 32 keys)")
     s.check_o(await s.read_o(*o_b), st_b, f"S{sb} (Q{qb}, 3 tiles of 24 keys)")
-    s.check_o(await s.read_o(*o_m), at.merge(st_a, st_b), f"MERGE S{sa},S{sb}")
+    s.check_o(await s.read_o(*o_m), merge(st_a, st_b), f"MERGE S{sa},S{sb}")
     s.check_o(await s.read_o(*o_b2), st_b, f"S{sb} after the MERGE (operand B must be unchanged)")
     s.check_counts(0, cnt_comp=6, cnt_merge=1, cnt_store=4, cnt_q=2)
     v.finish()
@@ -186,10 +186,10 @@ async def f3_mask_is_an_operand(dut) -> None:
     other = s.tile(32)                       # unmasked, after the fully masked row
     runs = []
     for full_row in (None, 5):
-        m = np.where(s.rng.random((rows, keys)) < 0.5, la.BF16_NEG_INF, 0).astype(np.uint16)
+        m = np.where(s.rng.random((rows, keys)) < 0.5, BF16_NEG_INF, 0).astype(np.uint16)
         m[:, int(s.rng.integers(keys))] = 0  # every row keeps a key ...
         if full_row is not None:
-            m[full_row, :] = la.BF16_NEG_INF  # ... but this one
+            m[full_row, :] = BF16_NEG_INF  # ... but this one
         t = Tile(keys, base.k_addr, base.v_addr, base.k, base.v)
         s.set_mask(t, m)
         runs.append((t, full_row))
@@ -219,7 +219,7 @@ async def f3_mask_is_an_operand(dut) -> None:
                     "(m=-inf, l=0)")
     other_mask = Tile(keys, base.k_addr, base.v_addr, base.k, base.v)
     got_a = await s.read_o(*outs[0])
-    v.check(np.any(got_a != at.finalize(model_sweep(q, [other_mask]))), "mask 0 changes nothing: the mask "
+    v.check(np.any(got_a != finalize(model_sweep(q, [other_mask]))), "mask 0 changes nothing: the mask "
             "test cannot tell a masked run from an unmasked one")
     s.check_o(await s.read_o(*o_chain), model_sweep(q, [runs[1][0], other]), "fully masked row, then an "
               "unmasked tile")
@@ -431,7 +431,7 @@ async def faults(dut) -> None:
     await s.finish(0, 1)
     check_header(v, int(cube.core(0).pop_info.value), d, rows, 1, 0x45, "after F_FRAME: PE 0 POP_INFO")
     s.check_o(await s.read_o(*o_s3), model_sweep(q, [t]), "S3 after the F_FRAME pop into it (must be untouched)")
-    s.check_o(await s.read_o(*o_empty), at.empty_state(rows, d), "the empty 8-row state popped after F_FRAME")
+    s.check_o(await s.read_o(*o_empty), empty_state(rows, d), "the empty 8-row state popped after F_FRAME")
     s.check_counts(0, cnt_fault=10, cnt_pop=1, cnt_comp=1, cnt_k=1, cnt_v=1)
     s.check_counts(1, cnt_fault=0, cnt_push=2)
     v.finish()

@@ -22,8 +22,8 @@ import cocotb
 import numpy as np
 from cocotb.triggers import FallingEdge
 
-from models.ahbm import attention as at
-from models.ahbm import batch as bt
+from models.ahbm.attention import State, merge
+from models.ahbm.batch import Request
 from models.ahbm.numerics import f32_to_bits
 from models.ahbm_ipcq import encode_cmd, mlo_words
 from models.ahbm_reduce import MergeTiming, compare_timing, stream_merge
@@ -76,7 +76,7 @@ class LinkTrace:
         return MergeTiming(self.takes[p], self.pushes[p] if push else [], self.smerge(p)[1])
 
 
-async def sweep_states(cube: Cube, sessions: list[PeSession], rows: int) -> list[at.State]:
+async def sweep_states(cube: Cube, sessions: list[PeSession], rows: int) -> list[State]:
     """Each PE's own sweep (two tiles, one ragged) into its S0; the model's states."""
     states = []
     for s in sessions:
@@ -101,7 +101,7 @@ async def wait_child(cube: Cube, p: int, whole: bool, what: str) -> None:
                             also=cube.core(p).pop_valid)
 
 
-def state_bits_equal(got: tuple[np.ndarray, np.ndarray, np.ndarray], want: at.State) -> int:
+def state_bits_equal(got: tuple[np.ndarray, np.ndarray, np.ndarray], want: State) -> int:
     """Number of fp32 words of (m, l, O) that differ bit for bit."""
     return sum(int(np.count_nonzero(f32_to_bits(g) != f32_to_bits(x))) for g, x in zip(got, (want.m, want.l, want.O)))
 
@@ -140,10 +140,10 @@ async def merge_chain(dut, mode: str, rows: int) -> None:
     await mon
     await s0.finish(0, 1, 2)
 
-    ba = at.merge(b, a)
+    ba = merge(b, a)
     bad = state_bits_equal(read_state(cube, 1, 0, rows), ba)
     v.check(bad == 0, f"{mode}: PE 1's merged (m, l, O): {bad} fp32 words differ from attention.merge")
-    sessions[2].check_o(await sessions[2].read_o(*o), at.merge(c, ba), f"{mode}: PE 2's stored O")
+    sessions[2].check_o(await sessions[2].read_o(*o), merge(c, ba), f"{mode}: PE 2's stored O")
     check_header(v, int(cube.core(1).pop_info.value), d, rows, 0, 0x51, f"{mode}: PE 1 POP_INFO", width)
     check_header(v, int(cube.core(2).pop_info.value), d, rows, 1, 0x52, f"{mode}: PE 2 POP_INFO", width)
     s0.check_counts(0, cnt_push=1)
@@ -230,5 +230,5 @@ async def test_decode_launch(dut) -> None:
     512 bits): the tree's child polls, hits and misses covered by the next request's tiles, at every width
     the reduction benches build (the AHBM coverage model's width x poll, tb/cover/ahbm.py); O and counts
     scored as in tb.system.test_ahbm."""
-    requests = [bt.Request(17 + 9 * r, 16 + 9 * r, 1, 3 * r + 1) for r in range(3)]
+    requests = [Request(17 + 9 * r, 16 + 9 * r, 1, 3 * r + 1) for r in range(3)]
     await run_batch(dut, "decode_launch", requests, n=2, tile=8)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from models.ahbm import batch as bt
+from models.ahbm.batch import Request, plan_batch
 from models.ahbm_reduce import reduction_roofline
 from tb.benches import ROOT, Bench
 from tb.lib.ahbm_case import GROUPS
@@ -73,8 +73,8 @@ DOCS_IMG = ROOT / "docs" / "img"
 
 def slice_words(b: int) -> int:
     """WORDS (64-byte slice words) the largest batch needs on every PE."""
-    reqs = [bt.Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
-    need = bt.plan_batch(reqs, N_PES, GROUPS, HEAD_D, TILE).slice_bytes
+    reqs = [Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
+    need = plan_batch(reqs, N_PES, GROUPS, HEAD_D, TILE).slice_bytes
     return -(-need // 64)
 
 

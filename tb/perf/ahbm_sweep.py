@@ -64,7 +64,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime as _dt
+from datetime import datetime, timezone
 import json
 import os
 import shutil
@@ -245,7 +245,7 @@ def history_record(p: Point, git: str, when: str | None = None) -> dict[str, Any
     if p.metrics is not None:
         m = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in p.metrics.items() if k != "per_pe"}
     return {
-        "time": when or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "time": when or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "git": git, "bench": "ahbm_sweep", "prefetch": p.prefetch, "tile": p.tile,
         "counter": COUNTER, "n": N_PES, "groups": GROUPS, "request_id": REQUEST_ID, "dma_bw": DMA_BW,
         "dma_lat": p.dma_lat, "seed": p.seed, "passed": p.passed, "message": p.message,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as _dt
+from datetime import datetime, timezone
 import functools
 import json
 import os
@@ -284,7 +284,7 @@ def _git_rev() -> str:
 
 def append_history(c: Comparison, path: Path = HISTORY) -> None:
     rec = {
-        "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "git": _git_rev(),
         "bench": c.bench,
         "sim": c.sim,

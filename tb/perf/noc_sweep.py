@@ -29,7 +29,7 @@ a local run's.
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
+from datetime import datetime, timezone
 import json
 import os
 import re
@@ -315,7 +315,7 @@ def plot(points: list[Point], path: Path = PNG) -> Path:
 
 
 def append_history(summary: dict[str, dict[str, float]], sim: str, wall_s: float, path: Path = HISTORY) -> None:
-    rec = {"when": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "sim": sim, "wall_s": wall_s,
+    rec = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sim": sim, "wall_s": wall_s,
            "summary": summary}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:

@@ -24,22 +24,22 @@ from pathlib import Path
 
 import cocotb
 
-from models.ahbm import batch as bt
+from models.ahbm.batch import Request
 from tb.lib.ahbm_case import GROUPS, launch_case, report_polls, save_and_finish, score
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import begin_test
 from tb.perf.ahbm_sweep import COUNTER, N_PES, REQUEST_ID, point_metrics
 
 
-def point_requests() -> tuple[list[bt.Request], int, str]:
+def point_requests() -> tuple[list[Request], int, str]:
     """(requests, N, name) of the point the environment names."""
     tile = int(os.environ.get("AHBM_SWEEP_TILE", "64"))
     prefill = os.environ.get("AHBM_SWEEP_PREFILL", "").strip()
     if prefill:
         seq, q_block = (int(x) for x in prefill.split(","))
-        return [bt.Request(seq, 0, seq, 0, q_block)], 1, f"prefill_sweep.s{seq}.qb{q_block}.t{tile}"
+        return [Request(seq, 0, seq, 0, q_block)], 1, f"prefill_sweep.s{seq}.qb{q_block}.t{tile}"
     b = int(os.environ.get("AHBM_SWEEP_B", "1"))
-    reqs = [bt.Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
+    reqs = [Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
     return reqs, N_PES, f"decode_sp_sweep.b{b}.t{tile}"
 
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 import cocotb
 import numpy as np
 
-from models.ahbm import batch as bt
+from models.ahbm.batch import Request, plan_batch
 from tb.lib.ahbm_case import (GROUPS, Case, launch_case, request_data, run_batch, run_case, run_ring, run_session,
                               score)
 from tb.lib.ahbm_cube import Cube, CubeTimeout
@@ -89,7 +89,7 @@ async def scoreboard_fails_on_wrong_value(dut) -> None:
     """The launch scoreboard is not blind: on a real N=4 decode it passes, then fails on one flipped
     bit of O, on an O element off by a factor of two (the float64 bound) and on a wrong prediction (another request_id rotates the placement, so counts differ)."""
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "scoreboard_fails_on_wrong_value", dut._log)
-    c = await launch_case(dut, v, [bt.Request(41, 40, 1, 1)], tile=5, n=4)
+    c = await launch_case(dut, v, [Request(41, 40, 1, 1)], tile=5, n=4)
     scratch = Artifacts(v.test + ".probe")
 
     def probe_of(case: Case, what: str, outs=None) -> list[str]:
@@ -124,8 +124,8 @@ async def hang_ends_as_named_failure(dut) -> None:
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
-    req = bt.Request(40, 39, 1, 0)
-    batch = bt.plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    req = Request(40, 39, 1, 0)
+    batch = plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
     lp = batch.first
     root = lp.tree.root
     leaf = next(r for r in range(2) if r != root)
@@ -151,9 +151,9 @@ async def hang_ends_as_named_failure(dut) -> None:
 # ---------------------------------------------------------------- batched decode and the §5.6 loop
 
 
-def batch_requests(b: int, base: int = 61) -> list[bt.Request]:
+def batch_requests(b: int, base: int = 61) -> list[Request]:
     """B decode requests with their own, ragged, cache lengths and ids (start_pe = id mod N)."""
-    return [bt.Request(base + 13 * r, base + 13 * r - 1, 1, 3 * r + 1) for r in range(b)]
+    return [Request(base + 13 * r, base + 13 * r - 1, 1, 3 * r + 1) for r in range(b)]
 
 
 @cocotb.test()
@@ -198,7 +198,7 @@ async def decode_steps(dut, n: int) -> None:
     the new token's K and V row to its owner's next slot and advances the counter (nothing else of the
     cache is written); O checked at every step."""
     c0 = 53
-    await run_session(dut, f"decode_steps.n{n}", [bt.Request(c0 + t, c0 + t - 1, 1, 5) for t in range(8)],
+    await run_session(dut, f"decode_steps.n{n}", [Request(c0 + t, c0 + t - 1, 1, 5) for t in range(8)],
                       n=n, tile=8)
 
 
@@ -209,5 +209,5 @@ async def prefill_chunks(dut, n: int) -> None:
     18, 24, each launch over a cache already holding the earlier chunks plus its own (appended before
     it); causal skip and boundary masks from absolute positions; O checked per chunk."""
     seq, w = 27, 6
-    chunks = [bt.Request(min(seq, s + w), s, min(seq, s + w) - s, 2, q_block=3) for s in range(0, seq, w)]
+    chunks = [Request(min(seq, s + w), s, min(seq, s + w) - s, 2, q_block=3) for s in range(0, seq, w)]
     await run_session(dut, f"prefill_chunks.n{n}", chunks, n=n, tile=4)

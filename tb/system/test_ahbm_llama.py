@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import cocotb
 
-from models.ahbm import batch as bt
+from models.ahbm.batch import Request
 from tb.lib.ahbm_case import run_batch, run_case, run_ring, run_session
 
 
@@ -40,7 +40,7 @@ async def llama_prefill_ring(dut) -> None:
 async def llama_decode_batch(dut) -> None:
     """Batched decode: B = 8 requests of 200..459 tokens (their own caches, start_pe = id mod 8) in one
     launch over N = 8 PEs; every request's O bit exact and within tolerance."""
-    reqs = [bt.Request(200 + 37 * r, 199 + 37 * r, 1, r + 1) for r in range(8)]
+    reqs = [Request(200 + 37 * r, 199 + 37 * r, 1, r + 1) for r in range(8)]
     await run_batch(dut, "llama_decode_batch", reqs, n=8, tile=64)
 
 
@@ -48,7 +48,7 @@ async def llama_decode_batch(dut) -> None:
 async def llama_decode_steps(dut) -> None:
     """Decode across launches: 8 steps from a 500-token cache, the driver appending each new token's
     K and V row to its owner's slot before the step; O checked at every step."""
-    await run_session(dut, "llama_decode_steps", [bt.Request(500 + t, 499 + t, 1, 3) for t in range(8)],
+    await run_session(dut, "llama_decode_steps", [Request(500 + t, 499 + t, 1, 3) for t in range(8)],
                       n=8, tile=64)
 
 
@@ -57,5 +57,5 @@ async def llama_prefill_chunks(dut) -> None:
     """Chunked prefill across launches over N = 2: query chunks of 8 positions (64 rows), q_start 0..32,
     each over the cache holding the earlier chunks and its own; causal skip and masks from absolute
     positions."""
-    chunks = [bt.Request(s + 8, s, 8, 4) for s in range(0, 40, 8)]
+    chunks = [Request(s + 8, s, 8, 4) for s in range(0, 40, 8)]
     await run_session(dut, "llama_prefill_chunks", chunks, n=2, tile=64)

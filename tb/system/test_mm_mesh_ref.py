@@ -22,8 +22,8 @@ from __future__ import annotations
 import cocotb
 import numpy as np
 
-from models import cluster as cl
-from models import vector_core as vc
+from models.cluster import ClusterModel, a_entries, acks_for, b_entries, cu_data_bursts, drain, gemm, granules_of
+from models.vector_core import Descriptor, assemble, program_flits, word_to_u16
 from models.cu_base import SigCode, cu_inst, signal_fields
 from models.flit import FlitType, flit_field
 from models.reference_bench import (
@@ -82,7 +82,7 @@ async def test_reference_peer_drain(dut) -> None:
     assert len(phase1) == 2 * 25, f"bench set-up: operand bursts are {len(phase1)} flits, not 2 x (1 + 24)"
     # ---- 2. pass A: GEMM, DRAIN to the agent; 3. pass B: GEMM, DRAIN to the vector core
     phase1 += [_inst(p) for p in cluster_instructions()]
-    acks = cl.acks_for(N_SUB)
+    acks = acks_for(N_SUB)
     expect1 = N_SUB + acks + 4 + acks  # data + descriptors, 4 completions, the vector core's acks
     run1 = await tb.run_streams({port: phase1}, expect_total=expect1)
     v.check(run1.outcome.ended == "done", f"cluster stage ended by {run1.outcome.ended}")
@@ -92,14 +92,14 @@ async def test_reference_peer_drain(dut) -> None:
     ref.pass_a(n_desc, data)
     # Beyond the reference: the flits are the cluster model's, bit for bit, and
     # every lane is the exact integer product (|dot| <= 1024 is exact in FP16).
-    model = cl.ClusterModel(CLUSTER)
+    model = ClusterModel(CLUSTER)
     model.receive(phase1[:50])
     model.execute(phase1[50])
     v.check(model.execute(phase1[51]).flits == cu, "pass A: the drained flits differ from the cluster model")
     exact = np.asarray(a, np.int64) @ np.asarray(b, np.int64)
     for t in range(N_SUB):
         g, h = divmod(t, GN)
-        lanes = vc.word_to_u16(gold.get(t, 0)).view(np.float16).astype(np.float64).reshape(4, 4)
+        lanes = word_to_u16(gold.get(t, 0)).view(np.float16).astype(np.float64).reshape(4, 4)
         v.check(np.array_equal(lanes, exact[4 * g:4 * g + 4, 4 * h:4 * h + 4]),
                 f"pass A: sub-tile {t} is not the exact integer product")
 
@@ -161,21 +161,21 @@ async def test_node_drain_equals_memory_drain(dut, shape: str) -> None:
     b = rng.integers(-64, 64, size=(32 * nk, 4 * gn))
     sa = rng.choice([0x98, 0xA0, 0xA3], size=(4 * gm, nk))
     sb = rng.choice([0x9C, 0xA0, 0xA5], size=(nk, 4 * gn))
-    flits = (cl.cu_data_bursts(CLUSTER, AGENT, 0, 0, cl.granules_of(cl.a_entries(a, sa)))
-             + cl.cu_data_bursts(CLUSTER, AGENT, 1, 0, cl.granules_of(cl.b_entries(b, sb))))
+    flits = (cu_data_bursts(CLUSTER, AGENT, 0, 0, granules_of(a_entries(a, sa)))
+             + cu_data_bursts(CLUSTER, AGENT, 1, 0, granules_of(b_entries(b, sb))))
     n_operand = len(flits)
     mem_addr, node_word, back_addr = 0x4000, 0, 0x6000
-    flits += [_inst(cl.gemm(gm, gn, nk, anchor=40)),
-              _inst(cl.drain(n, addr=mem_addr, dnode=0)),
-              _inst(cl.drain(n, addr=node_word * 32, dnode=1, dst=VECTOR, dbuf=0, dflags=1, dack=AGENT))]
-    acks = cl.acks_for(n)
+    flits += [_inst(gemm(gm, gn, nk, anchor=40)),
+              _inst(drain(n, addr=mem_addr, dnode=0)),
+              _inst(drain(n, addr=node_word * 32, dnode=1, dst=VECTOR, dbuf=0, dflags=1, dack=AGENT))]
+    acks = acks_for(n)
     run1 = await tb.run_streams({port: flits}, expect_total=3 + acks)
     got_acks = [f for f in _by(run1.records, FlitType.CU_SIGNAL, VECTOR)
                 if signal_fields(f) == (SigCode.DATA_RECEIVED, 0)]
     v.check(len(got_acks) == acks, f"{len(got_acks)} acks from the vector core, expected ceil({n}/8) = {acks}")
 
-    prog = vc.program_flits(VECTOR, AGENT, vc.assemble([f"VDRAIN A0, {node_word}", "VHALT"]),
-                            {0: vc.Descriptor(back_addr, ((32, n),))}, txn=TXN)
+    prog = program_flits(VECTOR, AGENT, assemble([f"VDRAIN A0, {node_word}", "VHALT"]),
+                            {0: Descriptor(back_addr, ((32, n),))}, txn=TXN)
     run2 = await tb.run_streams({port: prog}, expect_total=len(prog), reset=False)
     done = _by(run2.records, FlitType.CU_SIGNAL, VECTOR)
     v.check(len(done) == len(prog) and signal_fields(done[-1])[0] != SigCode.FAULT, "the VDRAIN RUN faulted")
@@ -184,7 +184,7 @@ async def test_node_drain_equals_memory_drain(dut, shape: str) -> None:
     via_memory = await dram.read_bytes(mem_addr, 32 * n)
     via_node = await dram.read_bytes(back_addr, 32 * n)
     v.check(bytes(via_memory) == bytes(via_node), "the L1 image (drained back) differs from the memory drain")
-    model = cl.ClusterModel(CLUSTER)
+    model = ClusterModel(CLUSTER)
     model.receive(flits[:n_operand])
     model.execute(flits[n_operand])
     want = b"".join(g.to_bytes(32, "little") for g in model.fp16_tiles(n))

@@ -35,9 +35,18 @@ from typing import Mapping, Sequence
 import cocotb
 import numpy as np
 
-from models import cluster as cl
+from models import cluster
 from models import reference_bench as refb
-from models import vector_core as vc
+from models.vector_core import (
+    Descriptor,
+    F_CUDATA,
+    F_LEN,
+    VectorCore,
+    assemble,
+    compare_fp16_words,
+    program_flits,
+    u16_to_word,
+)
 from models.cu_base import SigCode, cu_data_bursts, cu_inst, signal_fields
 from models.machines import MM_MESH_SYS
 from models.orch import pack_coord
@@ -79,10 +88,10 @@ class Operands:
         return self.gm * self.gn
 
     def a_granules(self) -> list[int]:
-        return cl.granules_of(cl.a_entries(self.a, self.scale_a))
+        return cluster.granules_of(cluster.a_entries(self.a, self.scale_a))
 
     def b_granules(self) -> list[int]:
-        return cl.granules_of(cl.b_entries(self.b, self.scale_b))
+        return cluster.granules_of(cluster.b_entries(self.b, self.scale_b))
 
     def record(self, art: Artifacts, peer_word: int) -> None:
         art.add("a", self.a, np.int8)
@@ -94,7 +103,7 @@ class Operands:
 
 
 def make_operands(rng: np.random.Generator, gm: int, gn: int, nk: int, *, lo: int = -4, hi: int = 3,
-                  random_scales: bool = False, anchor: int = cl.ANCHOR_NEUTRAL) -> Operands:
+                  random_scales: bool = False, anchor: int = cluster.ANCHOR_NEUTRAL) -> Operands:
     """int7 operands in lo..hi; scales 0xA0 (exact integer products) or random E5M3 near it."""
     def scales(shape):
         if not random_scales:
@@ -109,11 +118,11 @@ def inst(unit, payload: int, last: int = 0) -> int:
     return cu_inst(unit, ORCH, TXN, last, payload)
 
 
-def cluster_after_gemm(ops: Operands) -> cl.ClusterModel:
+def cluster_after_gemm(ops: Operands) -> cluster.ClusterModel:
     """The cluster model with the operands in L1 and the GEMM swept."""
-    m = cl.ClusterModel(CL, MAG)
-    m.receive(cl.cu_data_bursts(CL, ORCH, 0, 0, ops.a_granules()) + cl.cu_data_bursts(CL, ORCH, 1, 0, ops.b_granules()))
-    m.execute(inst(CL, cl.gemm(ops.gm, ops.gn, ops.nk, anchor=ops.anchor)))
+    m = cluster.ClusterModel(CL, MAG)
+    m.receive(operand_bursts(ops))
+    m.execute(inst(CL, cluster.gemm(ops.gm, ops.gn, ops.nk, anchor=ops.anchor)))
     return m
 
 
@@ -122,12 +131,12 @@ class VecModel:
     reads and takes its writes), counting the acknowledgements and completions the core sends."""
 
     def __init__(self, dram: Mapping[int, int] | None = None) -> None:
-        self.mem = CoreWithMemory(vc.VectorCore(VC, MAG), dict(dram or {}))
+        self.mem = CoreWithMemory(VectorCore(VC, MAG), dict(dram or {}))
         self.acks: dict[tuple[int, int], int] = {}
         self.completions: list[tuple[int, int]] = []
 
     @property
-    def core(self) -> vc.VectorCore:
+    def core(self) -> VectorCore:
         return self.mem.core
 
     def feed(self, flits: Sequence[int]) -> None:
@@ -138,10 +147,10 @@ class VecModel:
             else:
                 self.completions.append((code, arg))
 
-    def program(self, words: Sequence[int], descs: Mapping[int, vc.Descriptor]) -> tuple[int, int]:
+    def program(self, words: Sequence[int], descs: Mapping[int, Descriptor]) -> tuple[int, int]:
         """Run a program as the host dispatches it; returns the RUN's completion (code, arg)."""
         self.completions.clear()
-        self.feed(vc.program_flits(VC, ORCH, list(words), dict(descs), txn=TXN, run_last=1))
+        self.feed(program_flits(VC, ORCH, list(words), dict(descs), txn=TXN, run_last=1))
         return self.completions[-1]
 
     def read(self, word: int, n: int) -> list[int]:
@@ -209,7 +218,7 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         gm, gn, nk = SHAPES[tiles]
         rng = tb.np_rng
         ops = make_operands(rng, gm, gn, nk, lo=-64, hi=63, random_scales=True, anchor=42)
-        n_acks = cl.acks_for(tiles)
+        n_acks = cluster.acks_for(tiles)
         peer_word = int(rng.integers(0, 512 - (tiles + 8) + 1))
         # The planner and the cluster model agree on the acks the host must await.
         plan = plan_fused(4 * gm, 4 * gn, 32 * nk, gm, gn, nk, Acc(), MM_MESH_SYS)
@@ -226,9 +235,9 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         await seq.host.clear_sig_done()
         # (2) cluster stage, (3) Await the acks, then the vector stage.
         # preq: the DRAM holds the operands already as MXFP7 entries, so the FILLs ask for no QUANT (units.md C.2)
-        program = [cl.fill(A_BASE, gm * nk, 0, preq=1), cl.fill(B_BASE, gn * nk, 1, preq=1),
-                   cl.gemm(gm, gn, nk, anchor=ops.anchor),
-                   cl.drain(tiles, addr=32 * peer_word, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)]
+        program = [cluster.fill(A_BASE, gm * nk, 0, preq=1), cluster.fill(B_BASE, gn * nk, 1, preq=1),
+                   cluster.gemm(gm, gn, nk, anchor=ops.anchor),
+                   cluster.drain(tiles, addr=32 * peer_word, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)]
         (instance,) = plan.instances
         v.check((instance.cluster, instance.vector_core) == (CL, VC), f"planner paired {instance}")
         await poison(seq, OUT_BASE, tiles + 8)
@@ -247,14 +256,14 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
         cl_st = await seq.node_status(CL)
         v.check(cl_st.code == SigCode.BATCH_COMPLETE, f"NODE_STATUS{CL}: {describe(cl_st)} (acks must not land here)")
 
-        words = vc.assemble([f"VDRAIN A0, {peer_word}", "VHALT"])
-        descs = {0: vc.Descriptor(OUT_BASE, ((32, tiles + 8),))}
+        words = assemble([f"VDRAIN A0, {peer_word}", "VHALT"])
+        descs = {0: Descriptor(OUT_BASE, ((32, tiles + 8),))}
         vres = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
         v.check(vres.status.code == SigCode.BATCH_COMPLETE, f"vector stage: {describe(vres.status)}")
         got = await seq.read_words(OUT_BASE >> 5, tiles + 8)
 
         # Models: cluster (FILL, GEMM, drain flits) -> vector core (L1, acks, VDRAIN).
-        cm = cl.ClusterModel(CL, MAG)
+        cm = cluster.ClusterModel(CL, MAG)
         fills = [inst(CL, program[0]), inst(CL, program[1])]
         for f, g in zip(fills, (ops.a_granules(), ops.b_granules())):
             cm.execute(f)
@@ -302,7 +311,8 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
 # ==================================================================== scenario 7
 def operand_bursts(ops: Operands) -> list[int]:
     """The operands as host CU_DATA bursts into the cluster (flags 0): src becomes the orchestrator."""
-    return cl.cu_data_bursts(CL, ORCH, 0, 0, ops.a_granules()) + cl.cu_data_bursts(CL, ORCH, 1, 0, ops.b_granules())
+    return (cluster.cu_data_bursts(CL, ORCH, 0, 0, ops.a_granules())
+            + cluster.cu_data_bursts(CL, ORCH, 1, 0, ops.b_granules()))
 
 
 @cocotb.test()
@@ -317,8 +327,8 @@ async def test_fault_cudata_buf(dut) -> None:
         ops = make_operands(tb.np_rng, 3, 3, 1)
         sentinel = sentinel_words(tb.np_rng, 9)
         await seq.send_data(VC, cu_data_bursts(VC, ORCH, 0, 0, sentinel, flags=1, ack=ORCH), acks=1)
-        drain = cl.drain(9, dnode=1, dst=VC, dbuf=1, dflags=1, dack=ORCH)
-        await seq.run_cluster_stage({CL: operand_bursts(ops) + [cl.gemm(3, 3, 1), drain]}, receivers=[VC])
+        drain = cluster.drain(9, dnode=1, dst=VC, dbuf=1, dflags=1, dack=ORCH)
+        await seq.run_cluster_stage({CL: operand_bursts(ops) + [cluster.gemm(3, 3, 1), drain]}, receivers=[VC])
         base = seq.round.baselines[VC]
         err = None
         try:
@@ -337,17 +347,17 @@ async def test_fault_cudata_buf(dut) -> None:
             art.add("error_await", msg)
         fault = None
         try:
-            await seq.run_vector_stage({VC: (vc.assemble(["VHALT"]), {})})
+            await seq.run_vector_stage({VC: (assemble(["VHALT"]), {})})
         except UnitFaultError as exc:
             fault = exc
-        v.check(fault is not None and fault.code == vc.F_CUDATA and "F_CUDATA" in str(fault) and "(1,0)" in str(fault),
+        v.check(fault is not None and fault.code == F_CUDATA and "F_CUDATA" in str(fault) and "(1,0)" in str(fault),
                 f"the next RUN should fault F_CUDATA on (1,0): {fault}")
         st = await seq.node_status(VC)
-        v.check(st.code == SigCode.FAULT and st.arg == vc.F_CUDATA, f"NODE_STATUS{VC}: {describe(st)}, expected "
-                                                                  f"FAULT arg {vc.F_CUDATA}")
+        v.check(st.code == SigCode.FAULT and st.arg == F_CUDATA, f"NODE_STATUS{VC}: {describe(st)}, expected "
+                                                                  f"FAULT arg {F_CUDATA}")
         # The RUN reported and cleared the fault: the next program runs, and L1 still holds the sentinel.
-        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
-        descs = {0: vc.Descriptor(OUT_BASE, ((32, 9),))}
+        words = assemble(["VDRAIN A0, 0", "VHALT"])
+        descs = {0: Descriptor(OUT_BASE, ((32, 9),))}
         await poison(seq, OUT_BASE, 9)
         res = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
         v.check(res.status.code == SigCode.BATCH_COMPLETE, f"the RUN after the fault: {describe(res.status)}")
@@ -359,7 +369,7 @@ async def test_fault_cudata_buf(dut) -> None:
         vm.acks.clear()
         vm.feed(cluster_after_gemm(ops).execute(inst(CL, drain)).flits)
         v.check(vm.acks == {} and vm.core.cud_pending, f"model: acks {vm.acks}, pending F_CUDATA {vm.core.cud_pending}")
-        v.check(vm.program(vc.assemble(["VHALT"]), {}) == (SigCode.FAULT, vc.F_CUDATA), "model: RUN did not fault")
+        v.check(vm.program(assemble(["VHALT"]), {}) == (SigCode.FAULT, F_CUDATA), "model: RUN did not fault")
         ops.record(art, 0)
         art.add("n_acks_awaited", 2, np.int64)  # what a host that ignores the fault waits for
         art.count("acks", sum(vm.acks.values()), (err.seen - base) % 65536 if err else -1)  # the model's count
@@ -394,9 +404,9 @@ async def test_fault_dack_zero(dut) -> None:
         art.add("error_plan", refusal or "")
 
         ops = make_operands(tb.np_rng, 3, 3, 2)
-        drain = cl.drain(9, dnode=1, dst=VC, dbuf=0, dflags=1, dack=(0, 0))
+        drain = cluster.drain(9, dnode=1, dst=VC, dbuf=0, dflags=1, dack=(0, 0))
         base_cl = (await seq.baseline([CL]))[CL]
-        cres = (await seq.run_cluster_stage({CL: operand_bursts(ops) + [cl.gemm(3, 3, 2), drain]},
+        cres = (await seq.run_cluster_stage({CL: operand_bursts(ops) + [cluster.gemm(3, 3, 2), drain]},
                                             receivers=[VC]))[CL]
         base = seq.round.baselines[VC]
         err = None
@@ -416,8 +426,8 @@ async def test_fault_dack_zero(dut) -> None:
                 f"NODE_STATUS{CL} moved by {(cst.count - base_cl) % 65536}, its 2 completions expected (the acks "
                 f"addressed to the cluster are dropped there, never forwarded)")
         # The data itself landed: the vector core drains the tile the models predict.
-        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
-        descs = {0: vc.Descriptor(OUT_BASE, ((32, 9),))}
+        words = assemble(["VDRAIN A0, 0", "VHALT"])
+        descs = {0: Descriptor(OUT_BASE, ((32, 9),))}
         await poison(seq, OUT_BASE, 9)
         await seq.run_vector_stage({VC: (words, descs)})
         got = await seq.read_words(OUT_BASE >> 5, 9)
@@ -454,29 +464,29 @@ async def test_fault_walk_len(dut) -> None:
         vm = VecModel({(OUT_BASE >> 5) + i: w for i, w in enumerate(guard_words)})
         vm.feed(cu_data_bursts(VC, ORCH, 0, 0, l1, flags=1, ack=ORCH, max_len=128))
         cases = [
-            ("VDRAIN of 257 entries", ["VDRAIN A0, 0", "VHALT"], {0: vc.Descriptor(OUT_BASE, ((32, 257),))}),
+            ("VDRAIN of 257 entries", ["VDRAIN A0, 0", "VHALT"], {0: Descriptor(OUT_BASE, ((32, 257),))}),
             ("VFILL of 16 x 17 entries", ["VFILL A1, 0", "VBAR", "VHALT"],
-             {1: vc.Descriptor(OUT_BASE, ((32, 16), (512, 17)))}),
+             {1: Descriptor(OUT_BASE, ((32, 16), (512, 17)))}),
         ]
         for k, (what, lines, descs) in enumerate(cases):
-            words = vc.assemble(lines)
+            words = assemble(lines)
             fault = None
             try:
                 await seq.run_vector_stage({VC: (words, descs)})
             except UnitFaultError as exc:
                 fault = exc
-            v.check(fault is not None and fault.code == vc.F_LEN and "F_LEN" in str(fault),
+            v.check(fault is not None and fault.code == F_LEN and "F_LEN" in str(fault),
                     f"{what}: expected a FAULT F_LEN named by the host, got {fault}")
             st = await seq.node_status(VC)
-            v.check(st.code == SigCode.FAULT and st.arg == vc.F_LEN, f"{what}: NODE_STATUS{VC} {describe(st)}")
-            v.check(vm.program(words, descs) == (SigCode.FAULT, vc.F_LEN), f"{what}: the model does not fault F_LEN")
+            v.check(st.code == SigCode.FAULT and st.arg == F_LEN, f"{what}: NODE_STATUS{VC} {describe(st)}")
+            v.check(vm.program(words, descs) == (SigCode.FAULT, F_LEN), f"{what}: the model does not fault F_LEN")
             art.add(f"fault_{k}", fault.code if fault else 0, np.int64)
             art.add(f"error_{k}", str(fault))
         got = await seq.read_words(OUT_BASE >> 5, 8)
         check_words(v, "DRAM under the faulted walks", got, guard_words)
         # The limit itself: 256 entries run.
-        words = vc.assemble(["VDRAIN A0, 0", "VHALT"])
-        descs = {0: vc.Descriptor(OUT2_BASE, ((32, 256),))}
+        words = assemble(["VDRAIN A0, 0", "VHALT"])
+        descs = {0: Descriptor(OUT2_BASE, ((32, 256),))}
         await poison(seq, OUT2_BASE, 256)
         res = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
         v.check(res.status.code == SigCode.BATCH_COMPLETE, f"a 256-entry VDRAIN: {describe(res.status)}")
@@ -507,12 +517,12 @@ async def test_fault_l1_range(dut) -> None:
         pre = cu_data_bursts(VC, ORCH, 0, 0, low, flags=1, ack=ORCH) + cu_data_bursts(VC, ORCH, 0, 500, high, flags=1,
                                                                                  ack=ORCH)
         await seq.send_data(VC, pre, acks=2)
-        drain = cl.drain(16, addr=32 * 500, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)
-        await seq.run_cluster_stage({CL: operand_bursts(ops) + [cl.gemm(4, 4, 1), drain]}, receivers=[VC])
+        drain = cluster.drain(16, addr=32 * 500, dnode=1, dst=VC, dbuf=0, dflags=1, dack=ORCH)
+        await seq.run_cluster_stage({CL: operand_bursts(ops) + [cluster.gemm(4, 4, 1), drain]}, receivers=[VC])
         base = seq.round.baselines[VC]
         err = None
         try:
-            await seq.await_acks({VC: cl.acks_for(16)}, timeout_cycles=FAULT_TIMEOUT)
+            await seq.await_acks({VC: cluster.acks_for(16)}, timeout_cycles=FAULT_TIMEOUT)
         except SequenceAwaitError as exc:
             err = exc
         v.check(err is not None and err.missing == 1 and err.seen == (base + 1) % 65536,
@@ -525,12 +535,12 @@ async def test_fault_l1_range(dut) -> None:
                                                                   f"accepted burst's DATA_RECEIVED arg 0")
         fault = None
         try:
-            await seq.run_vector_stage({VC: (vc.assemble(["VHALT"]), {})})
+            await seq.run_vector_stage({VC: (assemble(["VHALT"]), {})})
         except UnitFaultError as exc:
             fault = exc
-        v.check(fault is not None and fault.code == vc.F_CUDATA, f"the next RUN should fault F_CUDATA: {fault}")
-        words = vc.assemble(["VDRAIN A0, 0", "VDRAIN A1, 500", "VHALT"])
-        descs = {0: vc.Descriptor(OUT_BASE, ((32, 8),)), 1: vc.Descriptor(OUT2_BASE, ((32, 12),))}
+        v.check(fault is not None and fault.code == F_CUDATA, f"the next RUN should fault F_CUDATA: {fault}")
+        words = assemble(["VDRAIN A0, 0", "VDRAIN A1, 500", "VHALT"])
+        descs = {0: Descriptor(OUT_BASE, ((32, 8),)), 1: Descriptor(OUT2_BASE, ((32, 12),))}
         await poison(seq, OUT_BASE, 8)
         await poison(seq, OUT2_BASE, 12)
         res = (await seq.run_vector_stage({VC: (words, descs)}))[VC]
@@ -573,15 +583,15 @@ async def test_fp16_saturation(dut) -> None:
     async def body() -> None:
         seq = await tb.start()
         v, art = tb.verdict, tb.artifacts
-        in_words = [vc.u16_to_word([0xF8BB] * 16), vc.u16_to_word(SAT_LANES)]
+        in_words = [u16_to_word([0xF8BB] * 16), u16_to_word(SAT_LANES)]
         await seq.load_words(SAT_IN >> 5, in_words)
         lines = ["VFILL A0, 200", "VBAR", "VSETI s0, 16", "VSETVL s0", "VSETMODE FLAT"]
         for t in range(2):
             lines += [f"VLD v0, A1+{200 + t}", "VADD v1, v0, v0", f"VST v1, A2+{t}"]
         lines += ["VDRAIN A3, 300", "VHALT"]
-        words = vc.assemble(lines)
-        descs = {0: vc.Descriptor(SAT_IN, ((32, 2),)), 1: vc.Descriptor(0, ((1, 1),)),
-                 2: vc.Descriptor(300, ((1, 1),)), 3: vc.Descriptor(SAT_OUT, ((32, 2),))}
+        words = assemble(lines)
+        descs = {0: Descriptor(SAT_IN, ((32, 2),)), 1: Descriptor(0, ((1, 1),)),
+                 2: Descriptor(300, ((1, 1),)), 3: Descriptor(SAT_OUT, ((32, 2),))}
         await poison(seq, SAT_OUT, 2)
         res = (await seq.run_vector_stage({VC: (words, descs)}, chunk=8))[VC]
         last_window = res.instructions - 8 * (res.windows - 1)
@@ -603,7 +613,7 @@ async def test_fp16_saturation(dut) -> None:
         rule = np.vectorize(fp16_doubled, otypes=[np.uint16])(rule.astype(np.int64))
         v.check(np.array_equal(words_to_lanes(want), rule), "the model's VADD v+v differs from FP16 doubling with "
                                                             "saturation")
-        checks, errors = vc.compare_fp16_words(want, got, "doubled word")
+        checks, errors = compare_fp16_words(want, got, "doubled word")
         v.add_checks(checks, errors)
         art.words("in_words", in_words)
         art.words("obs_doubled", got)
@@ -668,7 +678,7 @@ async def test_reference_epilogue(dut) -> None:
         v.check(vm.program(s2.words, s2.descriptors)[0] == SigCode.BATCH_COMPLETE, "model: epilogue faulted")
         check_words(v, "VDRAIN of the delivered tile", drained, gold)
         check_words(v, "VDRAIN equals the vector core model", drained, vm.read(REF_DRAIN >> 5, n_sub))
-        checks, errors = vc.compare_fp16_words(vm.read(REF_EPILOGUE >> 5, n_sub), doubled, "epilogue word")
+        checks, errors = compare_fp16_words(vm.read(REF_EPILOGUE >> 5, n_sub), doubled, "epilogue word")
         v.add_checks(checks, errors)
         rule = np.vectorize(fp16_doubled, otypes=[np.uint16])(words_to_lanes(gold).astype(np.int64))
         v.check(np.array_equal(rule, words_to_lanes(doubled)), "epilogue: not gold doubled lane by lane")
