@@ -398,36 +398,15 @@ module cluster_cu #(
         end
     endtask
 
+    // Four clocked processes, one per concern; each register is written by exactly one of them.
+
+    // ---------------- receive writes: CU_DATA granules and FILL commits into L1; drops, rejects, granules
     always @(posedge clk) begin
         if (!resetn) begin
-            state <= S_IDLE;
-            inst_ready <= 1'b0;
-            exec_done <= 1'b0;
-            exec_fault <= 1'b0;
-            exec_result <= 32'd0;
-            done_fault <= 1'b0;
-            done_code <= 32'd0;
-            send_valid <= 1'b0;
-            send_flit <= 288'd0;
-            snd_is_wp <= 1'b0;
-            gemm_start <= 1'b0;
-            drain_start <= 1'b0;
-            dcmd <= 1'b0;
-            e_v <= 1'b0;
-            e_hi <= 1'b0;
-            n_retired <= 32'd0;
-            n_emitted <= 32'd0;
             c_drop <= 16'd0;
-            c_rej <= 16'd0;
-            c_ack <= 16'd0;
+            c_rej  <= 16'd0;
             c_gran <= 16'd0;
         end else begin
-            inst_ready  <= 1'b0;
-            exec_done   <= 1'b0;
-            gemm_start  <= 1'b0;
-            drain_start <= 1'b0;
-
-            // ---------------- receive writes: CU_DATA granules, FILL commits; drops
             if (rx_we) begin
                 if (rx_side) l1b[rx_gran] <= recv_flit[255:0];
                 else         l1a[rx_gran] <= recv_flit[255:0];
@@ -450,8 +429,16 @@ module cluster_cu #(
             if (rx_rejected) c_rej <= c_rej + 16'd1;
             if (rx_landed) c_gran <= c_gran + 16'd1;
             else if (fill_commit) c_gran <= c_gran + 16'd4;
+        end
+    end
 
-            // ---------------- accumulator engine: apply last cycle's command, take this cycle's
+    // ---------------- accumulator engine: apply last cycle's command, take this cycle's
+    always @(posedge clk) begin
+        if (!resetn) begin
+            dcmd <= 1'b0;
+            e_v  <= 1'b0;
+            e_hi <= 1'b0;
+        end else begin
             if (e_wr) accm[e_tile] <= mac_out;
             e_hi     <= e_v && e_op == E_SEND;
             e_hi_data <= send_half(e_acc, 1'b1);
@@ -467,8 +454,17 @@ module cluster_cu #(
                 e_emit   <= 1'b0;
                 e_tile   <= peer_tile;
             end
+        end
+    end
 
-            // ---------------- send register: acks, the FILL request, the write port
+    // ---------------- send register: acks, the FILL request, the write port
+    always @(posedge clk) begin
+        if (!resetn) begin
+            send_valid <= 1'b0;
+            send_flit  <= 288'd0;
+            snd_is_wp  <= 1'b0;
+            c_ack      <= 16'd0;
+        end else begin
             if (snd_free) begin
                 snd_is_wp <= 1'b0;
                 if (snd_ack) begin
@@ -486,8 +482,28 @@ module cluster_cu #(
                     send_valid <= 1'b0;
                 end
             end
+        end
+    end
 
-            // ---------------- instruction sequencer (upstream mx_cluster_cu.v's states)
+    // ---------------- instruction sequencer (upstream mx_cluster_cu.v's states)
+    always @(posedge clk) begin
+        if (!resetn) begin
+            state       <= S_IDLE;
+            inst_ready  <= 1'b0;
+            exec_done   <= 1'b0;
+            exec_fault  <= 1'b0;
+            exec_result <= 32'd0;
+            done_fault  <= 1'b0;
+            done_code   <= 32'd0;
+            gemm_start  <= 1'b0;
+            drain_start <= 1'b0;
+            n_retired   <= 32'd0;
+            n_emitted   <= 32'd0;
+        end else begin
+            inst_ready  <= 1'b0;
+            exec_done   <= 1'b0;
+            gemm_start  <= 1'b0;
+            drain_start <= 1'b0;
             case (state)
                 S_IDLE: if (inst_valid && in_order && !peer_pend) begin
                     inst_ready <= 1'b1;
