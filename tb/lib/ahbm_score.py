@@ -86,7 +86,7 @@ def score_batch(v: Verdict, cube: Cube, batch: Batch, runs: list[PeRun], outs: l
     a0 = lp.args[0]
     n, tile = a0.n, a0.tile
     tag = (lambda r: case) if len(batch.requests) == 1 else (lambda r: f"{case} request {r}")
-    total_units = sum(len(walk(x.args[0])) for x in batch.launches)
+    total_units = expect.batch_units(batch)
     units = 0
     for r, (req, lr, o, (q, k, vv)) in enumerate(zip(batch.requests, batch.launches, outs, data)):
         ref_o = check_request_o(v, lr, req, o, q, k, vv, tag(r))
@@ -109,9 +109,9 @@ def score_batch(v: Verdict, cube: Cube, batch: Batch, runs: list[PeRun], outs: l
         for key, e in exp.counters.items():
             v.check(c[key] == e, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, predicted {e}")
             art.count(f"{key}_r{rank}", e, c[key])
-        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.composites,
+        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.counters["cnt_comp"],
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, "
-                f"{exp.composites} tiles are not all-future ({exp.tiles_skipped} skipped)")
+                f"{exp.counters['cnt_comp']} tiles are not all-future ({exp.tiles_skipped} skipped)")
         v.check(run.waits_with_work == 0, f"{case}: rank {rank} (PE {p}) waited {run.waits_with_work} time(s) "
                 "on a poll miss while it could have enqueued a tile (ADR §5.6: a miss is covered by work)")
         art.count(f"skipped_r{rank}", exp.tiles_skipped)
@@ -168,9 +168,9 @@ def score_ring(v: Verdict, cube: Cube, rl: RingLaunch, runs: list[PeRun], o_rtl:
         for key, x in want.items():
             v.check(c[key] == x, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, expected {x}")
             art.count(f"{key}_r{rank}", x, c[key])
-        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.composites,
+        v.check(run.enqueued.get("ATTN_TILE", 0) == exp.counters["cnt_comp"],
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, the reference "
-                f"ring issues {exp.composites} ({exp.tiles_skipped} all-future tiles left out)")
+                f"ring issues {exp.counters['cnt_comp']} ({exp.tiles_skipped} all-future tiles left out)")
         skipped += run.ring_skipped
         v.check(run.ring_skipped == exp.ring_steps_skipped, f"{case}: rank {rank} skipped {run.ring_skipped} "
                 f"ring steps, the geometry predicts {exp.ring_steps_skipped}")
