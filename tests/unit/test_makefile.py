@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 from tb.benches import ROOT
@@ -33,9 +34,11 @@ def test_the_suite_checks_its_options_before_pytest() -> None:
 
 def _exported(var: str, *args: str) -> str:
     """What the regression engine's process sees of `var`: the recipe's interpreter replaced by printenv (the
-    rest of its line a shell comment), after the bootstrap the target runs first."""
+    rest of its line a shell comment), after the bootstrap the target runs first. `var` is taken out of this
+    process's environment, so a SEEDS set in the shell that started the suite does not decide the verdict."""
+    env = {k: v for k, v in os.environ.items() if k != var}
     out = subprocess.run(["make", "-s", "regress", f"PY=printenv {var} #", *args], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, env=env)
     return out.stdout.splitlines()[-1] if out.stdout.strip() else ""
 
 
