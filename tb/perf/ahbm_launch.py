@@ -348,7 +348,7 @@ def launch_main(*, quick: bool = False, seed: int = 1, verbose: bool = False, si
                 publish: bool = False, prefill: bool = True, scheduler: str | None = None) -> int:
     """Run (here, or a task per point on the cluster at `scheduler`), print the tables and targets, draw,
     append the history; 0 if every point passed, 1 if one did not, 2 if the sweep could not run."""
-    from tb.perf.compare import _git_rev
+    from tb.perf.history import git_rev
 
     bs, widths = (QUICK_BS, QUICK_WIDTHS) if quick else (BS, WIDTHS)
     print(f"ahbm launch sweep: B {list(bs)} x link {list(widths)} bits, {COUNTER} tokens a request, PREFETCH "
@@ -392,7 +392,7 @@ def launch_main(*, quick: bool = False, seed: int = 1, verbose: bool = False, si
             print(f"(copied to {DOCS_IMG.relative_to(ROOT)}/)")
     LAUNCH_HISTORY.parent.mkdir(parents=True, exist_ok=True)
     with LAUNCH_HISTORY.open("a") as f:
-        git = _git_rev()
+        git = git_rev()
         for p in points:
             f.write(json.dumps({"git": git, "kind": "decode", "b": p.b, "width": p.width, "passed": p.passed,
                                 "message": p.message, "seed": p.seed, "wall_s": round(p.wall_s, 2),

@@ -64,7 +64,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from datetime import datetime, timezone
 import json
 import os
 import shutil
@@ -78,6 +77,7 @@ from tb.benches import Bench, get_bench
 from tb.lib.ahbm_case import GROUPS   # the case runner's GQA group: the sweep reports it
 from models.ahbm_reduce import reduction_roofline
 from tb.lib.ahbm_cube import DMA_LAT_ENV, PREFETCH_ENV, runtime_config
+from tb.perf.history import git_rev, utc_now
 from tb.perf.points import CallFailure, FarmError, run_points, where_points_run
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 
@@ -245,7 +245,7 @@ def history_record(p: Point, git: str, when: str | None = None) -> dict[str, Any
     if p.metrics is not None:
         m = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in p.metrics.items() if k != "per_pe"}
     return {
-        "time": when or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "time": when or utc_now(),
         "git": git, "bench": "ahbm_sweep", "prefetch": p.prefetch, "tile": p.tile,
         "counter": COUNTER, "n": N_PES, "groups": GROUPS, "request_id": REQUEST_ID, "dma_bw": DMA_BW,
         "dma_lat": p.dma_lat, "seed": p.seed, "passed": p.passed, "message": p.message,
@@ -431,7 +431,6 @@ def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
                dma_lat: int = DMA_LAT, sim: str = "verilator", scheduler: str | None = None) -> int:
     """Run (here, or a task per point on the cluster at `scheduler`), print, append the history; 0 if every
     run passed its scoreboard, 1 if one did not, 2 if the sweep could not run."""
-    from tb.perf.compare import _git_rev
 
     tiles = tuple(tiles) if tiles else (QUICK_TILES if quick else TILES)
     print(f"ahbm sweep: PREFETCH {list(prefetches)} x tile {list(tiles)}, context {COUNTER}, DMA_LAT {dma_lat}, "
@@ -447,7 +446,7 @@ def sweep_main(*, quick: bool = False, seed: int = 1, verbose: bool = False,
         return 2
     wall = time.monotonic() - t0
     print(report(points, wall, dma_lat))
-    append_history(points, git=_git_rev())
+    append_history(points, git=git_rev())
     print(f"(appended {len(points)} lines to {HISTORY})")
     return 0 if points and all(p.passed for p in points) else 1
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from datetime import datetime, timezone
 import functools
 import json
 import os
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tb.benches import ROOT, Bench, get_bench
+from tb.perf.history import git_rev, utc_now
 from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
 from tb.simulators import built_simulator, plain_build
 
@@ -271,21 +271,10 @@ def format_report(c: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _git_rev() -> str:
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return rev + ("+dirty" if dirty else "") if rev else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
 def append_history(c: Comparison, path: Path = HISTORY) -> None:
     rec = {
-        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "git": _git_rev(),
+        "time": utc_now(),
+        "git": git_rev(),
         "bench": c.bench,
         "sim": c.sim,
         "seed": c.seed,

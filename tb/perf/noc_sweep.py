@@ -29,7 +29,6 @@ a local run's.
 from __future__ import annotations
 
 import argparse
-from datetime import datetime, timezone
 import json
 import os
 import re
@@ -43,6 +42,7 @@ from typing import Sequence
 from tb.benches import NOC_RTL, ROOT
 from tb.content_hash import files_digest
 from tb.perf.figures import pyplot, save_png
+from tb.perf.history import utc_now
 from tb.perf.points import CallFailure, FarmError, run_points, where_points_run
 from tb.runner import BUILD_ROOT, build_lock
 
@@ -315,7 +315,7 @@ def plot(points: list[Point], path: Path = PNG) -> Path:
 
 
 def append_history(summary: dict[str, dict[str, float]], sim: str, wall_s: float, path: Path = HISTORY) -> None:
-    rec = {"when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "sim": sim, "wall_s": wall_s,
+    rec = {"when": utc_now(), "sim": sim, "wall_s": wall_s,
            "summary": summary}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as f:
