@@ -21,7 +21,7 @@
 
 SIM ?= icarus
 PY := .venv/bin/python
-# BENCH= (given but empty) is refused by tb.regress; make exports an unset BENCH as empty too, so say which
+# BENCH= (given but empty) is refused by tb.run.regress; make exports an unset BENCH as empty too, so say which
 # (checked before the export below, which would make BENCH's origin 'file')
 ifneq ($(origin BENCH),undefined)
 export AGSIM_BENCH_GIVEN := 1
@@ -45,26 +45,26 @@ bootstrap:
 	@tools/bootstrap.sh $(CXX_BOOT)
 
 main: bootstrap
-	@$(PY) -m tb.regress
+	@$(PY) -m tb.run.regress
 
 regress: bootstrap
 	@$(PY) -m tb.farm
 
 test:
 	@tools/bootstrap.sh --with-verilator --with-cxx
-	@$(PY) -m tb.options
+	@$(PY) -m tb.run.options
 	@$(PY) -m pytest -n $(JOBS) --dist worksteal tests
 
 lint:
 	@tools/bootstrap.sh --with-verilator
-	@$(PY) -m tb.lint
+	@$(PY) -m tb.run.lint
 
 bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
 waves:
 	@tools/bootstrap.sh --with-gtkwave
-	@$(PY) -m tb.waves $(BENCH)
+	@$(PY) -m tb.run.waves $(BENCH)
 
 clean:
 	rm -rf sim_build results.xml
@@ -73,7 +73,7 @@ help:
 	@sed -n '1,20p' Makefile
 
 list:
-	@python3 -m tb.benches
+	@python3 -m tb.run.benches
 
 tests: bootstrap
-	@$(PY) -m tb.regress --list-tests
+	@$(PY) -m tb.run.regress --list-tests

@@ -6,9 +6,9 @@ hardware would, round by round, and if not, where not. Each DIR is a bundle
 folder (the ones of clients/bundles, or a user's own export).
 
 * default: the RTL machine (the ``clients`` bench's top, built in
-  ``sim_build/client/clients/``); every check of tb/system/test_clients.py,
+  ``sim_build/client/clients/``); every check of tb/bundle/test_clients.py,
   the golden models' run of the same plan judging the RTL bit for bit;
-* ``--models``: the golden models alone (models/machine_model.py), in
+* ``--models``: the golden models alone (models/machine/event_model.py), in
   milliseconds; the machine model's clock is its network deliveries.
 
 Printed per bundle: the per-round table (round, unit, slots staged, flits
@@ -22,7 +22,7 @@ timing" on the models, "no reference" without ``timing_rtl.json``) and a
 verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
 ``expected.npz``, cycles, wall seconds). Then, for several bundles, a table of
 them (verdict, rounds, cycles, machine cycles ours and upstream's, ratio,
-worst round), the timing judge's verdict (models/client_timing.py: a missed
+worst round), the timing judge's verdict (models/bundle/timing.py: a missed
 target fails the command) and one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
@@ -41,18 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-from models import client_timing
-from models.bundle import Bundle
-from models.client_judge import check_count, judge, reference
-from models.client_report import (BundleReport, format_bound, format_rounds, format_summary, format_table,
+from models.bundle import timing as client_timing
+from models.bundle.reader import Bundle
+from models.bundle.judge import check_count, judge, reference
+from models.bundle.report import (BundleReport, format_bound, format_rounds, format_summary, format_table,
                                   format_timing, format_verdict)
-from models.executor import check_machine
-from models.machine_model import ModelRefused, run_bundle
-from models.machines import get_machine
+from models.bundle.executor import check_machine
+from models.machine.event_model import ModelRefused, run_bundle
+from models.machine.layouts import get_machine
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
-from tb.lib.hazard_counts import model_counts
-from tb.runner import bench_build_dir
-from tb.simulators import SIMULATORS, SimulatorMissing
+from tb.vector.hazard_counts import model_counts
+from tb.run.runner import bench_build_dir
+from tb.run.simulators import SIMULATORS, SimulatorMissing
 
 CLIENT_BUILD = Path(__file__).resolve().parent.parent / "sim_build" / "client"
 RTL_MACHINE = "fused4"  # the machine of the `clients` bench
@@ -79,7 +79,7 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
         seen[path.name] = str(path)
         b = Bundle(path)
         try:
-            b.check()  # every file read and checked against the format (models/bundle_schema.py, bundle_arrays.py)
+            b.check()  # every file read and checked against the format (models/bundle/schema.py, bundle_arrays.py)
             machine = get_machine(b.meta["machine"]["name"])
             if rtl and machine.name != RTL_MACHINE:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
@@ -130,9 +130,9 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
 def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
             sim: str = "icarus") -> list[BundleReport]:
     """Every bundle on the RTL machine through the `clients` bench; reports read from its artifacts."""
-    from tb.benches import get_bench
-    from tb.runner import run_bench
-    from tb.system.test_clients import CLIENT_BUNDLES_ENV
+    from tb.run.benches import get_bench
+    from tb.run.runner import run_bench
+    from tb.bundle.test_clients import CLIENT_BUNDLES_ENV
 
     env = {CLIENT_BUNDLES_ENV: os.pathsep.join(str(b.path) for b in bundles)}
     result = run_bench(get_bench("clients"), sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,

@@ -1,7 +1,7 @@
 """The suite run's own hooks: one run per bench build folder, and a line per finished bench.
 
 * A run that collects the bench wrappers (tests/test_benches.py) takes
-  sim_build/pytest/run.lock (tb.buildlock) before any bench builds, and a
+  sim_build/pytest/run.lock (tb.run.buildlock) before any bench builds, and a
   second such run in the same clone is refused in one line naming the first.
   The lock is the run's: under pytest-xdist the controller takes it when the
   workers report what they collected, and the workers never touch it.
@@ -24,10 +24,10 @@ import signal
 
 import pytest
 
-from tb.buildlock import FolderBusy, acquire, release
-from tb.progress import Progress, deal_to_slices
-from tb.runner import BUILD_ROOT
-from tb.simulators import bench_legs
+from tb.run.buildlock import FolderBusy, acquire, release
+from tb.run.progress import Progress, deal_to_slices
+from tb.run.runner import BUILD_ROOT
+from tb.run.simulators import bench_legs
 
 BENCH_TESTS = "tests/test_benches.py::"
 LOCK_ROOT = BUILD_ROOT / "pytest"
@@ -103,7 +103,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """In each pytest-xdist worker (all collect the same order): the bench legs, longest first as
     tests/test_benches.py lists them, dealt to the heads of the parts worksteal hands the workers, so every
-    worker starts on long legs and the unit tests are what gets stolen (tb.progress.deal_to_slices)."""
+    worker starts on long legs and the unit tests are what gets stolen (tb.run.progress.deal_to_slices)."""
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
     legs = [i for i in items if i.nodeid.startswith(BENCH_TESTS)]
     if workers < 2 or not legs:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tb.benches import get_bench
-from tb.summary import describe_failures
-from tb.runner import CaseResult, list_tests, mark_unfinished, run_bench
+from tb.run.benches import get_bench
+from tb.run.summary import describe_failures
+from tb.run.runner import CaseResult, list_tests, mark_unfinished, run_bench
 
 LINE = re.compile(r"^router: the simulator was stopped by the wall-clock backstop of 0.2 s after (\d+\.\d) s, before "
                   r"this test finished \(a hung simulator, or a machine too slow or loaded for the bound\); raise "

@@ -22,9 +22,9 @@ import cloudpickle
 import pytest
 
 from tb.farm.calls import CallFailure, Reply, checked, submit_calls
-from tb.perf import ahbm_launch as al
-from tb.perf import ahbm_sweep as sw
-from tb.perf import noc_sweep as ns
+from tb.ahbm import launch_sweep as al
+from tb.ahbm import decode_sweep as sw
+from tb.noc import sweep as ns
 from tb.perf.points import run_points
 
 # the functions below run on the workers, which cannot import this file by its name: send them by value

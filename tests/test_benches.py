@@ -1,11 +1,11 @@
-"""Every bench of tb/benches.py, run through cocotb_tools.runner under pytest.
+"""Every bench of tb/run/benches.py, run through cocotb_tools.runner under pytest.
 
 One pytest item per bench, each in its own build folder (sim_build/pytest/<bench>,
 sim_build/pytest/verilator/<bench> on Verilator), so pytest-xdist can run them side
 by side. A bench passes only if every one of its tests passed with a verdict and at
 least one test ran.
 
-Which simulator runs a bench (tb/simulators.py `bench_legs`): with SIM=icarus (make's default) every
+Which simulator runs a bench (tb/run/simulators.py `bench_legs`): with SIM=icarus (make's default) every
 bench runs on Icarus except the ones in VERILATOR_LEG (composite fp32
 arithmetic, or a long machine run, that Icarus interprets slowly); they run on
 Verilator (the same tests and checks, 3-4x faster with the build). `make SIM=icarus` still runs them on Icarus.
@@ -24,12 +24,12 @@ import os
 
 import pytest
 
-from tb.benches import BENCHES, Bench
-from tb.options import bench_wall_s, seed_from_env
-from tb.summary import describe_failures
-from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
-from tb.progress import longest_first, previous_durations
-from tb.simulators import bench_legs
+from tb.run.benches import BENCHES, Bench
+from tb.run.options import bench_wall_s, seed_from_env
+from tb.run.summary import describe_failures
+from tb.run.runner import BUILD_ROOT, bench_build_dir, run_bench
+from tb.run.progress import longest_first, previous_durations
+from tb.run.simulators import bench_legs
 
 # The longest legs first (tests/conftest.py then deals them to the heads of the parts pytest-xdist's worksteal
 # hands the workers, so each starts on long legs and the short tests are what gets stolen). The order is the

@@ -6,9 +6,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from tb.benches import ROOT, get_bench
-from tb.summary import describe_failures
-from tb.runner import run_bench
+from tb.run.benches import ROOT, get_bench
+from tb.run.summary import describe_failures
+from tb.run.runner import run_bench
 
 
 def test_a_syntax_error_is_shown_with_its_file_and_line(tmp_path: Path) -> None:

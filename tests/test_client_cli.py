@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.bundle import BUNDLES, Bundle
-from models.client_report import BundleReport, RoundRow
-from models.round_timing import RoundTiming
+from models.bundle.reader import BUNDLES, Bundle
+from models.bundle.report import BundleReport, RoundRow
+from models.bundle.round_timing import RoundTiming
 from tb.client import main, print_timing
 from tb.lib.artifacts import load
 

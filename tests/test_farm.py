@@ -21,15 +21,15 @@ from pathlib import Path
 import psutil
 import pytest
 
-from models.bundle import BUNDLES
-from tb.benches import ROOT, get_bench
+from models.bundle.reader import BUNDLES
+from tb.run.benches import ROOT, get_bench
 from tb.farm.bundles import bundle_folders, plan_bundles
 from tb.farm.coverage import merged_database
 from tb.farm.engine import FarmRun, close_client, open_client, run_tasks
 from tb.farm.merge import verdicts, write_report
 from tb.farm.tasks import BenchTask, TaskOutcome, run_task
 from tb.farm.vc_shards import plan_shards
-from tb.runner import run_bench
+from tb.run.runner import run_bench
 
 BENCH = "fifo"  # 2 s a run on Icarus, three tests, thousands of checks
 SEEDS = (11, 12, 13, 14)

@@ -1,11 +1,11 @@
-"""`make lint` as part of the test suite: every job of tb/lint.py must be clean.
+"""`make lint` as part of the test suite: every job of tb/run/lint.py must be clean.
 
-The lint jobs come from one place (tb.lint.lint_jobs: each RTL unit alone,
+The lint jobs come from one place (tb.run.lint.lint_jobs: each RTL unit alone,
 each arithmetic block, every bench of the table as it is built), so a unit
 added to the table is linted here without a second list. verilator is
 installed by the bootstrap; a missing one fails here, it is not skipped.
 
-A clean verdict is kept under a hash of all it depends on (tb.lint.lint_key: the
+A clean verdict is kept under a hash of all it depends on (tb.run.lint.lint_key: the
 command, verilator's version, the text of the sources and of every file in the
 include folders), so a suite run re-lints only what changed; a failure is never
 kept. `make lint` always lints everything.
@@ -17,7 +17,7 @@ import subprocess
 
 import pytest
 
-from tb.lint import clean_before, command, lint_jobs, lint_key, remember_clean
+from tb.run.lint import clean_before, command, lint_jobs, lint_key, remember_clean
 
 JOBS = lint_jobs()
 

@@ -1,7 +1,7 @@
 """Ctrl-C during the main job: every simulator ends (their process groups included), nothing new starts,
 the finished benches are summarised, the others named as not run, exit status 130.
 
-Runs `python -m tb.regress` for real in a session of its own, one bench at a time (fifo, router,
+Runs `python -m tb.run.regress` for real in a session of its own, one bench at a time (fifo, router,
 router_turn), and sends SIGINT to its process group, as a terminal does, once router's simulator runs.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import psutil
 
-from tb.benches import ROOT
-from tb.proctree import alive, processes
+from tb.run.benches import ROOT
+from tb.run.proctree import alive, processes
 
 HANG_GUARD_S = 300  # a bound on waiting for a hung run, not a speed claim: generous for a loaded, slow machine
 
@@ -41,7 +41,7 @@ def test_ctrl_c_ends_every_simulator_and_summarises(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items()
            if k not in ("BENCH", "COCOTB_TEST_FILTER", "WAVES", "VERBOSE", "JOBS", "AGSIM_WALL_S")}
     env["COCOTB_RANDOM_SEED"] = "3"
-    run = subprocess.Popen([sys.executable, "-m", "tb.regress", "--bench", "fifo,router,router_turn", "--jobs", "1",
+    run = subprocess.Popen([sys.executable, "-m", "tb.run.regress", "--bench", "fifo,router,router_turn", "--jobs", "1",
                             "--results", str(tmp_path / "results.xml"), "--build-root", str(tmp_path / "build")],
                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            start_new_session=True)

@@ -1,4 +1,4 @@
-"""The main job runs benches side by side (tb.regress --jobs, a local Dask cluster of two workers), still
+"""The main job runs benches side by side (tb.run.regress --jobs, a local Dask cluster of two workers), still
 reports in the order asked for, and leaves each bench's results in its usual folder (sim_build/<bench>/)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tb import regress
+from tb.run import regress
 
 
 def test_two_benches_side_by_side_pass_and_merge_in_table_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

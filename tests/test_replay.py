@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tb.benches import get_bench
+from tb.run.benches import get_bench
 from tb.lib.verdict import STATS_FILE
-from tb.runner import BUILD_ROOT, list_tests, run_bench
+from tb.run.runner import BUILD_ROOT, list_tests, run_bench
 
 # (TB class, bench, test): a test well inside its bench, under seeded stalls, so what runs before it matters
 CASES = [

@@ -1,6 +1,6 @@
 """A bench that differs from another only in run-time values (Bench.build_of, run_env) runs on that bench's
 build: nothing is compiled again, its results stay in its own folder, and two runs of one build folder
-side by side build one after the other (tb.runner.build_lock). Real iverilog builds of the fifo bench."""
+side by side build one after the other (tb.run.runner.build_lock). Real iverilog builds of the fifo bench."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import dataclasses
 import multiprocessing
 from pathlib import Path
 
-from tb.benches import BY_NAME, get_bench
-from tb.runner import build_lock, run_bench
+from tb.run.benches import BY_NAME, get_bench
+from tb.run.runner import build_lock, run_bench
 
 
 def test_the_table_runs_the_tight_queue_cases_on_the_deep_queue_build() -> None:

@@ -4,17 +4,17 @@ Every test of each bench must report the same verdict, the same number of checks
 and the same simulated cycles on both simulators. The benches are chosen for what
 differs between the simulators: `orch` drives the AXI4-Lite host through
 cocotbext-axi (it samples ready and valid at the clock edge, which on Verilator
-needs the clock from cocotb: rtl/harness/harness_clock.v), `mesh_2x2` is the NoC
+needs the clock from cocotb: rtl/bench/harness_clock.v), `mesh_2x2` is the NoC
 under seeded stall patterns, `pe` the AHBM composite engine whose fp32 functions
-are compiled differently under Verilator (rtl/ahbm/fp32_lib.vh).
+are compiled differently under Verilator (rtl/ahbm/fp32/fp32_lib.vh).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tb.benches import get_bench
-from tb.runner import BUILD_ROOT, run_bench
+from tb.run.benches import get_bench
+from tb.run.runner import BUILD_ROOT, run_bench
 
 SEED = 20261201
 PARITY_BENCHES = ("orch", "mesh_2x2", "pe")

@@ -1,6 +1,6 @@
 """An archived AHBM launch re-derived from its inputs: the reference's half of `python -m tb.lib.artifacts`.
 
-A launch's artifacts (written by tb/lib/ahbm_score.py) hold its inputs, the
+A launch's artifacts (written by tb/ahbm/score.py) hold its inputs, the
 O the device stored, and a JSON `launch` entry describing the plan; this
 module names those entries and recomputes O from the inputs with the
 reference kernel, so an archive can be re-checked years later with the

@@ -1,6 +1,6 @@
 """What a launch must leave in each PE's counters: the prediction the CUBE scorer compares, from the models alone.
 
-The scorer (tb/lib/ahbm_score.py) reads the counters through the cube and
+The scorer (tb/ahbm/score.py) reads the counters through the cube and
 compares; what they must hold is derived here from the launch plan and the
 reference kernel, so a prediction can be read (and tested) without a
 simulator: a batch's counts come from the placement formulas
@@ -8,7 +8,7 @@ simulator: a batch's counts come from the placement formulas
 one partial per child per unit of work); a ring's from the reference ring
 kernel's own count of its steps.
 
-Counter names are the RTL's (rtl/ahbm/pe_core.v, `cnt_*`); a unit of work is one
+Counter names are the RTL's (rtl/ahbm/pe/pe_core.v, `cnt_*`); a unit of work is one
 (request, query block) of a launch, one walk of its program (launch.walk).
 """
 

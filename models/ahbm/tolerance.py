@@ -42,7 +42,7 @@ import numpy as np
 from .numerics import bf16_to_f32
 
 U32 = 2.0 ** -24  # fp32 unit roundoff
-EXP_REL = 1.5 * 2.0 ** -23  # exp_f32's relative error (tests/unit/test_ahbm_numerics.py: 1.21 ulp measured)
+EXP_REL = 1.5 * 2.0 ** -23  # exp_f32's relative error (tests/unit/ahbm/test_ahbm_numerics.py: 1.21 ulp measured)
 ABS_TINY = 2.0 ** -124  # per key: a flushed exp_f32 (< 2^-126) and subnormal roundings, with room
 SAFETY = 1.25  # second-order terms
 BF16_HALF_ULP = 2.0 ** -8  # relative: a bf16 store rounds to 8 significant bits

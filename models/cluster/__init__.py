@@ -1,8 +1,8 @@
-"""Golden model of the cluster CU (rtl/units/cluster_cu.v), plain Python/numpy, by concern.
+"""Golden model of the cluster CU (rtl/cluster/cluster_cu.v), plain Python/numpy, by concern.
 
 What crosses the cluster's port follows units.md §C and protocol.md §4-§6
 (fixed protocol); everything inside is ours and stated in docs/cluster.md. The
-RTL must agree with this model bit for bit (tb/module/test_cluster.py).
+RTL must agree with this model bit for bit (tb/cluster/test_cluster.py).
 
 * ``isa``    - the CU_INST fields (incl. peers/npeer/preq and the bank bits),
   encoder/decoder, the fault codes, the builders :func:`fill`, :func:`gemm`,
@@ -17,7 +17,7 @@ RTL must agree with this model bit for bit (tb/module/test_cluster.py).
   (``receive``, ``execute`` -> :class:`Outcome`, ``fill_responses``).
 """
 
-from models.cu_base import (  # noqa: F401  (CU_DATA encoders re-exported for the benches)
+from models.cu.base import (  # noqa: F401  (CU_DATA encoders re-exported for the benches)
     SigCode, completion, cu_data_bursts, cu_data_descriptor, cu_data_fields, signal_flit)
 
 from .core import MAG_DEFAULT, ClusterCore, Event, burst_ok, l1_entry

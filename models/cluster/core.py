@@ -2,9 +2,9 @@
 
 ``take`` hands the unit one inbound flit in the order the unit's port takes it
 and returns what the unit sends because of it (completions included, as
-cu_base sends them), each an ``Event(dst, flit)`` (models.vc.link.Event), so a
+cu_base sends them), each an ``Event(dst, flit)`` (models.vector.link.Event), so a
 machine-level model can route flits between the units' models. The rules are
-the RTL's (rtl/units/cluster_cu.v, docs/cluster.md); what crosses the link
+the RTL's (rtl/cluster/cluster_cu.v, docs/cluster.md); what crosses the link
 follows units.md §C:
 
 * **instructions**: a CU_INST queue, one instruction in flight. GEMM and DRAIN
@@ -34,7 +34,7 @@ follows units.md §C:
   buffer, an odd peer offset or count, or interleaved by a second source) is
   counted out, never wrapped, and still acknowledged.
 
-CU_CTRL is answered by the endpoint base (models/cu_base.py), MEM_WR_ACK and
+CU_CTRL is answered by the endpoint base (models/cu/base.py), MEM_WR_ACK and
 ERROR are dropped there; neither reaches this model's state. Anything else
 the unit cannot use is taken and dropped (counted in ``dbg``).
 """
@@ -47,10 +47,10 @@ from typing import Mapping
 
 import numpy as np
 
-from models.cu_base import completion, cu_data_fields
-from models.flit import FIELDS, FlitType
+from models.cu.base import completion, cu_data_fields
+from models.noc.flit import FIELDS, FlitType
 from models.numerics.cluster import acc_add, emit_granule, gemm_entry
-from models.vc.link import Event, TakesFlits
+from models.vector.link import Event, TakesFlits
 
 from .flits import fill_request, leads, write_port
 from .images import data_received, send_granules, unpack_send

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from models.flit import FlitType, make_flit
+from models.noc.flit import FlitType, make_flit
 
 from .isa import ADDR_BITS, GRANULE_BYTES, WBURST, Coord, one
 

@@ -17,8 +17,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from models.cu_base import SigCode, signal_flit
-from models.flit import FlitType, flit_field, make_flit
+from models.cu.base import SigCode, signal_flit
+from models.noc.flit import FlitType, flit_field, make_flit
 from models.numerics.layout import pack_a_entry, pack_b_entry
 
 from .isa import ENTRY_GRANULES, WBURST, Coord, decode_inst, one

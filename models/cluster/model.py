@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from models.cu_base import SigCode, signal_fields
-from models.flit import FIELDS, FlitType
+from models.cu.base import SigCode, signal_fields
+from models.noc.flit import FIELDS, FlitType
 
 from .core import ClusterCore, Event, burst_ok
 from .images import fill_responses_for

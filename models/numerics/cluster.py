@@ -21,8 +21,8 @@ C.7.6 are reproduced:
   +-65504 (never Inf).
 
 Every function is numpy-vectorised over integer bit patterns (int64 inside).
-The RTL twins are rtl/arith/acc_convert.v, acc_add.v, acc_to_fp16.v and
-cu_gemm_subtile.v (tests/unit/test_arith_rtl.py holds them equal).
+The RTL twins are rtl/cluster/acc_convert.v, acc_add.v, acc_to_fp16.v and
+cu_gemm_subtile.v (tests/unit/numerics/test_arith_rtl.py holds them equal).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Why it exists: a cluster's FILL asks the memory agent for QUANT entry reads, and
 the agent must hand back exactly the words upstream's quantiser produces; the
 cluster accepts anything and raises no fault, so a wrong bit here only shows up
 as a wrong GEMM much later. This module is the one Python statement of that
-transform; models/mag.py serves it and rtl/mag/mag_quant.v must equal it bit
-for bit (tests/unit/test_mag_quant_rtl.py).
+transform; models/mag/model.py serves it and rtl/mag/mag_quant.v must equal it bit
+for bit (tests/unit/mag/test_mag_quant_rtl.py).
 
 An entry is 256 bytes = 8 DRAM words = 128 FP16 values; element (lane L, k) is
 at byte ``64L + 2k`` (little-endian), L = 0..3, k = 0..31. Each lane gets one

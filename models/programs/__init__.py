@@ -1,12 +1,12 @@
 """Unit programs from a plan: what the host dispatches to each cluster and vector core.
 
-One role: turn a :class:`models.planner.Plan` (placement, deal() pairing,
+One role: turn a :class:`models.machine.planner.Plan` (placement, deal() pairing,
 span_w, slots, acks) plus an epilogue expression and a DRAM layout into, per
 instance, the cluster program (CU_INST payloads), the vector program (words,
 descriptors, IMEM/DESC/RUN payloads), and the counts of the comparison table.
 It composes the planner (``plan_fused`` runs first in :func:`build_kernel`, so
 every ``PlanRefused`` of the planner fires here too) and the units' encoders
-(``models.cluster.fill/gemm/drain``, ``models.vector_core.assemble``); it
+(``models.cluster.fill/gemm/drain``, ``models.vector.assemble``); it
 edits neither.
 
 Two forms of the same kernel ``y = epilogue(x @ w_r^T ...)``:
@@ -33,7 +33,7 @@ Modules, one concern each (this package re-exports their public names):
   programs in one form and their counts (:func:`build_programs`, :func:`build_kernel`);
 * ``comparison`` - fused against unfused, and ours against the public
   compiler's, on the seed case (:func:`compare_forms`, :func:`seed_comparison`;
-  its docstring holds the scenario-6 block that ``python -m models.flit_ledger
+  its docstring holds the scenario-6 block that ``python -m models.bundle.flit_ledger
   --write`` keeps current).
 """
 

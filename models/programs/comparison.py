@@ -7,8 +7,8 @@ dispatches, ours (``desc_writes="minimal"``) against the public compiler's
 (its bundles ``linear_silu_fused_m32k64n32`` and
 ``linear_silu_unfused_m32k64n32`` in ``clients/bundles/``),
 per unit kind and per role, every flit of both sides read back from the flit
-itself by ``models/flit_ledger.py`` (``python -m models.flit_ledger`` prints
-this block; tests/unit/test_flit_ledger.py fails when it differs from the
+itself by ``models/bundle/flit_ledger.py`` (``python -m models.bundle.flit_ledger`` prints
+this block; tests/unit/bundle/test_flit_ledger.py fails when it differs from the
 copy here or in the README; :data:`SEED_OURS` pins our totals)::
 
     | unit | flits | fused: ours | fused: compiler | unfused: ours | unfused: compiler | why they differ |
@@ -64,8 +64,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Optional
 
-from models.machines import Machine
-from models.planner import Acc
+from models.machine.layouts import Machine
+from models.machine.planner import Acc
 
 from .counts import Counts
 from .kernel import KernelPrograms, build_kernel
@@ -126,8 +126,8 @@ def compare_forms(fused: KernelPrograms, unfused: KernelPrograms) -> Comparison:
 
 def seed_comparison(machine: Optional[Machine] = None, *, desc_writes: str = "minimal") -> Comparison:
     """The seed's case: y = silu(x @ w^T), x 32x64, w 32x64, gm=4 gn=8 nk=2, on fused4."""
-    from models.machines import FUSED4
-    from models.planner import silu
+    from models.machine.layouts import FUSED4
+    from models.machine.planner import silu
 
     machine = machine or FUSED4
     epi = silu(Acc(0))

@@ -15,9 +15,9 @@ from types import MappingProxyType
 from typing import Mapping, Sequence
 
 from models.cluster import Op, acks_for
-from models.vector_core import OPCODES
-from models.machines import Coord
-from models.planner import Plan
+from models.vector import OPCODES
+from models.machine.layouts import Coord
+from models.machine.planner import Plan
 
 from .emission import InstancePrograms, VectorProgram, program_words
 from .layout import ENTRY_BYTES, WORD_BYTES

@@ -6,7 +6,7 @@ Vector core L1 (per the seed): slot r (accumulator r's tile) at word
 **Vector program**, shaped like the public compiler's (its listings of the
 seed case, ``program.txt`` of the client bundles
 ``linear_silu_{fused,unfused}_m32k64n32``; for the seed's fused case our IMEM
-words are the compiler's, word for word: tests/unit/test_flit_ledger.py)::
+words are the compiler's, word for word: tests/unit/bundle/test_flit_ledger.py)::
 
     VSETI s0, 128             # VL, raw integer: VSETVL reads S[va]
     VSETI s4, 0xbfb8aa        # every non-built-in constant, once, from S4 up (E8M15 pattern)
@@ -50,9 +50,9 @@ from types import MappingProxyType
 from typing import Mapping, Optional, Sequence
 
 from models.cluster import ANCHOR_NEUTRAL, FILL_MAX, Op, decode_inst, drain, fill, gemm
-from models import vector_core
-from models.machines import Coord, Machine
-from models.planner import FIXES, Expr, Plan
+from models import vector as vector_core
+from models.machine.layouts import Coord, Machine
+from models.machine.planner import FIXES, Expr, Plan
 
 from .layout import ENTRY_BYTES, WORD_BYTES, DramLayout, _refuse
 from .lowering import Lowered, lower_epilogue
@@ -223,7 +223,7 @@ def vector_program(plan: Plan, index: int, epilogue: Expr, layout: DramLayout, *
     tiles = plan.gm * plan.gn
     if plan.span_w % CHUNK_WORDS:
         raise _refuse(f"span_w={plan.span_w} is not a whole number of {CHUNK_WORDS}-word chunks",
-                      "plan with models.planner (span_w rounds gm*gn up to 8)")
+                      "plan with models.machine.planner (span_w rounds gm*gn up to 8)")
     roles = descriptor_roles(plan.accumulators, low.slots, fused=fused)
     ad = {role: a for a, role in roles}
     y_desc = vector_core.Descriptor(layout.y_addr(inst.row, inst.col), ((WORD_BYTES, tiles),))

@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from models.machines import Machine
-from models.planner import FIXES, L1_SAFE, Expr, Plan, expected_acks, plan_fused
+from models.machine.layouts import Machine
+from models.machine.planner import FIXES, L1_SAFE, Expr, Plan, expected_acks, plan_fused
 
 from .counts import Counts, _count
 from .emission import ANCHOR, InstancePrograms, cluster_program, vector_program
@@ -86,7 +86,7 @@ def _check_plan(plan: Plan, machine: Machine) -> None:
     if plan.footprint_words > L1_SAFE:
         raise _refuse(f"L1 footprint {plan.footprint_words} words exceeds L1_SAFE={L1_SAFE}", FIXES)
     if plan.slots and plan.result_word < plan.slots[-1] + plan.span_w:
-        raise _refuse("the result overlaps an accumulator slot", "plan with models.planner")
+        raise _refuse("the result overlaps an accumulator slot", "plan with models.machine.planner")
 
 
 def build_kernel(m: int, n: int, k: int, gm: int, gn: int, nk: int, epilogue: Expr, machine: Machine, *,

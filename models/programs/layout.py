@@ -36,9 +36,9 @@ from typing import Sequence
 import numpy as np
 
 from models.cluster import GRANULE_BYTES, a_entries, b_entries, granules_of
-from models.vector_core import u16_to_word, word_to_u16
-from models.planner import Plan, PlanRefused
-from models.vc.isa import ADDR_BITS
+from models.vector import u16_to_word, word_to_u16
+from models.machine.planner import Plan, PlanRefused
+from models.vector.isa import ADDR_BITS
 
 SCALE_ONE = 0xA0  # E5M3 1.0
 ENTRY_BYTES = 4 * GRANULE_BYTES  # 128: one L1 entry image in DRAM

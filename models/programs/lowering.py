@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from models.vector_core import K_CONST, N_SREGS, N_VREGS, e8m15
+from models.vector import K_CONST, N_SREGS, N_VREGS, e8m15
 from models.numerics import NEG_LOG2E
-from models.planner import ELEMENTWISE, FIXES, Acc, Const, Expr, Op, Operand, leaves
+from models.machine.planner import ELEMENTWISE, FIXES, Acc, Const, Expr, Op, Operand, leaves
 
 from .layout import _refuse
 

@@ -48,7 +48,7 @@ module ahbm_cube #(
         fault_clr[i] = 1'b0;
     end
 
-    // Run-time configuration, written by the bench before a reset (tb/lib/ahbm_cube.py): PREFETCH and
+    // Run-time configuration, written by the bench before a reset (tb/ahbm/cube.py): PREFETCH and
     // DMA_LAT size every PE's tile slots and DMA delay queue, IPCQ_DEPTH every IPCQ queue's storage; these
     // pick what a run uses, 1..PREFETCH, 1..DMA_LAT and 1..IPCQ_DEPTH, so one build serves a whole
     // PREFETCH x latency sweep, and the tight-queue cases run on the deep-queue build.

@@ -1,7 +1,7 @@
 // Memory agent (MAG): one NoC endpoint in front of a DRAM (rtl/mag/mag_dram.v), timed as
 // upstream's memory port (KohakuTPU at 7703ee8, src/kohakuaccel/mas/core/mag_mem_port.v).
 //
-// Protocol (fixed: protocol.md §5, units.md M.1-M.4; flit fields in models/flit.py):
+// Protocol (fixed: protocol.md §5, units.md M.1-M.4; flit fields in models/noc/flit.py):
 //   MEM_RD_REQ / MEM_WR_REQ payload: byte address [255:216], len [215:208]
 //   (beats-1), flags [207:200] (bit 6 STREAM, bit 5 BLAYOUT, bit 4 QUANT; bits
 //   0..3 ignored), count [199:192], peer [191:168], n_peer [167:166],
@@ -59,7 +59,7 @@
 //     port, then the MEM_WR_ACK, then the next (a plain read waiting at the same time goes
 //     first). The data is in the DRAM from its arrival, up to ~20 cycles before upstream's RAM
 //     takes it: a read ordered after the write's ack sees it in both; a read racing the write is
-//     unordered in both (units.md M; models/mag.py refuses such a run);
+//     unordered in both (units.md M; models/mag/model.py refuses such a run);
 //   output: one register on the NoC output.
 //
 // Timing facts (named parameters; defaults are upstream's; the DRAM port's are in mag_port.v):
@@ -103,7 +103,7 @@
 //     DRAM_WORDS; such words read as 0);
 //   * the engine presenting a burst while its previous one is not yet taken by the port; the
 //     port's own monitors (mag_port.v); the queues' write-while-full / pop-while-empty (noc_fifo).
-// models/mag.py (MagModel, MagUnit) is the golden model of what the agent answers.
+// models/mag/model.py (MagModel, MagUnit) is the golden model of what the agent answers.
 `default_nettype none
 `timescale 1ns/1ps
 `include "noc_pkg.vh"

@@ -28,7 +28,7 @@
 // and bd_hi (word range, inclusive), raise load_req and wait for load_ack
 // ($readmemh of LOAD_FILE into mem[bd_lo..bd_hi]), or raise dump_req and wait for
 // dump_ack ($writememh of mem[bd_lo..bd_hi] to DUMP_FILE); drop the request
-// after the ack. tb/lib/dram.py is the Python side.
+// after the ack. tb/mag/dram.py is the Python side.
 //
 // Assertion monitor: an access past the end (word >= WORDS) prints an ERROR
 // line (the first one after reset; later ones are counted in oob_count) and
@@ -56,7 +56,7 @@ module mag_dram #(
     output reg          mon_err
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
-    // and the framework see the same message; tb/runner.py runs this check before any test).
+    // and the framework see the same message; tb/run/runner.py runs this check before any test).
     initial begin
         if (WORDS < 1 || RD_LATENCY < 1 || RD_INTERVAL < 1)
             $fatal(1, "mag_dram %m: WORDS=%0d RD_LATENCY=%0d RD_INTERVAL=%0d: each must be >= 1", WORDS, RD_LATENCY, RD_INTERVAL);

@@ -18,7 +18,7 @@
 // 63 if t < 0; else x = (sig*rec >> 15) mod 256, x >>= t, mag = min(63,
 // x/2 + x%2); the sign applied in 7-bit two's complement (-0 -> 0). The
 // element rule reads sexp and sm back from the scale byte, so it takes any
-// byte (tests/unit/test_mag_quant_rtl.py drives it alone with every byte).
+// byte (tests/unit/mag/test_mag_quant_rtl.py drives it alone with every byte).
 // models/numerics/mxfp7.py is the same transform in Python, bit for bit.
 //
 // Exponents are kept offset (e + 16, sexp + 21) so every quantity is unsigned.

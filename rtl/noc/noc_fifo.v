@@ -22,7 +22,7 @@ module noc_fifo #(
     output reg              mon_err
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
-    // and the framework see the same message; tb/runner.py runs this check before any test).
+    // and the framework see the same message; tb/run/runner.py runs this check before any test).
     initial begin
         if (WIDTH < 1 || DEPTH < 1)
             $fatal(1, "noc_fifo %m: WIDTH=%0d DEPTH=%0d: need WIDTH >= 1 and DEPTH >= 1 (a FIFO holds at least one entry)", WIDTH, DEPTH);

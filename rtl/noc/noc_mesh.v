@@ -1,6 +1,6 @@
 // NX x NY mesh of noc_router (spec section 2).
 //
-// Endpoint port index space (models/mesh.py mirrors it exactly):
+// Endpoint port index space (models/noc/mesh.py mirrors it exactly):
 //   0 .. NX*NY-1               Local endpoint of router (x,y): (y-1)*NX + (x-1)
 //   R = NX*NY, then the edge ring, ring position i = index - R:
 //   R + x-1                    north edge (x, 0)
@@ -36,7 +36,7 @@ module noc_mesh #(
     output wire              mon_err
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
-    // and the framework see the same message; tb/runner.py runs this check before any test).
+    // and the framework see the same message; tb/run/runner.py runs this check before any test).
     initial begin
         if (NX < 1 || NX > 14 || NY < 1 || NY > 14 || FIFO_DEPTH < 1 || NP != NX*NY + 2*NX + 2*NY || (EDGE_MASK >> (2*NX + 2*NY)) != 64'd0)
             $fatal(1, "noc_mesh %m: NX=%0d NY=%0d FIFO_DEPTH=%0d NP=%0d EDGE_MASK=0x%h: need 1 <= NX, NY <= 14, FIFO_DEPTH >= 1, NP left at its default, EDGE_MASK within the 2*NX+2*NY ring positions", NX, NY, FIFO_DEPTH, NP, EDGE_MASK);

@@ -65,7 +65,7 @@ module noc_router #(
     output wire               mon_err
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
-    // and the framework see the same message; tb/runner.py runs this check before any test).
+    // and the framework see the same message; tb/run/runner.py runs this check before any test).
     initial begin
         if (NX < 1 || NX > 14 || NY < 1 || NY > 14 || X < 1 || X > NX || Y < 1 || Y > NY || FIFO_DEPTH < 1)
             $fatal(1, "noc_router %m: X=%0d Y=%0d NX=%0d NY=%0d FIFO_DEPTH=%0d: need 1 <= NX, NY <= 14 (4-bit coordinates, edges at 0 and N+1), 1 <= X <= NX, 1 <= Y <= NY, FIFO_DEPTH >= 1", X, Y, NX, NY, FIFO_DEPTH);

@@ -1,4 +1,4 @@
-"""The AHBM launches' coverage model (cocotb-coverage), sampled by tb/lib/ahbm_case.py after every launch.
+"""The AHBM launches' coverage model (cocotb-coverage), sampled by tb/ahbm/case.py after every launch.
 
 One model for every CUBE bench (`ahbm.*`), so a regression's union shows
 which launches ran at which link width, whatever bench ran them:

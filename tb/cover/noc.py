@@ -1,7 +1,7 @@
 """The NoC benches' coverage model: what their traffic runs exercised (cocotb-coverage).
 
 One set of items per bench (`noc.<bench>.*`; a router and a 4x4 mesh have
-other endpoints), sampled by tb.lib.noc_tb.NocTB.run_traffic after every run
+other endpoints), sampled by tb.noc.bench.NocTB.run_traffic after every run
 from what the bench recorded (never from the design's hierarchy):
 
 * `src` x `dst`: every delivered flit by the endpoint that sent it (the flit's source field) and the one
@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Sequence
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint
 
-from models.flit import FIELDS
+from models.noc.flit import FIELDS
 from tb.cover import db
 
 MODEL = "noc"

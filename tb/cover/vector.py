@@ -1,7 +1,7 @@
 """The vector core's coverage model: what its constrained-random programs exercised (cocotb-coverage).
 
 The model is sampled from the golden model's history after a run: the
-tracing core's log of executed instructions and faults (tb/lib/vc_rand/
+tracing core's log of executed instructions and faults (tb/vector/vc_rand/
 tracing.py) gives every sample, so the RTL bench and a model-only run measure
 the same thing. Items (model `vector`):
 
@@ -27,13 +27,13 @@ from typing import Callable, Iterable
 
 from cocotb_coverage.coverage import CoverCross, CoverPoint
 
-from models.vc import isa
-from models.vc.core import VectorCore
-from models.vc.isa import ALU_LAST, CMP_OPS, LANES, SRC_C, SRC_K, SRC_S, SRC_V, Fault, Mode, RedKind, Word
-from models.vc.memory import CoreWithMemory
+from models.vector import isa
+from models.vector.core import VectorCore
+from models.vector.isa import ALU_LAST, CMP_OPS, LANES, SRC_C, SRC_K, SRC_S, SRC_V, Fault, Mode, RedKind, Word
+from models.vector.memory import CoreWithMemory
 from tb.cover import db
-from tb.lib.vc_rand.spec import ADDR_MOD
-from tb.lib.vc_rand.tracing import Executed, FaultRecord, TracingCore
+from tb.vector.vc_rand.spec import ADDR_MOD
+from tb.vector.vc_rand.tracing import Executed, FaultRecord, TracingCore
 
 MODEL = "vector"
 OPS = tuple(isa.OPNAMES[op] for op in range(32))
@@ -186,7 +186,7 @@ def measure(model: CoreWithMemory | VectorCore) -> db.Database:
     core = model.core if isinstance(model, CoreWithMemory) else model
     if not isinstance(core, TracingCore):
         raise TypeError(f"{type(core).__name__} keeps no log to sample: run the programs on "
-                        f"tb.lib.vc_rand.new_model()'s TracingCore")
+                        f"tb.vector.vc_rand.new_model()'s TracingCore")
     s = build()
     for x in core.trace:
         _sample(s, x)

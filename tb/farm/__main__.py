@@ -26,8 +26,8 @@ import os
 import sys
 from pathlib import Path
 
-from tb.benches import ROOT
-from tb.buildlock import FolderBusy, acquire, release
+from tb.run.benches import ROOT
+from tb.run.buildlock import FolderBusy, acquire, release
 from tb.cover.db import Database
 from tb.farm.bundles import bundle_folders, plan_bundles
 from tb.farm.coverage import coverage_report
@@ -37,13 +37,13 @@ from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.farm.until import SeedBatches, parse_budget, run_until_closed
 from tb.farm.vc_shards import DEFAULT_SHARD, ShardBatches, coverage_lines, plan_shards
-from tb.options import BadInput, check_filter, jobs_from_env
-from tb.proctree import end_descendants
-from tb.progress import fmt_s
-from tb.regress import INTERRUPTED, select_benches
-from tb.runner import BUILD_ROOT
-from tb.simulators import SimulatorMissing, check_simulator, verilator_root
-from tb.summary import finished_line
+from tb.run.options import BadInput, check_filter, jobs_from_env
+from tb.run.proctree import end_descendants
+from tb.run.progress import fmt_s
+from tb.run.regress import INTERRUPTED, select_benches
+from tb.run.runner import BUILD_ROOT
+from tb.run.simulators import SimulatorMissing, check_simulator, verilator_root
+from tb.run.summary import finished_line
 
 FARM_ROOT = BUILD_ROOT / "farm"
 

@@ -2,7 +2,7 @@
 
 Each task runs the bench's `test_bundle` for one bundle: the program through
 the host's loader on fused4, outputs bit exact to upstream's RTL and to the
-machine model, each round's cycles beside upstream's (tb/system/test_clients.py).
+machine model, each round's cycles beside upstream's (tb/bundle/test_clients.py).
 A bundle of clients/bundles is named; a folder of one's own is passed to the
 bench by its absolute path (AGSIM_CLIENT_BUNDLES), so on a cluster it must be
 on a folder every worker reads.
@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from models.bundle import BUNDLES, bundle_names
+from models.bundle.reader import BUNDLES, bundle_names
 from tb.farm.tasks import BenchTask
-from tb.options import BadInput
-from tb.system.test_clients import CLIENT_BUNDLES_ENV as BUNDLES_ENV
+from tb.run.options import BadInput
+from tb.bundle.test_clients import CLIENT_BUNDLES_ENV as BUNDLES_ENV
 
 BENCH = "clients"
 

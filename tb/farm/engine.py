@@ -30,7 +30,7 @@ from typing import Any, Callable, Iterator, Sequence
 import psutil
 
 from tb.farm.tasks import BenchTask, TaskOutcome, failed_outcome, run_task, source_digest
-from tb.proctree import end_tree
+from tb.run.proctree import end_tree
 
 
 class FarmError(RuntimeError):
@@ -186,7 +186,7 @@ def run_tasks(client: Any, tasks: Sequence[BenchTask], build_root: Path,
     Ctrl-C (KeyboardInterrupt, in the caller's thread) cancels what has not finished and returns what has
     (the rest in `not_run`); from then on this process ignores Ctrl-C, so a second one cannot cut the
     caller's clean-up and report short. On a local cluster the worker processes and every process below
-    them (the simulators' own process groups) are ended at once (tb.proctree.end_tree), the cluster left
+    them (the simulators' own process groups) are ended at once (tb.run.proctree.end_tree), the cluster left
     for the caller to close; Dask cannot stop a task running on an existing cluster's worker, which runs
     it to its end."""
     from distributed import as_completed

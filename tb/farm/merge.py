@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from tb.benches import BY_NAME
+from tb.run.benches import BY_NAME
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.runner import BenchResult
-from tb.summary import format_summary, merge_results
+from tb.run.runner import BenchResult
+from tb.run.summary import format_summary, merge_results
 
 _ORDER = {name: i for i, name in enumerate(BY_NAME)}
 

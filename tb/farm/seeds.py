@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tb.options import BadInput
+from tb.run.options import BadInput
 
 MAX_SEED = 2**31 - 1  # cocotb's run seed is a 32-bit signed value
 

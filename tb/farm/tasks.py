@@ -1,7 +1,7 @@
 """One task of a regression: one bench run with one seed on one simulator, and what a worker sends back.
 
 `run_task` is what a Dask worker executes. It builds the bench under the
-build root unless that build is already there (tb.runner's stamp says so; its
+build root unless that build is already there (tb.run.runner's stamp says so; its
 lock lets one task build while the others of the same bench wait for it, on
 one machine or on a shared folder), runs it in a folder of its own (a farm's
 seeds of one bench side by side) or in the bench's usual folder (the main job,
@@ -20,11 +20,11 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tb.benches import ROOT, get_bench
-from tb.content_hash import files_digest
+from tb.run.benches import ROOT, get_bench
+from tb.run.content_hash import files_digest
 from tb.cover.db import OUT_ENV as COVER_OUT_ENV
-from tb.runner import BenchResult, bench_build_dir, run_bench
-from tb.summary import replay_command, scan_error_lines, scan_report_lines
+from tb.run.runner import BenchResult, bench_build_dir, run_bench
+from tb.run.summary import replay_command, scan_error_lines, scan_report_lines
 
 # run_bench sets process-wide environment variables for its simulator: one task at a time per worker process,
 # whatever the worker's thread count
@@ -39,7 +39,7 @@ class BenchTask:
     environment variables its test reads (`env`), a `tag` that names the part, its place among the parts
     (`order`) and `measure_env`, the variable through which the test writes what it measured (JSON).
 
-    The main job's benches (tb.regress) run as the user asked for them at the console: in the bench's usual
+    The main job's benches (tb.run.regress) run as the user asked for them at the console: in the bench's usual
     folder (`bench_folder`, not a folder per task: `make waves` and the docs name sim_build/<bench>/), with
     WAVES=1's FST per test (`waves`), with their simulator output streamed rather than written to each test's
     sim.log (`log_to_file` False, VERBOSE=1), and with the lines a terminal user watches printed by the

@@ -20,7 +20,7 @@ from tb.cover.db import Database
 from tb.farm.coverage import merged_database
 from tb.farm.engine import FarmRun, run_tasks
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.options import BadInput
+from tb.run.options import BadInput
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
 

@@ -1,7 +1,7 @@
 """The vector core's random differential (test_random_programs) split into shards: `VC_PROGRAMS=100000`.
 
 Each shard is a (seed, first index, count) range of the constrained-random
-generator's cases, run on a freshly reset core and model (tb/module/
+generator's cases, run on a freshly reset core and model (tb/vector/
 test_vector_core.py, AGSIM_VC_FIRST), so a shard runs and replays alone. Its
 test checks RTL = model after every RUN; the coverage model (tb/cover/
 vector.py), which no short shard closes alone, is judged here on the union of
@@ -15,10 +15,10 @@ from typing import Sequence
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.cover import vector
 from tb.cover.db import Database
-from tb.module.test_vector_core import RANDOM_FIRST_ENV as FIRST_ENV
-from tb.module.test_vector_core import RANDOM_PROGRAMS_ENV as PROGRAMS_ENV
-from tb.module.test_vector_core import RANDOM_STATS_ENV as STATS_ENV
-from tb.options import BadInput
+from tb.vector.test_vector_core import RANDOM_FIRST_ENV as FIRST_ENV
+from tb.vector.test_vector_core import RANDOM_PROGRAMS_ENV as PROGRAMS_ENV
+from tb.vector.test_vector_core import RANDOM_STATS_ENV as STATS_ENV
+from tb.run.options import BadInput
 
 BENCH = "vector_core"
 TEST = "test_random_programs$"

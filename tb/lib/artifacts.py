@@ -86,7 +86,7 @@ Per test of tb/system/test_mm_mesh_sys.py (P = gm*gn; words as uint16 (n, 16)):
 * every test: ``history_json`` (<U ()): the host's programs in order (unit,
   flits, instructions, windows, baseline, final count/code/arg, cycles).
 
-Per test of tb/system/test_clients.py (``test_bundle.bundle=<name>``, one
+Per test of tb/bundle/test_clients.py (``test_bundle.bundle=<name>``, one
 compiled bundle of clients/bundles): per output region ``<port>``,
 ``obs_<port>`` (the RTL's FP16 slots read back, uint16, flat) and
 ``exp_<port>`` (the bit-exact reference: upstream RTL's ``dram_final``,
@@ -214,7 +214,7 @@ def fp16_doubled(h: int) -> int:
 
 def _model_tile(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
     from models.cluster import ClusterModel, a_entries, b_entries, cu_data_bursts, gemm, granules_of
-    from models.cu_base import cu_inst
+    from models.cu.base import cu_inst
 
     gm, gn, nk, anchor = (int(v) for v in arrays["shape"])
     model = ClusterModel((2, 1))

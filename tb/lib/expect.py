@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Callable, Iterable, Mapping, Sequence
 
-from models.flit import describe_flit
+from models.noc.flit import describe_flit
 from tb.lib.harness import CaptureRecord
 
 Key = Callable[[int], object]

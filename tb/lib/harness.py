@@ -1,4 +1,4 @@
-"""Python side of the Verilog bench harness (rtl/harness/).
+"""Python side of the Verilog bench harness (rtl/bench/).
 
 The harness owns the clock, reset, stall patterns and bulk stimulus/capture
 memories; this module only flips a few control registers and moves files, so a
@@ -18,7 +18,7 @@ from cocotb.clock import Clock
 from cocotb.triggers import First, ReadOnly, RisingEdge, Timer, with_timeout
 from cocotb.utils import get_sim_time
 
-from models.flit import flit_to_hex
+from models.noc.flit import flit_to_hex
 
 NEVER = 0xFFFF_FFFF  # inj_time value of a flit that was never accepted
 
@@ -83,12 +83,12 @@ class RunOutcome:
     last_event_cycle: int
 
 
-CLOCK_FROM_COCOTB = "AGSIM_COCOTB_CLOCK"  # tb/simulators.py COCOTB_CLOCK_FLAG (Verilator builds)
+CLOCK_FROM_COCOTB = "AGSIM_COCOTB_CLOCK"  # tb/run/simulators.py COCOTB_CLOCK_FLAG (Verilator builds)
 _cocotb_clocks: dict[Any, Any] = {}  # clock signal handle -> the Task toggling it in the running test
 
 
 def clock_from_cocotb() -> bool:
-    """True on a build whose harness_clock leaves the clock to cocotb (tb/simulators.py sets it for
+    """True on a build whose harness_clock leaves the clock to cocotb (tb/run/simulators.py sets it for
     Verilator, where a clock generated inside the design would let every coroutine that samples at a
     rising edge read the values after that edge)."""
     return os.environ.get(CLOCK_FROM_COCOTB) == "1"
@@ -218,7 +218,7 @@ class EndpointBank:
         if total > self.inj_depth:
             raise ValueError(
                 f"{total} flits exceed the harness injection memory of {self.inj_depth} "
-                f"(INJ_DEPTH); split the run or raise INJ_DEPTH in tb/benches.py"
+                f"(INJ_DEPTH); split the run or raise INJ_DEPTH in tb/run/benches.py"
             )
         slots: list[tuple[int, int]] = []
         meta: list[str] = []

@@ -1,7 +1,7 @@
 """Seeds, verdict lines and per-test statistics shared by every bench.
 
 Every test ends with exactly one line `VERDICT PASS|FAIL bench=... test=...`
-and one JSON record in stats.jsonl (read by tb.runner), so a test that dies
+and one JSON record in stats.jsonl (read by tb.run.runner), so a test that dies
 without a verdict is visible as such. Seeds are derived from the run seed
 (COCOTB_RANDOM_SEED) and the test's name, so one test replays alone with
 COCOTB_TEST_FILTER and the same seed.
@@ -20,7 +20,7 @@ STATS_FILE = "stats.jsonl"
 
 
 def run_seed() -> int:
-    """The seed of the whole run (set by tb.runner), else cocotb's seed for this test.
+    """The seed of the whole run (set by tb.run.runner), else cocotb's seed for this test.
 
     cocotb 2.1 gives each test RANDOM_SEED = run seed + a hash of the test's
     name, so only the run seed is worth printing as the replay value.

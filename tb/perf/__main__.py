@@ -1,19 +1,19 @@
 """`python -m tb.perf` (make bench): the benchmarks, each figure beside its target.
 
 1. Runs 200,000 flits of uniform random traffic on the mesh_4x4 bench under
-   cocotb and then, on the same stimulus, under rtl/harness/mesh_pure_tb.v;
+   cocotb and then, on the same stimulus, under rtl/bench/mesh_pure_tb.v;
    prints both wall times, simulated cycles per second and the ratio
    cocotb/pure against the target (tb/perf/compare.py), on Icarus and then
    on Verilator.
-2. The NoC latency-throughput sweep (tb/perf/noc_sweep.py): uniform,
+2. The NoC latency-throughput sweep (tb/noc/sweep.py): uniform,
    transpose and hotspot traffic made in Verilog at offered loads 0.05..1.0 on
    the 4x4 mesh (Verilator), zero-load latency per hop, saturation throughput,
    per-source fairness, sim_build/perf/noc_sweep.png.
-3. The AHBM decode sweep (tb/perf/ahbm_sweep.py, Verilator, one build):
+3. The AHBM decode sweep (tb/ahbm/decode_sweep.py, Verilator, one build):
    PREFETCH 1..4 x tile 32/64/128 on the d=128 CUBE at DMA_LAT 100, then
    PREFETCH 1..4 at tile 32 and DMA_LAT 400 (--quick: the first table at tile
    64 only), every run scored; cycles per tile against the DMA roofline.
-4. The AHBM launch sweep (tb/perf/ahbm_launch.py, Verilator, one build per IPCQ link width): whole
+4. The AHBM launch sweep (tb/ahbm/launch_sweep.py, Verilator, one build per IPCQ link width): whole
    decode launches for B = 1, 4, 8 requests of 4096 tokens at 64/256/512-bit links against the
    whole launch's roofline, the reduction's share of the launch, the two targets, a prefill sweep
    (query chunk x tile), and the pictures: per-PE timelines and the roofline plot (--quick: B 1 and 8
@@ -56,10 +56,13 @@ import os
 import sys
 import time
 
-from tb.perf import ahbm_launch, ahbm_sweep, farm_scaling, model_speed, noc_sweep, targets, vc_random, vec_timing
+from tb.perf import farm_scaling, model_speed, targets, vc_random, vec_timing
+from tb.ahbm import launch_sweep as ahbm_launch
+from tb.ahbm import decode_sweep as ahbm_sweep
+from tb.noc import sweep as noc_sweep
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
-from tb.progress import Progress
-from tb.simulators import SIMULATORS
+from tb.run.progress import Progress
+from tb.run.simulators import SIMULATORS
 
 
 def main(argv: list[str] | None = None) -> int:

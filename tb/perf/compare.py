@@ -1,12 +1,12 @@
 """The speed benchmark: one traffic run under cocotb, the same run in pure Verilog.
 
 1. The cocotb run: tb.perf.test_perf against the mesh_4x4 bench of the table
-   (its top, sources and parameters), built and run by tb.runner in
+   (its top, sources and parameters), built and run by tb.run.runner in
    sim_build/perf/<bench>/. Its wall time is the time spent inside the cocotb
    runner's test() (simulator start-up, Python, simulation, scoreboard), the
    iverilog build is timed separately. Simulated cycles come from the
    verdict's stats.jsonl (TestResult.cycles).
-2. The pure run: rtl/harness/mesh_pure_tb.v compiled with the same sources,
+2. The pure run: rtl/bench/mesh_pure_tb.v compiled with the same sources,
    include folders and parameters from the table, run with `vvp -n` in the
    folder holding the cocotb run's inj.hex / inj_meta.hex, so both runs
    simulate the same RTL on the same stimulus. It checks every delivered flit
@@ -31,16 +31,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from tb.benches import ROOT, Bench, get_bench
+from tb.run.benches import ROOT, Bench, get_bench
 from tb.perf.history import git_rev, utc_now
-from tb.runner import BUILD_ROOT, bench_build_dir, run_bench
-from tb.simulators import built_simulator, plain_build
+from tb.run.runner import BUILD_ROOT, bench_build_dir, run_bench
+from tb.run.simulators import built_simulator, plain_build
 
 BENCH = "mesh_4x4"
 PERF_FLITS = 200_000  # 12,500 from each of the 16 Local endpoints
 PERF_DEPTH = 262_144  # the bench bank's injection and capture memories, to hold them
 TEST_MODULE = "tb.perf.test_perf"
-PURE_TB = "rtl/harness/mesh_pure_tb.v"
+PURE_TB = "rtl/bench/mesh_pure_tb.v"
 PURE_TOP = "mesh_pure_tb"
 PERF_ROOT = BUILD_ROOT / "perf"
 PERF_BUILD = PERF_ROOT / "compare"
@@ -100,7 +100,7 @@ class Comparison:
 def timed_runner_calls(times: dict[str, float]) -> Iterator[None]:
     """Time every cocotb_tools Runner.build() / Runner.test() call for the duration.
 
-    Patched on the base class, so it holds however tb.runner makes its runner
+    Patched on the base class, so it holds however tb.run.runner makes its runner
     (it subclasses Icarus); `times` gets the summed seconds under "build"/"test".
     """
     from cocotb_tools.runner import Runner
@@ -140,7 +140,7 @@ def stimulus_flits(workdir: Path) -> int:
 
 
 def run_cocotb(bench: Bench, seed: int, sim: str, verbose: bool) -> RunTiming:
-    """The cocotb test through tb.runner; wall = time inside runner.test()."""
+    """The cocotb test through tb.run.runner; wall = time inside runner.test()."""
     workdir = bench_build_dir(PERF_BUILD, sim, bench.name)
     for stale in ("inj.hex", "inj_meta.hex", "cap.hex", "inj_time.hex", "pure.log"):
         (workdir / stale).unlink(missing_ok=True)  # the pure run must use this run's stimulus
@@ -152,7 +152,7 @@ def run_cocotb(bench: Bench, seed: int, sim: str, verbose: bool) -> RunTiming:
                            log_to_file=not verbose, test_module=TEST_MODULE,
                            extra_env={"AGSIM_PERF_FLITS": str(PERF_FLITS)})
     if "test" not in times and not result.error:
-        result.error = "tb.runner ran no cocotb_tools Runner.test(), so the cocotb run could not be timed"
+        result.error = "tb.run.runner ran no cocotb_tools Runner.test(), so the cocotb run could not be timed"
     out = RunTiming(
         run="cocotb",
         passed=False,

@@ -26,7 +26,7 @@ from pathlib import Path
 from tb.farm.engine import close_client, open_client, run_tasks
 from tb.farm.tasks import run_task
 from tb.farm.vc_shards import plan_shards
-from tb.runner import BUILD_ROOT
+from tb.run.runner import BUILD_ROOT
 
 ROOT = BUILD_ROOT / "perf" / "farm"
 RATIO_TARGET = 1.8

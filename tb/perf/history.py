@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from datetime import datetime, timezone
 
-from tb.benches import ROOT
+from tb.run.benches import ROOT
 
 
 def utc_now() -> str:

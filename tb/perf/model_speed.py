@@ -22,11 +22,11 @@ from typing import Callable
 
 import numpy as np
 
-from models.flit import pack_flit
-from models.mesh import MeshGeometry
+from models.noc.flit import pack_flit
+from models.noc.mesh import MeshGeometry
 from models.numerics import e8m15 as e8m15_ops
-from models.traffic import uniform_random
-from tb.lib.scoreboard import FlitScoreboard
+from models.noc.traffic import uniform_random
+from tb.noc.scoreboard import FlitScoreboard
 
 SCOREBOARD_FLITS = 20_000
 SCOREBOARD_TARGET_S = 1.0

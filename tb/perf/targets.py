@@ -29,11 +29,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.bundle import Bundle
-from tb.benches import ROOT, get_bench
+from models.bundle.reader import Bundle
+from tb.run.benches import ROOT, get_bench
 from tb.perf.compare import PERF_ROOT, Comparison, timed_runner_calls
-from tb.runner import bench_build_dir, run_bench
-from tb.simulators import SIMULATORS
+from tb.run.runner import bench_build_dir, run_bench
+from tb.run.simulators import SIMULATORS
 
 SPEED_ROOT = PERF_ROOT / "speed"
 BUNDLES = ROOT / "clients" / "bundles"
@@ -44,7 +44,7 @@ BUSY = f"fused4 busy ({FLASH})"
 MESH = "mesh_4x4 200,000 flits"
 IDLE_CYCLES = 100_000
 IDLE_MODULE = "tb.perf.test_idle"
-# the test waiting for its golden child (tb/lib/golden_ahead.py): time the RTL run finished before the models did
+# the test waiting for its golden child (tb/bundle/golden_ahead.py): time the RTL run finished before the models did
 GOLDEN_WAIT = "waiting for the golden run's process"
 # simulated cycles per wall second the benchmarks aim at (None: measured, no target on that simulator)
 TARGETS: dict[str, dict[str, float | None]] = {

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import cocotb
 
-from tb.lib.system_tb import SystemTB
+from tb.system.bench import SystemTB
 
 IDLE_CYCLES = int(os.environ.get("AGSIM_IDLE_CYCLES", "100000"))
 RESULT_FILE = "idle_speed.json"

@@ -13,7 +13,7 @@ import time
 
 import cocotb
 
-from tb.lib.noc_tb import NocTB
+from tb.noc.bench import NocTB
 
 # flits in all (tb/perf/compare.py PERF_FLITS), spread evenly over the 16 Local endpoints of mesh_4x4
 TOTAL_FLITS = int(os.environ.get("AGSIM_PERF_FLITS", "20000"))

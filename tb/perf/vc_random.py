@@ -2,7 +2,7 @@
 
 `python -m tb.perf.vc_random [--programs N]` (also run by `python -m tb.perf`,
 i.e. `make bench`). It runs the vector_core bench's test_random_programs
-(tb/module/test_vector_core.py) with AGSIM_VC_PROGRAMS = N in its own build
+(tb/vector/test_vector_core.py) with AGSIM_VC_PROGRAMS = N in its own build
 folder (sim_build/perf/vector_core/) and prints what the test measured: the
 programs run, the instructions the model executed (the RTL executed the same,
 or the case failed), the faults raised per code, the RUN cycles the RTL
@@ -19,9 +19,9 @@ import json
 import sys
 import time
 
-from tb.benches import get_bench
-from tb.module.test_vector_core import RANDOM_PROGRAMS_ENV, RANDOM_STATS_ENV
-from tb.runner import BUILD_ROOT, run_bench
+from tb.run.benches import get_bench
+from tb.vector.test_vector_core import RANDOM_PROGRAMS_ENV, RANDOM_STATS_ENV
+from tb.run.runner import BUILD_ROOT, run_bench
 
 PERF_ROOT = BUILD_ROOT / "perf"
 DEFAULT_PROGRAMS = 5000

@@ -20,10 +20,10 @@ import json
 import sys
 import time
 
-from tb.benches import get_bench
-from tb.lib.vec_timing.observed import Limits, refusal
-from tb.lib.vec_timing.records import CorpusError, load_corpus, select
-from tb.runner import BUILD_ROOT, run_bench
+from tb.run.benches import get_bench
+from tb.vector.vec_timing.observed import Limits, refusal
+from tb.vector.vec_timing.records import CorpusError, load_corpus, select
+from tb.run.runner import BUILD_ROOT, run_bench
 
 PERF_ROOT = BUILD_ROOT / "perf"
 SIM = "icarus"

@@ -1,7 +1,7 @@
 """Fused kernels end to end on mm_mesh, the bench as the agent (scenarios 4, 5, 8).
 
 Each test builds the programs from a plan (models/programs/), runs the host
-sequence (tb/lib/kernel_bench.py) and checks y bit for bit against the golden
+sequence (tb/system/kernel_bench.py) and checks y bit for bit against the golden
 model and within the stated float64 bound; fused and unfused forms of one
 kernel must give the same bits.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 import cocotb
 import numpy as np
 
-from models.fused_golden import random_case
-from models.machines import MM_MESH
-from models.planner import Acc, Const, Op, mul, silu
+from models.machine.fused_golden import random_case
+from models.machine.layouts import MM_MESH
+from models.machine.planner import Acc, Const, Op, mul, silu
 from models.programs import build_kernel
-from tb.lib.dram import DramBackdoor
-from tb.lib.kernel_bench import run_kernel_as_agent
-from tb.lib.noc_tb import NocTB
+from tb.mag.dram import DramBackdoor
+from tb.system.kernel_bench import run_kernel_as_agent
+from tb.noc.bench import NocTB
 
 AGENT = MM_MESH.agent
 

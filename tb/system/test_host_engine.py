@@ -1,4 +1,4 @@
-"""The host engine (rtl/harness/host_engine.v, tb/lib/host_engine.py) on the mm_mesh_sys machine's host port.
+"""The host engine (rtl/bench/host_engine.v, tb/system/host_engine.py) on the mm_mesh_sys machine's host port.
 
 Five tests:
 
@@ -7,7 +7,7 @@ Five tests:
   read-back (a wrong value is caught, not passed);
 * bus timing: a write takes 4 cycles, a read 4, a staged slot's five-word
   read 16, a poll that never matches ends at exactly the cycle the poll
-  policy (tb/lib/client.py: reads back to back, then waits of elapsed // 256)
+  policy (tb/bundle/rtl_run.py: reads back to back, then waits of elapsed // 256)
   puts it, with the read count that policy makes;
 * faults named: a batch longer than the queue (refused in Python before
   anything is sent, and by the engine itself when told a longer count), a
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import cocotb
 
-from models.executor import PollFailed
-from models.loader import Poll
-from models.orch import STAGE_WORDS, Reg, node_status_addr, stage_addr
-from tb.lib.client import RtlHost
-from tb.lib.host import AwaitError
-from tb.lib.host_engine import Command, HostEngine, HostEngineError, Op, Status, read
-from tb.lib.system_tb import PERIOD_NS, SystemTB
+from models.bundle.executor import PollFailed
+from models.bundle.loader import Poll
+from models.orch.host_port import STAGE_WORDS, Reg, node_status_addr, stage_addr
+from tb.bundle.rtl_run import RtlHost
+from tb.orch.host import AwaitError
+from tb.system.host_engine import Command, HostEngine, HostEngineError, Op, Status, read
+from tb.system.bench import PERIOD_NS, SystemTB
 
 WRITE_CYCLES = 4  # AW at launch+1, W +2, B +3; the next launch the edge after B
 READ_CYCLES = 4  # AR at launch+1, R +3
@@ -37,7 +37,7 @@ SLOT_READ_CYCLES = READ_CYCLES + (STAGE_WORDS - 1) * 3  # the next AR rides behi
 
 
 def poll_policy(bound: int, interval: int, resolution: int) -> tuple[int, int]:
-    """(reads counted, cycles) of a poll that never matches, by the policy of tb/lib/client.py RtlHost.poll:
+    """(reads counted, cycles) of a poll that never matches, by the policy of tb/bundle/rtl_run.py RtlHost.poll:
     a read takes READ_CYCLES from its launch; after a read ending `elapsed` cycles in, stop past the bound
     (then one final read, not counted), else launch the next read max(1, gap) cycles later."""
     elapsed = READ_CYCLES  # the first read launches the edge after the call
@@ -142,7 +142,7 @@ async def test_faults_are_named(dut) -> None:
             v.check(False, "a batch longer than the queue was not refused")
         except HostEngineError as exc:
             v.check(str(exc) == f"a long batch: {depth + 1} commands; the host engine's queue holds 1..{depth} "
-                               f"(split the batch, or raise DEPTH of rtl/harness/host_engine.v)", f"refusal: {exc}")
+                               f"(split the batch, or raise DEPTH of rtl/bench/host_engine.v)", f"refusal: {exc}")
         caps = read(Reg.CAPS).word()
         await _fault(tb, engine, [caps], depth + 1, f"host engine fault OVERFLOW: the batch is longer than the "
                                                      f"engine's queue (nothing was sent) (count {depth + 1}, queue {depth})")

@@ -12,9 +12,9 @@ needs no float model, so any difference is the transport.
 The 163 reference checks, counted apart from the bench's own extra checks:
 pass A 3, pass B 4, vector drain 1 + 9, epilogue 1 + 1 + 144. The flits
 (operand bursts, GEMM / DRAIN payloads, the two vector programs in the fixed
-encodings) and the checks are models/reference_bench.py's, shared with
+encodings) and the checks are models/machine/reference_bench.py's, shared with
 test_mm_mesh_sys's test_reference_epilogue and with the model-level run in
-tests/unit/test_reference_bench.py (163 checks, all passing on the models).
+tests/unit/machine/test_reference_bench.py (163 checks, all passing on the models).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ import cocotb
 import numpy as np
 
 from models.cluster import ClusterModel, a_entries, acks_for, b_entries, cu_data_bursts, drain, gemm, granules_of
-from models.vector_core import Descriptor, assemble, program_flits, word_to_u16
-from models.cu_base import SigCode, cu_inst, signal_fields
-from models.flit import FlitType, flit_field
-from models.reference_bench import (
+from models.vector import Descriptor, assemble, program_flits, word_to_u16
+from models.cu.base import SigCode, cu_inst, signal_fields
+from models.noc.flit import FlitType, flit_field
+from models.machine.reference_bench import (
     AGENT, CLUSTER, EPILOGUE_ADDR, N_SUB, REFERENCE_CHECKS, TXN, VDRAIN_ADDR, VECTOR, ReferenceChecks,
     cluster_instructions, doubled, epilogue_step, frame, operand_bursts, operands, vdrain_step,
 )
-from tb.lib.dram import DramBackdoor
-from tb.lib.noc_tb import NocTB
+from tb.mag.dram import DramBackdoor
+from tb.noc.bench import NocTB
 
 GN = 3  # sub-tile t = g*GN + h
 

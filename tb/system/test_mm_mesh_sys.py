@@ -1,11 +1,11 @@
 """System bench on mm_mesh_sys: the host drives a whole machine through the orchestrator.
 
-Machine (models/machines.py MM_MESH_SYS): MAG + DRAM at (0,1), vector core at
+Machine (models/machine/layouts.py MM_MESH_SYS): MAG + DRAM at (0,1), vector core at
 (1,0), cluster at (2,1), orchestrator at (1,1) with its AXI4-Lite host port on
 the harness. Nothing on the mesh is played by the bench: every flit a unit
-receives was staged and dispatched by the host (tb.lib.host_sequence), every
+receives was staged and dispatched by the host (tb.system.host_sequence), every
 result is read back from DRAM in bulk, and every expected value comes from the
-Python models (models.cluster, models.vector_core, models.planner).
+Python models (models.cluster, models.vector, models.machine.planner).
 
 Tests (each: seed printed, one verdict, `artifacts.npz` in the build folder,
 schema in tb/lib/artifacts.py):
@@ -36,8 +36,8 @@ import cocotb
 import numpy as np
 
 from models import cluster
-from models import reference_bench as refb
-from models.vector_core import (
+from models.machine import reference_bench as refb
+from models.vector import (
     Descriptor,
     F_CUDATA,
     F_LEN,
@@ -47,14 +47,14 @@ from models.vector_core import (
     program_flits,
     u16_to_word,
 )
-from models.cu_base import SigCode, cu_data_bursts, cu_inst, signal_fields
-from models.machines import MM_MESH_SYS
-from models.orch import pack_coord
-from models.planner import Acc, PlanRefused, expected_acks, plan_fused
-from models.vc.memory import CoreWithMemory
+from models.cu.base import SigCode, cu_data_bursts, cu_inst, signal_fields
+from models.machine.layouts import MM_MESH_SYS
+from models.orch.host_port import pack_coord
+from models.machine.planner import Acc, PlanRefused, expected_acks, plan_fused
+from models.vector.memory import CoreWithMemory
 from tb.lib.artifacts import Artifacts, fp16_doubled, words_to_lanes
-from tb.lib.host_sequence import HostSequence, SequenceAwaitError, UnitFaultError
-from tb.lib.system_tb import SystemTB
+from tb.system.host_sequence import HostSequence, SequenceAwaitError, UnitFaultError
+from tb.system.bench import SystemTB
 
 ORCH, VC, CL, MAG = MM_MESH_SYS.agent, MM_MESH_SYS.vector_cores[0], MM_MESH_SYS.clusters[0], MM_MESH_SYS.mag
 TXN = 0x40
@@ -127,7 +127,7 @@ def cluster_after_gemm(ops: Operands) -> cluster.ClusterModel:
 
 
 class VecModel:
-    """The vector core model beside a memory agent (models.vc.memory.CoreWithMemory: its DRAM serves the core's
+    """The vector core model beside a memory agent (models.vector.memory.CoreWithMemory: its DRAM serves the core's
     reads and takes its writes), counting the acknowledgements and completions the core sends."""
 
     def __init__(self, dram: Mapping[int, int] | None = None) -> None:
@@ -397,7 +397,7 @@ async def test_fault_dack_zero(dut) -> None:
             plan_fused(12, 12, 64, 3, 3, 2, Acc(), no_agent)
         except PlanRefused as exc:
             refusal = str(exc)
-        # the planner's refusal is a fact of the framework, not of the device (tests/unit/test_programs.py)
+        # the planner's refusal is a fact of the framework, not of the device (tests/unit/machine/test_programs.py)
         v.setup(refusal is not None, "plan_fused accepted a machine without an agent")
         for part in ("no agent coordinate", "use a machine with an agent"):
             v.setup(refusal is not None and part in refusal, f"the refusal does not name '{part}': {refusal}")
@@ -629,7 +629,7 @@ async def test_fp16_saturation(dut) -> None:
 async def test_reference_epilogue(dut) -> None:
     """Protocol section 7 through the orchestrator (seed section 4): cluster stage (operand bursts, GEMM,
     DRAIN dnode=1 dflags=1 dack=(1,1)), Await ceil(9/8)=2 acks on (1,0), vector stage (VDRAIN; then the
-    epilogue, longer than the instruction FIFO, on credit refill); the programs of models/reference_bench.py;
+    epilogue, longer than the instruction FIFO, on credit refill); the programs of models/machine/reference_bench.py;
     DRAM bit exact against the models."""
     tb = SystemTB(dut, "test_reference_epilogue")
 

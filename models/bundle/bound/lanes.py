@@ -1,0 +1,183 @@
+"""Lanes with error: the vector core's ALU stages and VRED trees, each value with its error bound.
+
+One role: given an opcode, its operands as (E8M15 patterns, error bounds) and
+the machine's result patterns (the golden model's own arithmetic,
+models.numerics.e8m15), the result's error bound by the rules of
+models/bundle/bound/rules.py. The values are never recomputed differently from the
+golden model: every pattern here comes from models.numerics.e8m15.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models.numerics import e8m15 as ar
+from models.vector.isa import CMP_OPS, LANES, RedKind
+from models.vector.lanes import IDENTITY
+
+from . import rules
+from .rules import BoundError, e8
+
+SIGN_OF = {ar.VSUB: -1.0, ar.VFNMA: -1.0}
+
+
+@dataclass
+class Lanes:
+    """E8M15 patterns (uint32), their error bounds (float64), and a lower bound of the exact value beyond
+    ``value - err`` where an operation knows one (-inf elsewhere), lane for lane.
+
+    Why the floor: first order alone loses that 2^x is positive, so 1 / (1 + 2^x) with an uncertain x (SiLU,
+    GELU, softmax) would look unbounded; VEXP2 records ``2^(x - e)`` as the floor, sums and products of
+    non-negative floors keep one, and VINV, VRSQRT and VLOG2 use it as the smallest their input can be."""
+
+    bits: np.ndarray
+    err: np.ndarray
+    floor: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.floor is None:
+            self.floor = np.full(np.shape(self.err), -np.inf)
+
+    @property
+    def value(self) -> np.ndarray:
+        return e8(self.bits)
+
+    @property
+    def low(self) -> np.ndarray:
+        """A lower bound of the exact value."""
+        assert self.floor is not None
+        return np.maximum(self.floor, self.value - self.err)
+
+
+def _down(x: np.ndarray) -> np.ndarray:
+    """x rounded towards -inf by one float64 step (a floor computed in float64 stays a floor)."""
+    return np.nextafter(x, -np.inf)
+
+
+def alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
+    """One ALU stage: (result with its bound, the lanes whose compare may have flipped, or None). A bound that
+    is not a number (an infinity times zero, on lanes holding no data) is unbounded: inf."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        out, maybe = _alu(op, a, b, c)
+    out.err = np.where(np.isnan(out.err), np.inf, out.err)
+    return out, maybe
+
+
+def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
+    bits = np.asarray(ar.alu(op, a.bits, None if b is None else b.bits, None if c is None else c.bits),
+                      dtype=np.uint32)
+    r = e8(bits)
+    av, ea = a.value, a.err
+    if op == ar.VMOV:
+        return Lanes(bits, ea.copy(), a.floor), None
+    if op in (ar.VNEG, ar.VABS):
+        return Lanes(bits, ea.copy(), np.maximum(a.low, 0.0) if op == ar.VABS else None), None
+    if op in (ar.VADD, ar.VSUB):
+        assert c is not None
+        floor = _down(a.low + c.low) if op == ar.VADD else None
+        return Lanes(bits, rules.add(av, ea, c.value, c.err, r, SIGN_OF.get(op, 1.0)), floor), None
+    if op == ar.VMUL:
+        assert b is not None
+        nonneg = (a.low >= 0) & (b.low >= 0)
+        floor = np.where(nonneg, _down(np.where(nonneg, a.low * b.low, 0.0)), -np.inf)
+        return Lanes(bits, rules.mul(av, ea, b.value, b.err, r), floor), None
+    if op in (ar.VFMA, ar.VFNMA):
+        assert b is not None and c is not None
+        return Lanes(bits, rules.fma(av, ea, b.value, b.err, c.value, c.err, r, SIGN_OF.get(op, 1.0))), None
+    if op in (ar.VMAX, ar.VMIN):
+        assert b is not None
+        floor = np.maximum(a.low, b.low) if op == ar.VMAX else np.minimum(a.low, b.low)
+        return Lanes(bits, rules.extreme(av, ea, b.value, b.err, op == ar.VMAX), floor), None
+    if op == ar.VSEL:
+        assert b is not None and c is not None
+        cv = c.value
+        maybe = (c.err > 0) & (np.abs(cv) <= c.err)  # c might be zero (or not) in the exact math
+        took_a = (c.bits & ar.MAG) != 0
+        chosen, other = np.where(took_a, av, b.value), np.where(took_a, b.value, av)
+        ec, eo = np.where(took_a, ea, b.err), np.where(took_a, b.err, ea)
+        return Lanes(bits, rules.flip(chosen, ec, other, eo, maybe), np.minimum(a.low, b.low)), None
+    if op in CMP_OPS:
+        assert b is not None
+        maybe = rules.unsure(av, ea, b.value, b.err)
+        return Lanes(bits, np.where(maybe, 1.0, 0.0)), maybe  # the chain value 1.0 / +0
+    if op == ar.VEXP2:
+        err = rules.exp2(av, ea, r)
+        return Lanes(bits, err, np.where(np.isfinite(err), _down(2.0 ** (av - ea)), -np.inf)), None
+    lo = a.low  # the smallest the exact input can be (|a*| for VINV of a negative a: |a| - ea)
+    if op == ar.VINV:
+        mag_lo = np.where(av > 0, lo, np.abs(av) - ea)
+        err = rules.inv(av, ea, mag_lo, r)
+        pos = (av > 0) & np.isfinite(err)
+        return Lanes(bits, err, np.where(pos, _down(1.0 / np.where(pos, av + ea, 1.0)), -np.inf)), None
+    if op == ar.VRSQRT:
+        err = rules.rsqrt(av, ea, lo, r)
+        ok = np.isfinite(err)
+        return Lanes(bits, err, np.where(ok, _down(1.0 / np.sqrt(np.where(ok, av + ea, 1.0))), -np.inf)), None
+    if op == ar.VLOG2:
+        return Lanes(bits, rules.log2(av, ea, lo, r)), None
+    raise BoundError(f"the error analysis knows no rule for ALU opcode {op:#04x}")
+
+
+def chain(stages: list[tuple[int, Lanes | None, Lanes | None, Lanes | None]]) -> tuple[Lanes, np.ndarray | None]:
+    """A chain of stages (None operands: the previous stage's result), as models.vector.lanes.run_chain."""
+    prev: Lanes | None = None
+    maybe: np.ndarray | None = None
+    for op, a, b, c in stages:
+        a, b, c = (prev if x is None else x for x in (a, b, c))
+        assert a is not None
+        prev, maybe = alu(op, a, b, c)
+    assert prev is not None
+    return prev, maybe
+
+
+# ---------------------------------------------------------------- VRED (V.9)
+def _combine(kind: RedKind, x: Lanes, y: Lanes) -> Lanes:
+    if kind == RedKind.SUM:
+        bits = np.asarray(ar.vadd(x.bits, y.bits), dtype=np.uint32)
+        return Lanes(bits, rules.add(x.value, x.err, y.value, y.err, e8(bits)), _down(x.low + y.low))
+    larger = kind == RedKind.MAX
+    fn = ar.vmax if larger else ar.vmin
+    return Lanes(np.asarray(fn(x.bits, y.bits), dtype=np.uint32),
+                 rules.extreme(x.value, x.err, y.value, y.err, larger),
+                 np.maximum(x.low, y.low) if larger else np.minimum(x.low, y.low))
+
+
+def _part(x: Lanes, index: object) -> Lanes:
+    assert x.floor is not None
+    return Lanes(x.bits[index], x.err[index], x.floor[index])
+
+
+def _pairs(kind: RedKind, x: Lanes) -> Lanes:
+    return _combine(kind, _part(x, (Ellipsis, slice(0, None, 2))), _part(x, (Ellipsis, slice(1, None, 2))))
+
+
+def _tree8(kind: RedKind, x: Lanes) -> Lanes:
+    return _part(_pairs(kind, _pairs(kind, _pairs(kind, x))), (Ellipsis, 0))
+
+
+KNOWN_REDUCTIONS = (RedKind.SUM, RedKind.MAX, RedKind.MIN)  # the VRED kinds with a rule
+
+
+def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
+    """VRED SUM / MAX / MIN at VL: the combine order of models.vector.lanes.reduce_tree (per chunk a pair step and
+    an 8-leaf tree, combined with the identity, then the same over the 16 accumulators), each combine with
+    its rule; the result is one lane."""
+    if kind not in KNOWN_REDUCTIONS:
+        raise BoundError(f"the error analysis knows no rule for VRED.{kind.name}")
+    n = vl // LANES
+    ident = np.uint32(IDENTITY[kind])
+    assert a.floor is not None
+    x = Lanes(*(v[: n * LANES].reshape(n, LANES) for v in (a.bits, a.err, a.floor)))
+    identity = Lanes(np.full(n, ident, np.uint32), np.zeros(n))
+    per_chunk = _combine(kind, _tree8(kind, _pairs(kind, x)), identity)
+    acc = Lanes(np.full(16, ident, np.uint32), np.zeros(16), np.full(16, e8(np.array([ident]))[0]))
+    assert acc.floor is not None and per_chunk.floor is not None
+    acc.bits[:n], acc.err[:n], acc.floor[:n] = per_chunk.bits, per_chunk.err, per_chunk.floor
+    top = _tree8(kind, _pairs(kind, acc))
+    assert top.floor is not None
+    return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor)))
+
+
+__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "chain", "reduce"]

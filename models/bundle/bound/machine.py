@@ -1,0 +1,186 @@
+"""The whole-plan driver: a compiled bundle on the golden machine model with every lane's error carried along.
+
+:func:`derive` runs the bundle's plan through the same loader and round loop
+as models/machine/event_model.py (models/bundle/executor.py), on a :class:`BoundMachine`:
+the golden unit models replaced by their shadowed subclasses
+(models/bundle/bound/{mag,cluster,vector}.py, bit for bit the same flits) and a
+network that carries, beside each flit, the error array of the data it holds
+(paired payload against payload with what the sender derived). The host's
+relayouts between rounds gather the errors as they gather the data. At the end
+each output port's FP16 lanes have an absolute error bound against the exact
+real-number math of the program from its FP16 inputs; :data:`SAFETY` times it
+is the bound the judge applies (models/bundle/lane_bound.py).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from models.bundle.reader import Bundle
+from models.bundle.executor import execute, run_sync
+from models.noc.flit import FIELDS, FlitType
+from models.bundle.loader import Relayout, plan_rounds
+from models.machine.event_model import Factory, MachineModel, ModelHost
+from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
+from models.vector.link import Event
+
+from .cluster import BoundCluster
+from .mag import ERR, BoundMag, exact_word
+from .port import ErrorPort
+from .rules import SAFETY, BoundError, f16, h16
+from .vector import BoundVectorCore
+
+DATA_TYPES = frozenset({FlitType.MEM_RD_RESP, FlitType.MEM_WR_DATA, FlitType.CU_DATA})
+
+BOUND_UNIT_MODELS: Mapping[UnitKind, Factory] = {
+    UnitKind.VECTOR: lambda c, mm: BoundVectorCore(c, mm.machine.mag),
+    UnitKind.MAG: lambda c, mm: BoundMag(c, mm.dram, base=mm.machine.mem_base),
+    UnitKind.CLUSTER: lambda c, mm: BoundCluster(c, mm.machine.mag),
+}
+
+
+class BoundMachine(MachineModel):
+    """MachineModel whose network carries each data flit's error array beside it."""
+
+    def __init__(self, machine: Machine) -> None:
+        self.errs: deque[np.ndarray | None] = deque()
+        self.producer: ErrorPort | None = None
+        super().__init__(machine, BOUND_UNIT_MODELS)
+
+    def _send(self, events: list[Event]) -> None:
+        for ev in events:
+            self.errs.append(self._error_of(ev))
+        super()._send(events)
+
+    def _error_of(self, ev: Event) -> np.ndarray | None:
+        ftype = FIELDS["type"].extract(ev.flit)
+        if ftype not in DATA_TYPES:
+            return None
+        box = self.producer.outbox if self.producer is not None else None
+        payload = FIELDS["payload"].extract(ev.flit)
+        if box and box[0][0] == payload:
+            return box.popleft()[1]
+        if ftype == FlitType.CU_DATA:
+            return None  # a burst's descriptor
+        raise BoundError(f"a {FlitType(ftype).name} flit to {ev.dst} left without an error bound")
+
+    def step(self) -> bool:
+        if not self.queue:
+            return False
+        ev, err = self.queue[0], self.errs.popleft()
+        dst = (FIELDS["dst_x"].extract(ev.flit), FIELDS["dst_y"].extract(ev.flit))
+        unit = self.units.get(dst)
+        self.producer = unit if isinstance(unit, ErrorPort) else None
+        if self.producer is not None:
+            self.producer.inbound = err
+        moved = super().step()
+        if self.producer is not None and self.producer.outbox:
+            raise BoundError(f"the unit at {dst} derived errors for {len(self.producer.outbox)} data flit(s) it did "
+                             f"not send")
+        self.producer = None
+        return moved
+
+    @property
+    def bound_mag(self) -> BoundMag:
+        assert isinstance(self.mag, BoundMag)
+        return self.mag
+
+
+@dataclass(frozen=True)
+class Constant:
+    """An image region the compiler filled with one constant: the real number it stands for (None: unstated)."""
+
+    addr: int
+    nbytes: int
+    value: float | None
+
+
+CONST_TAG = ":const"  # a constant region's name ends ":const<value>" (clients/README.md)
+
+
+def constants(b: Bundle) -> list[Constant]:
+    """The bundle's constant regions (bundle.json dram.regions of kind "constant")."""
+    out = []
+    for r in b.meta.get("dram", {}).get("regions", []):
+        if r.get("kind") != "constant":
+            continue
+        name = str(r.get("name", ""))
+        try:
+            value: float | None = float(name.rsplit(CONST_TAG, 1)[1]) if CONST_TAG in name else None
+        except ValueError:
+            value = None
+        out.append(Constant(int(r["addr"], 16), int(r["nbytes"]), value))
+    return out
+
+
+def constant_error(stored: np.ndarray, value: float | None) -> np.ndarray:
+    """How far a constant's FP16 lanes are from the number the program means: exactly |stored - value| when
+    the bundle states it, else half an FP16 ulp (a constant rounded to nearest)."""
+    return np.abs(stored - value) if value is not None else h16(stored)
+
+
+class BoundHost(ModelHost):
+    """ModelHost whose DRAM writes keep the shadow in step: the image load is exact except its constant
+    regions (FP16 images of real constants, :func:`constant_error`); each relayout (in plan order) gathers
+    the errors as it gathers the data."""
+
+    def __init__(self, mm: BoundMachine, relayouts: list[Relayout], consts: list[Constant]) -> None:
+        super().__init__(mm)
+        self.bmm = mm
+        self.relayouts = deque(relayouts)
+        self.consts = consts
+        self.loaded = False
+
+    async def write_dram(self, addr: int, data: np.ndarray) -> None:
+        await super().write_dram(addr, data)
+        off = self.mm.machine.dram_offset(addr, np.asarray(data).nbytes)
+        mag = self.bmm.bound_mag
+        if not self.loaded:  # the image: FP16 inputs, exact
+            self.loaded = True
+            n = np.asarray(data).nbytes // 2
+            mag.set_lane_planes(off, np.stack([np.zeros(n), np.full(n, -np.inf)]))
+            for c in self.consts:
+                lanes = f16(np.frombuffer(self.mm.dump(c.addr, c.nbytes).tobytes(), dtype="<u2"))
+                c_off = self.mm.machine.dram_offset(c.addr, c.nbytes)
+                mag.set_lane_planes(c_off, np.stack([constant_error(lanes, c.value), np.full(lanes.size, -np.inf)]))
+            return
+        if not self.relayouts or self.relayouts[0].addr != addr:
+            raise BoundError(f"a host DRAM write at {addr:#x} that is no relayout of the plan")
+        r = self.relayouts.popleft()
+        old = mag.lane_planes(off, r.read_nbytes // 2)
+        g = r.gather.reshape(-1)
+        mag.set_lane_planes(off, np.where(g >= 0, old[:, np.clip(g, 0, None)], exact_word()[:, :1]))
+
+
+@dataclass
+class DerivedBound:
+    """Per output port: the logical lanes' error bound (SAFETY applied)."""
+
+    bounds: dict[str, np.ndarray]
+
+
+def port_lanes(b: Bundle, port: str, lanes: np.ndarray) -> np.ndarray:
+    """A port region's per-slot array -> the logical output's (through ``<port>__slots``)."""
+    slots = b.expected_models[f"{port}__slots"]
+    return lanes[np.where(slots >= 0, slots, 0)]
+
+
+def derive(b: Bundle) -> DerivedBound:
+    """Run `b`'s plan with every lane's error carried (module doc); BoundError names what it cannot bound."""
+    machine = get_machine(b.meta["machine"]["name"]) if "machine" in b.meta else FUSED4
+    mm = BoundMachine(machine)
+    relayouts = [r for prog in plan_rounds(b) for r in prog.relayouts]
+    run_sync(execute(b, BoundHost(mm, relayouts, constants(b)), machine))
+    bounds = {}
+    for port, reg in b.outputs.items():
+        off = machine.dram_offset(reg.addr, reg.nbytes)
+        bounds[port] = SAFETY * port_lanes(b, port, mm.bound_mag.lane_planes(off, reg.nbytes // 2)[ERR])
+    return DerivedBound(bounds)
+
+
+__all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Constant", "DerivedBound", "constant_error",
+           "constants", "derive", "port_lanes"]

@@ -1,0 +1,118 @@
+"""The memory agent with an error shadow: every FP16 lane of its DRAM carries a bound.
+
+:class:`BoundMag` is models.mag.model.MagUnit unchanged (its bits are the golden
+model's) plus, per 16-bit lane of every DRAM word, an error bound and a lower
+bound of the lane's exact value (models/bundle/bound/lanes.py: the floor; -inf
+where none is known), as a (2, 16) array per word: :data:`ERR`, :data:`FLOOR`
+(error 0 for what the host loaded: the inputs are exact). A plain or streamed read hands each word's
+errors on with its response; a QUANT read (units.md M.3) quantises each
+lane's 32 elements with the lane's step ``s`` (the scale byte's value, one
+code) and hands on ``error_in + 0.516 s`` per element, after checking that
+the golden quantiser's actual error, ``|code * s - x|``, is within
+``0.516 s`` (a wrong derivation is refused by name, never used). A write
+stores the errors its data beats carry.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.noc.flit import FIELDS
+from models.mag.model import MagUnit
+from models.mag.proto import WORD_BYTES, Coord, Descriptor
+from models.numerics.formats import e5m3_decode
+from models.numerics.mxfp7 import ENTRY_DRAM_WORDS, entry_halves, lane_scale, quantise_elements
+from models.vector.link import Event
+
+from .port import ErrorPort
+from .rules import QUANT_STEPS, BoundError, f16
+
+LANES_PER_WORD = WORD_BYTES // 2
+ERR, FLOOR = 0, 1  # the planes of an FP16 word's shadow
+
+
+def exact_word() -> np.ndarray:
+    """The shadow of a word nothing computed: error 0, no floor beyond the value."""
+    return np.stack([np.zeros(LANES_PER_WORD), np.full(LANES_PER_WORD, -np.inf)])
+_WORD_INDEX_MASK = (1 << 35) - 1
+
+
+class BoundMag(ErrorPort, MagUnit):
+    """MagUnit plus the error of every FP16 lane of its DRAM (module doc)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._init_port()
+        self.err_words: dict[int, np.ndarray] = {}
+
+    # ------------------------------------------------------------ the shadow DRAM
+    def word_err(self, word: int) -> np.ndarray:
+        """The (2, 16) shadow of one DRAM word."""
+        return self.err_words.get(word & _WORD_INDEX_MASK, exact_word())
+
+    def lane_planes(self, byte_off: int, n: int) -> np.ndarray:
+        """The (2, n) shadow of the n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
+        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+        flat = np.concatenate([self.word_err(w) for w in range(first, last + 1)], axis=1)
+        lo = (byte_off % WORD_BYTES) // 2
+        return flat[:, lo:lo + n].copy()
+
+    def set_lane_planes(self, byte_off: int, planes: np.ndarray) -> None:
+        """Write the (2, n) shadow of n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
+        planes = np.asarray(planes, dtype=np.float64)
+        n = planes.shape[1]
+        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+        flat = np.concatenate([self.word_err(w) for w in range(first, last + 1)], axis=1)
+        lo = (byte_off % WORD_BYTES) // 2
+        flat[:, lo:lo + n] = planes
+        for i, w in enumerate(range(first, last + 1)):
+            self.err_words[w] = flat[:, LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)].copy()
+
+    # ------------------------------------------------------------ reads and writes
+    def quant_err(self, first: int) -> np.ndarray:
+        """Errors (lane, k) of one QUANT entry's dequantised elements (module doc)."""
+        words = [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(ENTRY_DRAM_WORDS)]
+        raw = np.frombuffer(b"".join(int(w).to_bytes(WORD_BYTES, "little") for w in words), dtype=np.uint8)
+        halves = entry_halves(raw)
+        scale = lane_scale(halves)
+        step = e5m3_decode(scale)[:, None]
+        x = f16(halves)
+        actual = np.abs(quantise_elements(halves, scale[:, None]) * step - x)
+        if not np.all(actual <= QUANT_STEPS * step):
+            lane, k = np.unravel_index(int(np.argmax(actual / step)), actual.shape)
+            raise BoundError(f"MXFP7 entry at DRAM word {first:#x}: element (lane {lane}, k {k}) = {x[lane, k]} "
+                             f"quantised {actual[lane, k] / step[lane, 0]:.3f} steps away, past the "
+                             f"{QUANT_STEPS}-step rule")
+        e_in = np.concatenate([self.word_err(first + i)[ERR] for i in range(ENTRY_DRAM_WORDS)]).reshape(4, 32)
+        return e_in + QUANT_STEPS * step
+
+    def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
+        events = super()._read(src, txn, d)
+        if not events:
+            return events
+        first = self.index(d.addr)
+        errs: list[np.ndarray] = []
+        if not d.entry_read:
+            errs = [self.word_err(first + i) for i in range(d.len + 1)]
+        else:
+            stride = d.entry_stride
+            for i in range(d.entries):
+                base = first + i * stride
+                entry = [self.quant_err(base)] * d.entry_size if d.quant else \
+                    [self.word_err(base + w) for w in range(stride)]
+                for _ in [src] + d.peers():
+                    errs.extend(entry)
+        if len(errs) != len(events):
+            raise BoundError(f"MEM_RD_REQ from {src}: {len(events)} responses, the shadow derived {len(errs)}")
+        for ev, e in zip(events, errs):
+            self.send(FIELDS["payload"].extract(ev.flit), e)
+        return events
+
+    def _write_data(self, src: Coord, flit: int) -> list[Event]:
+        w = self.open.get(src)
+        if w is not None and not w.discard:
+            self.err_words[(w.first + w.done) & _WORD_INDEX_MASK] = self.take_inbound("a MEM_WR_DATA beat")
+        return super()._write_data(src, flit)
+
+
+__all__ = ["ERR", "FLOOR", "BoundMag", "LANES_PER_WORD", "exact_word"]

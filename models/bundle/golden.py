@@ -1,0 +1,76 @@
+"""The golden side of judging a bundle on the RTL, computed apart from the simulator.
+
+Judging an RTL run of a compiled bundle needs two things that depend on the
+bundle only, never on the run: the bundle on the machine model
+(models.machine.event_model.run_bundle, the bit-exact judge) and its derived float64
+error bound (models.bundle.lane_bound). For flash_attention_l64d64 they take
+several seconds of pure Python; done inside the simulator's process they add to
+its wall time. `python -m models.bundle.golden BUNDLE MACHINE OUT` computes
+both in a process of its own and pickles a :class:`Golden` to OUT, so a bench
+starts it before the RTL run and reads it after (tb/bundle/golden_ahead.py): on a
+machine with a free core the simulator never waits for it.
+
+A refusal or an error of the models is part of the result (its text), not a
+crash: the bench reports it as the failure it would have been in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from models.bundle.bound.machine import DerivedBound
+from models.bundle.bound.rules import BoundError
+from models.bundle.reader import Bundle
+from models.bundle.lane_bound import derived_bound
+from models.machine.event_model import ModelRefused, ModelRun, run_bundle
+from models.machine.layouts import get_machine
+
+
+@dataclass
+class Golden:
+    """The bundle on the machine model (or why not) and its derived bound (or why not)."""
+
+    model: ModelRun | None
+    model_error: str
+    bound: DerivedBound | BoundError
+
+
+def compute(bundle_dir: str | Path, machine: str) -> Golden:
+    """Both golden results of one bundle on the named machine."""
+    b, m = Bundle(str(bundle_dir)), get_machine(machine)  # an unknown machine is an error, not a refusal
+    try:
+        model, error = run_bundle(b, m), ""
+    except (ModelRefused, AssertionError, ValueError) as exc:  # MagUnit's request errors are ValueErrors
+        model, error = None, f"{type(exc).__name__}: {exc}"
+    try:
+        bound: DerivedBound | BoundError = derived_bound(b)
+    except BoundError as exc:
+        bound = exc
+    return Golden(model, error, bound)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m models.bundle.golden", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bundle", help="the bundle's folder")
+    ap.add_argument("machine", help="the machine's name (models/machine/layouts.py)")
+    ap.add_argument("out", help="the pickle file to write")
+    args = ap.parse_args(argv)
+    from models.bundle import golden as bundle_golden  # run as __main__: pickle the importable module's class, not __main__'s
+
+    golden = bundle_golden.compute(args.bundle, args.machine)
+    tmp = Path(args.out + ".part")
+    tmp.write_bytes(pickle.dumps(golden))
+    tmp.replace(args.out)  # whole or absent: a reader never sees half a file
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["Golden", "compute", "main"]

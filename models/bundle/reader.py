@@ -1,0 +1,228 @@
+"""Real-client bundles: programs compiled by the public KohakuTPU compiler, as data (clients/README.md).
+
+A bundle holds the staged instruction flits of every round, the ordered
+dispatch plan, the initial DRAM image and the expected outputs (upstream RTL's
+bit-exact ones in ``expected_rtl.npz``, upstream's Python models' in
+``expected.npz``) and, optionally, upstream RTL's execution time per round
+(``timing_rtl.json``). This module reads one and answers what a replay needs:
+the rounds with their kicks as the dispatcher sends them (dst = the kicked
+node, src = the agent), the DRAM image by byte address, and the output
+regions. It runs nothing; models.vector.replay runs the vector-core rounds on the
+golden model.
+
+Every file is checked as it is read (models/bundle/schema.py for bundle.json,
+models/bundle/timing_schema.py for timing_rtl.json, models/bundle/arrays.py for the
+.npz files): anything the format does not allow is a :class:`BundleError`, one
+line naming the file, the field and what was expected. :meth:`Bundle.check` reads every file, so a caller refuses a
+bad bundle before anything runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.bundle.arrays import EXPORT_AGAIN, check_dram_in, check_expected, read_npz
+from models.bundle.schema import BundleError, check_bundle_json
+from models.bundle.round_timing import RoundTiming
+from models.bundle.timing_schema import TIMING_FILE, TIMING_FIX, check_timing_json
+
+BUNDLES = Path(__file__).resolve().parents[2] / "clients" / "bundles"
+Coord = tuple[int, int]
+HEADER_ROUTE = (0xFFFF << 272)  # dst_x, dst_y, src_x, src_y: what the dispatcher rewrites (units.md H.4)
+
+
+@dataclass(frozen=True)
+class Kick:
+    """One kick of a round: `flits` staged values (header OR already applied by the loader)."""
+
+    node: Coord
+    base: int
+    flits: tuple[int, ...]
+
+    def dispatched(self, agent: Coord) -> list[int]:
+        """The flits as the dispatcher sends them: dst = the node, src = the agent, every other bit kept."""
+        route = self.node[0] << 284 | self.node[1] << 280 | agent[0] << 276 | agent[1] << 272
+        return [(f & ~HEADER_ROUTE) | route for f in self.flits]
+
+
+Step = tuple  # ("seed", credits) | ("kick", Kick) | ("await", node, count), in plan order
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round (one upstream artifact) of the plan: its steps in order."""
+
+    index: int
+    unit: str  # "VC" or "MG"
+    name: str
+    steps: tuple[Step, ...]
+
+    @property
+    def kicks(self) -> tuple[Kick, ...]:
+        return tuple(s[1] for s in self.steps if s[0] == "kick")
+
+    @property
+    def awaits(self) -> tuple[tuple[Coord, int], ...]:
+        return tuple((s[1], s[2]) for s in self.steps if s[0] == "await")
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    kind: str  # input, output, constant, temp
+    addr: int
+    nbytes: int
+
+
+class Bundle:
+    """One bundle folder, read lazily."""
+
+    def __init__(self, name_or_path: str | Path) -> None:
+        path = Path(name_or_path)
+        if not path.is_absolute() and not path.exists():
+            path = BUNDLES / str(name_or_path)
+        if not (path / "bundle.json").exists():
+            known = ", ".join(sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists()))
+            raise ValueError(f"no bundle at {path} (bundle.json missing); known bundles: {known}")
+        self.path = path
+        self.name = path.name
+
+    def _read_json(self, file: str, fix: str = EXPORT_AGAIN) -> Any:
+        """A JSON file of the folder, or BundleError in one line (unreadable, not UTF-8, not JSON)."""
+        try:
+            return json.loads((self.path / file).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise BundleError(f"{file}: cannot be read ({type(exc).__name__}: {exc.strerror}); {fix}") from None
+        except UnicodeDecodeError as exc:
+            raise BundleError(f"{file}: byte {exc.start} is not UTF-8; {fix}") from None
+        except json.JSONDecodeError as exc:
+            raise BundleError(f"{file}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                              f"{fix}") from None
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        """bundle.json, checked against the format (BundleError names the first field that breaks it)."""
+        meta = self._read_json("bundle.json")
+        check_bundle_json(meta)
+        return meta
+
+    @property
+    def has_timing_rtl(self) -> bool:
+        """Whether upstream's RTL execution time came with the bundle (a user's own export may lack it)."""
+        return (self.path / TIMING_FILE).exists()
+
+    @cached_property
+    def timing_rtl(self) -> list[RoundTiming] | None:
+        """Upstream's per-round timing (timing_rtl.json, checked against the plan), None without the file."""
+        if not self.has_timing_rtl:
+            return None
+        timing = self._read_json(TIMING_FILE, TIMING_FIX)
+        check_timing_json(timing, self.meta)
+        return [RoundTiming.from_json(r) for r in timing["rounds"]]
+
+    def check(self) -> None:
+        """Read and check every file of the bundle (BundleError on the first problem); cached afterwards."""
+        self.dram_in
+        self.expected_models
+        if self.has_expected_rtl:
+            self.expected_rtl
+        self.timing_rtl
+
+    @cached_property
+    def dram_in(self) -> dict[str, np.ndarray]:
+        arrays = read_npz(self.path / "dram_in.npz")
+        check_dram_in(self.meta, arrays)
+        return arrays
+
+    @property
+    def has_expected_rtl(self) -> bool:
+        """Whether upstream's RTL run came with the bundle (a user's own export may lack it)."""
+        return (self.path / "expected_rtl.npz").exists()
+
+    @cached_property
+    def expected_rtl(self) -> dict[str, np.ndarray]:
+        arrays = read_npz(self.path / "expected_rtl.npz")
+        check_expected(self.meta, arrays, "expected_rtl.npz", per_port=False)
+        return arrays
+
+    @cached_property
+    def expected_models(self) -> dict[str, np.ndarray]:
+        arrays = read_npz(self.path / "expected.npz")
+        check_expected(self.meta, arrays, "expected.npz", per_port=True)
+        return arrays
+
+    @property
+    def agent(self) -> Coord:
+        x, y = self.meta["machine"]["agent"]
+        return (x, y)
+
+    @property
+    def mag(self) -> Coord:
+        x, y = self.meta["machine"]["mag"]
+        return (x, y)
+
+    @property
+    def image_base(self) -> int:
+        """Machine byte address of image[0]."""
+        return int(self.dram_in["base"])
+
+    @property
+    def image(self) -> np.ndarray:
+        return self.dram_in["image"]
+
+    @property
+    def regions(self) -> list[Region]:
+        return [Region(r["name"], r["kind"], int(r["addr"], 16), int(r["nbytes"]))
+                for r in self.meta["dram"]["regions"]]
+
+    @property
+    def outputs(self) -> dict[str, Region]:
+        return {r.name: r for r in self.regions if r.kind == "output"}
+
+    @property
+    def plan_kinds(self) -> list[str]:
+        """'round:VC', 'round:MG' or 'host_convert' per plan entry, in order."""
+        return [f"round:{p['unit']}" if p["kind"] == "round" else p["kind"] for p in self.meta["plan"]]
+
+    @property
+    def rounds(self) -> list[Round]:
+        """The plan's rounds, parsed from `meta` (checked when read; a test may edit it in memory since)."""
+        out = []
+        for p in self.meta["plan"]:
+            if p["kind"] != "round":
+                continue
+            steps: list[Step] = []
+            for s in p["steps"]:
+                if s["op"] == "seed":
+                    steps.append(("seed", int(s["credits"])))
+                elif s["op"] == "kick":
+                    steps.append(("kick", Kick((s["node"][0], s["node"][1]), int(s["base"]),
+                                               tuple(int(f, 16) for f in s["flits"]))))
+                elif s["op"] == "await":
+                    steps.append(("await", (s["node"][0], s["node"][1]), int(s["count"])))
+                # a barrier does nothing: the awaits before it order the work
+            out.append(Round(int(p["round"]), p["unit"], p["name"], tuple(steps)))
+        return out
+
+    def words(self, image: np.ndarray | None = None) -> dict[int, int]:
+        """The image as 32-byte words: machine byte address -> 256-bit little-endian word (zero words left out)."""
+        img = self.image if image is None else image
+        out = {}
+        for i in range(0, len(img), 32):
+            w = int.from_bytes(img[i:i + 32].tobytes(), "little")
+            if w:
+                out[self.image_base + i] = w
+        return out
+
+
+def bundle_names() -> list[str]:
+    return sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists())
+
+
+__all__ = ["BUNDLES", "Bundle", "BundleError", "Kick", "Region", "Round", "Step", "bundle_names"]

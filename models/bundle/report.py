@@ -1,0 +1,217 @@
+"""What one compiled bundle's run looked like, as rows a person reads: per round and per bundle.
+
+Why a module of its own: the RTL bench (tb/bundle/test_clients.py) stores
+these rows in its artifacts and the command line (``python -m tb.client``)
+prints them, for RTL runs and for runs on the golden models alike, so both
+print one table from one definition. Plain data (JSON-able dicts), no cocotb.
+
+Per round: index, name, unit, slots staged, flits kicked, the round's cycles
+(on the machine model: network deliveries, it has no clock), awaits met (nodes
+whose count, once the writes landed, is exactly baseline + expected) of awaits
+made, the signals the plan awaited, the host relayouts run after the round
+and, on the RTL, the round's timing beside upstream's (models/bundle/timing.py).
+Per bundle: the verdict, the number of failures, lanes differing from each
+reference, the worst error against the float64 bound derived from the
+bundle's own run (models/bundle/lane_bound.py, models/bound) and that bound's
+source, total cycles, wall seconds and the machine cycles against upstream's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable
+
+from models.bundle.reader import Bundle
+from models.bundle.lane_bound import BOUND_SOURCE, bound_check
+from models.bundle.judge import lanes_vs_models, lanes_vs_rtl
+from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio
+from models.bundle.executor import ExecResult
+from models.bundle.loader import COUNT_MOD
+from models.bundle.round_timing import RoundTiming
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    round: int
+    name: str
+    unit: str
+    staged: int
+    flits: int
+    cycles: int
+    awaits_met: int
+    awaits: int
+    signals: int
+    relayouts: int = 0
+    timing: dict[str, Any] | None = None  # RoundTiming.to_json() on a clock of cycles (the RTL), else None
+
+
+@dataclass
+class BundleReport:
+    """One bundle's run on one machine ("rtl" or "models")."""
+
+    bundle: str
+    machine: str
+    passed: bool
+    failures: list[str]
+    rows: list[RoundRow]
+    cycles: int
+    wall_s: float
+    checks: int = 0
+    lanes: int = 0  # FP16 output lanes
+    lanes_vs_rtl: int | None = None  # lanes differing from upstream's RTL (expected_rtl.npz)
+    lanes_vs_models: int | None = None  # lanes differing from upstream's Python models (expected.npz)
+    bound_worst: float | None = None  # max |y - ref| / bound over the lanes (models/bundle/lane_bound.py)
+    bound_note: str | None = None  # why no float64 bound could be derived (a word the analysis has no rule for)
+    extra: dict[str, Any] = field(default_factory=dict)
+    bound_source: str = BOUND_SOURCE  # where the bound comes from ("derived": models/bound)
+    bound_max: float | None = None  # the largest bound of a judged lane
+    upstream_timing: list[dict[str, Any]] | None = None  # the bundle's timing_rtl.json rounds; None: no reference
+
+    @property
+    def timed(self) -> bool:
+        """Whether the run's clock is cycles (the RTL): the golden models count network deliveries."""
+        return self.machine == "rtl"
+
+    def timing(self) -> BundleTiming:
+        """Our rounds beside upstream's (models/bundle/timing.py), or why they cannot be compared."""
+        ours = [RoundTiming.from_json(r.timing) if r.timing else None for r in self.rows] if self.timed else None
+        theirs = None if self.upstream_timing is None else [RoundTiming.from_json(t) for t in self.upstream_timing]
+        return compare(self.bundle, [r.unit for r in self.rows], ours, theirs)
+
+    @classmethod
+    def of_run(cls, b: Bundle, res: ExecResult, machine: str, failures: list[str], wall_s: float, checks: int,
+               extra: dict[str, Any] | None = None) -> "BundleReport":
+        """The report of a finished run (RTL or models): rows, lanes against both references, the bound."""
+        assert res.image is not None
+        vs_rtl, bounds_and_note = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
+        bounds, no_bound = bounds_and_note
+        return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl"), res.cycles,
+                   wall_s, checks, sum(r.nbytes // 2 for r in b.outputs.values()),
+                   None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
+                   max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}),
+                   bound_max=max((r.bound_max for r in bounds), default=None),
+                   upstream_timing=None if b.timing_rtl is None else [t.to_json() for t in b.timing_rtl])
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "BundleReport":
+        d = dict(d)
+        d["rows"] = [RoundRow(**r) for r in d["rows"]]
+        return cls(**d)
+
+
+def round_rows(res: ExecResult, timed: bool) -> list[RoundRow]:
+    """One row per round of a finished run; with `timed` (a clock of cycles), each round's timing."""
+    rows = []
+    for r in res.rounds:
+        met = sum(1 for n in r.after
+                  if r.after[n] == (r.baselines[n] + r.expected.get(n, 0)) % COUNT_MOD)
+        rows.append(RoundRow(r.index, r.name, r.unit, r.staged, r.kicked, r.cycles, met, len(r.expected),
+                             sum(r.expected.values()), r.relayouts,
+                             r.timing.to_json() if timed and r.timing is not None else None))
+    return rows
+
+
+def _pair(ours: int | None, upstream: int | None) -> str:
+    return f"{'-' if ours is None else ours}/{'-' if upstream is None else upstream}"
+
+
+def format_rounds(rep: BundleReport) -> str:
+    """The per-round table of one bundle; on the RTL with each round's host and machine cycles, ours beside
+    upstream's, and the machine ratio (ours / upstream)."""
+    clock = "cycles" if rep.machine == "rtl" else "deliveries"
+    timing = f" {'host ours/upstream':>18s} {'machine ours/upstream':>21s} {'ratio':>6s}" if rep.timed else ""
+    head = (f"  {'round':>5s}  {'unit':4s} {'staged':>6s} {'flits':>6s} {clock:>10s} {'awaits met':>11s} "
+            f"{'relayouts':>9s}{timing}  name")
+    theirs = {t["round"]: RoundTiming.from_json(t) for t in rep.upstream_timing or []}
+    lines = [head]
+    for r in rep.rows:
+        cols = ""
+        if rep.timed:
+            mine, up = (RoundTiming.from_json(r.timing) if r.timing else None), theirs.get(r.round)
+            rate = f"{ratio(mine.machine_cycles, up.machine_cycles):.3f}" if mine and up else "-"
+            cols = (f" {_pair(mine and mine.host_cycles, up and up.host_cycles):>18s} "
+                    f"{_pair(mine and mine.machine_cycles, up and up.machine_cycles):>21s} {rate:>6s}")
+        lines.append(f"  {r.round:5d}  {r.unit:4s} {r.staged:6d} {r.flits:6d} {r.cycles:10d} "
+                     f"{f'{r.awaits_met}/{r.awaits}':>11s} {r.relayouts:9d}{cols}  {r.name}")
+    return "\n".join(lines)
+
+
+def _machine_ours(rep: BundleReport) -> int:
+    """Our machine cycles summed over the rounds timed (a bundle with no reference to pair them with)."""
+    return sum(RoundTiming.from_json(r.timing).machine_cycles for r in rep.rows if r.timing)
+
+
+def format_timing(rep: BundleReport) -> str:
+    """One line: the bundle's machine cycles, ours beside upstream's, the ratio and the worst round; or why
+    there is no comparison."""
+    t = rep.timing()
+    if t.note == NO_TIMING:
+        return f"  timing: {NO_TIMING} (a run on the golden models: their clock is network deliveries, not cycles)"
+    if t.note == NO_REFERENCE:
+        return (f"  timing: {NO_REFERENCE} (the bundle has no timing_rtl.json); machine cycles "
+                f"{_machine_ours(rep)} ours")
+    if t.note:
+        return f"  timing: {t.note}"
+    w = t.worst
+    assert w is not None  # a compared bundle has at least one round
+    return (f"  timing: machine cycles {t.machine_ours} ours / {t.machine_upstream} upstream, ratio "
+            f"{t.machine_ratio:.3f}; worst round {w.round} ({w.unit}): {w.ours.machine_cycles} / "
+            f"{w.upstream.machine_cycles}, ratio {w.machine_ratio:.3f}")
+
+
+def format_table(reports: Iterable[BundleReport]) -> str:
+    """One row per bundle: verdict, rounds, cycles (load to readback; deliveries on the models), machine cycles
+    ours and upstream's, their ratio and the worst round's ratio ("no timing" on the golden models, "no
+    reference" without timing_rtl.json)."""
+    reps = list(reports)
+    clock = "cycles" if any(rep.timed for rep in reps) else "deliveries"
+    lines = [f"  {'bundle':34s} {'verdict':7s} {'rounds':>6s} {clock:>10s} {'machine ours':>12s} "
+             f"{'upstream':>12s} {'ratio':>6s} {'worst round':>13s}"]
+    for rep in reps:
+        t = rep.timing()
+        if t.compared and t.worst is not None:
+            cols = (f"{t.machine_ours:12d} {t.machine_upstream:12d} {t.machine_ratio:6.3f} "
+                    f"{f'r{t.worst.round} {t.worst.machine_ratio:.3f}':>13s}")
+        elif t.note == NO_REFERENCE:
+            cols = f"{_machine_ours(rep):12d} {NO_REFERENCE:>12s} {'-':>6s} {'-':>13s}"
+        else:
+            cols = f"{NO_TIMING if t.note == NO_TIMING else 'not measured':>12s} {'-':>12s} {'-':>6s} {'-':>13s}"
+        lines.append(f"  {rep.bundle:34s} {'PASS' if rep.passed else 'FAIL':7s} {len(rep.rows):6d} "
+                     f"{rep.cycles:10d} {cols}")
+    return "\n".join(lines)
+
+
+def format_bound(rep: BundleReport) -> str:
+    """One line: the float64 bound's verdict (worst |y - ref| / bound, the largest bound) and its source."""
+    if rep.bound_worst is None:
+        return f"  float64 bound ({rep.bound_source}): none ({rep.bound_note or 'no output read'})"
+    return (f"  float64 bound ({rep.bound_source}): worst |y - ref|/bound {rep.bound_worst:.3g}, largest bound "
+            f"{rep.bound_max if rep.bound_max is not None else float('nan'):.3g}")
+
+
+def format_verdict(rep: BundleReport) -> str:
+    """One line: PASS/FAIL, the bundle, the machine, checks, the lanes against both references, time."""
+    vs_rtl = "-" if rep.lanes_vs_rtl is None else f"{rep.lanes_vs_rtl}"
+    vs_mod = "-" if rep.lanes_vs_models is None else f"{rep.lanes_vs_models}"
+    word = "PASS" if rep.passed else f"FAIL ({len(rep.failures)} failure(s))"
+    clock = "cycles" if rep.machine == "rtl" else "deliveries"
+    bound = "-" if rep.bound_worst is None else f"{rep.bound_worst:.3g} ({rep.bound_source})"
+    return (f"{word} {rep.bundle} on {rep.machine}: {rep.checks} checks, lanes differing from expected_rtl "
+            f"{vs_rtl} / from expected {vs_mod} of {rep.lanes}, worst error/bound {bound}, {rep.cycles} {clock}, "
+            f"{rep.wall_s:.2f} s")
+
+
+def format_summary(reports: Iterable[BundleReport]) -> str:
+    """The closing line over every bundle of one command."""
+    reps = list(reports)
+    bad = [r.bundle for r in reps if not r.passed]
+    if not bad:
+        return f"all {len(reps)} bundle(s) passed"
+    return f"{len(bad)} of {len(reps)} bundle(s) FAILED: {', '.join(bad)}"
+
+
+__all__ = ["BundleReport", "RoundRow", "format_bound", "format_rounds", "format_summary", "format_table",
+           "format_timing", "format_verdict", "round_rows"]

@@ -1,0 +1,275 @@
+"""A whole machine as golden models: every unit's event model on an ideal network, a host, a DRAM.
+
+Why: a compiled bundle (clients/) should run on the golden models alone,
+through the same host loop the RTL machine runs (models/bundle/executor.py), so the
+RTL's final DRAM, signals and counts have an independent judge and a failure
+can be located without a simulator.
+
+* **units**: one event model per endpoint, ``take(flit) -> list[Event]``,
+  built by :data:`UNIT_MODELS` (one line per kind): a ``VectorCore`` per
+  vector core (models.vector), a ``ClusterCore`` per cluster (models.cluster), a
+  ``MagUnit`` for the memory agent (models.mag.model; its DRAM a ``DramImage`` whose
+  word 0 is the machine's ``mem_base``). A kind without a model yet gets a
+  :class:`MissingUnit`, and the rounds that need it are refused by name
+  (:func:`model_refusal`), so a partial machine still runs what it can;
+* **orchestrator**: models.orch.event_model.OrchModel (staging, PROG_*, credit,
+  NODE_STATUS by source);
+* **network**: ideal and in order: every event goes to its destination's
+  model first in, first out (per (source, destination) order is all the
+  protocol guarantees; one global FIFO keeps it, deterministically);
+* **host**: ``write(addr, value)``, ``read(addr)``, ``run(until)`` (deliver
+  until the condition holds or nothing moves), a DRAM at machine addresses.
+
+Landing is counted as on the RTL top: MEM_WR_DATA flits handed to the network
+against DRAM words written; a DRAM read before they agree is refused.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
+
+import numpy as np
+
+from models.bundle.reader import Bundle
+from models.cluster import ClusterCore
+from models.bundle.executor import ExecResult, NotLanded, PollFailed, describe_poll, execute, run_sync, stage_writes
+from models.noc.flit import FIELDS, FlitType
+from models.bundle.loader import Poll
+from models.machine.layouts import FUSED4, Machine, UnitKind
+from models.mag.model import DramImage, MagUnit
+from models.orch.event_model import OrchModel
+from models.vector.core import VectorCore
+from models.vector.link import Event
+
+Coord = tuple[int, int]
+MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
+
+
+class ModelRefused(ValueError):
+    """Something the machine model cannot run (yet): names what and which model is missing."""
+
+
+class Unit(Protocol):
+    def take(self, flit: int) -> list[Event]: ...
+
+
+class MissingUnit:
+    """A unit whose event model does not exist yet: any flit reaching it is refused by name."""
+
+    def __init__(self, coord: Coord, kind: str, model: str) -> None:
+        self.coord, self.kind, self.model = coord, kind, model
+
+    def take(self, flit: int) -> list[Event]:
+        raise ModelRefused(f"a {FlitType(FIELDS['type'].extract(flit)).name} flit reached the {self.kind} at "
+                           f"{self.coord}, whose event model ({self.model}) does not exist yet")
+
+
+Factory = Callable[[Coord, "MachineModel"], Unit]
+# One line per kind: the event model that stands on every endpoint of that kind. A kind whose model is not
+# written yet gets a MissingUnit (rounds that need it are refused by name, model_refusal).
+UNIT_MODELS: Mapping[UnitKind, Factory] = {
+    UnitKind.VECTOR: lambda c, mm: VectorCore(c, mm.machine.mag),
+    UnitKind.MAG: lambda c, mm: MagUnit(c, mm.dram, base=mm.machine.mem_base),
+    UnitKind.CLUSTER: lambda c, mm: ClusterCore(c, mm.machine.mag),
+}
+
+
+class MachineModel:
+    """One machine's unit models on an ideal network, with its host port and DRAM."""
+
+    def __init__(self, machine: Machine, unit_models: Mapping[UnitKind, Factory] = UNIT_MODELS) -> None:
+        orch = machine.coords(UnitKind.ORCH)
+        if len(orch) != 1:
+            raise ModelRefused(f"machine {machine.name} has {len(orch)} orchestrators; the model's host needs one")
+        self.machine = machine
+        self.dram = DramImage(machine.dram_words)  # word 0 = machine byte address mem_base
+        self.orch = OrchModel(orch[0], machine.stage_slots)
+        self.units: dict[Coord, Unit] = {}
+        for coord, kind in machine.units.items():
+            if kind == UnitKind.ORCH:
+                continue
+            if kind not in unit_models:
+                raise ModelRefused(f"machine {machine.name}: no event model for the {kind.value} at {coord}")
+            self.units[coord] = unit_models[kind](coord, self)
+        self.mag = self.units.get(machine.mag) if UnitKind.MAG in machine.units.values() else None
+        self.queue: deque[Event] = deque()
+        self.steps = 0
+        self.delivered: Counter = Counter()  # flit type name -> flits delivered
+        self.wr_data_sent = 0
+        self.errors: list[str] = []  # undeliverable flits, and what the units' monitors record
+        self.max_queued: dict[Coord, int] = {}  # deepest instruction queue seen per unit
+
+    # ------------------------------------------------------------ network
+    def _send(self, events: list[Event]) -> None:
+        for ev in events:
+            if FIELDS["type"].extract(ev.flit) == FlitType.MEM_WR_DATA:
+                self.wr_data_sent += 1
+            self.queue.append(ev)
+
+    def step(self) -> bool:
+        """Deliver the oldest flit in the network; False when nothing moves."""
+        if not self.queue:
+            return False
+        ev = self.queue.popleft()
+        self.steps += 1
+        dst = (FIELDS["dst_x"].extract(ev.flit), FIELDS["dst_y"].extract(ev.flit))
+        self.delivered[FlitType(FIELDS["type"].extract(ev.flit)).name] += 1
+        if dst == self.orch.own:
+            self._send(self.orch.take(ev.flit))
+        elif dst in self.units:
+            unit = self.units[dst]
+            self._send(unit.take(ev.flit))
+            queued = len(getattr(unit, "queue", ()))
+            self.max_queued[dst] = max(self.max_queued.get(dst, 0), queued)
+        else:
+            self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type "
+                               f"{FlitType(FIELDS['type'].extract(ev.flit)).name}")
+        return True
+
+    def run(self, until: Callable[[], bool] | None = None, max_steps: int = MAX_STEPS) -> bool:
+        """Deliver until `until()` holds (True) or nothing moves (then `until()`, or True without one)."""
+        for _ in range(max_steps):
+            if until is not None and until():
+                return True
+            if not self.step():
+                return until() if until is not None else True
+        raise ModelRefused(f"the machine model did not go quiet within {max_steps} deliveries "
+                           f"({len(self.queue)} flit(s) in flight): a livelock")
+
+    # ------------------------------------------------------------ host
+    def write(self, addr: int, value: int) -> None:
+        self._send(self.orch.write(addr, value))
+
+    def read(self, addr: int) -> int:
+        return self.orch.read(addr)
+
+    @property
+    def words_written(self) -> int:
+        """DRAM words the memory agent's model wrote (its counter, as mag_dram's wr_words)."""
+        return int(getattr(self.mag, "words_written", 0))
+
+    @property
+    def outstanding_writes(self) -> int:
+        return self.wr_data_sent - self.words_written
+
+    def load(self, byte_addr: int, data: np.ndarray) -> None:
+        """Backdoor store at a machine byte address."""
+        self.dram.load_bytes(self.machine.dram_offset(byte_addr, np.asarray(data).nbytes),
+                             np.ascontiguousarray(data, dtype=np.uint8).tobytes())
+
+    def dump(self, byte_addr: int, n: int) -> np.ndarray:
+        """Backdoor read at a machine byte address."""
+        return np.frombuffer(self.dram.read_bytes(self.machine.dram_offset(byte_addr, n), n), dtype=np.uint8).copy()
+
+    def waiting(self) -> list[str]:
+        """What each unit still waits for, in words (units whose model can say: ``waiting_on()``)."""
+        out = []
+        for u in self.units.values():
+            why = u.waiting_on() if hasattr(u, "waiting_on") else None
+            if why:
+                out.append(why)
+        return out
+
+    def unit_errors(self) -> list[str]:
+        """What the network and the units' monitors recorded (each model's own list, by its own name)."""
+        out = self.errors + self.orch.errors
+        for u in self.units.values():
+            for name in ("errors", "violations", "protocol_errors"):
+                out += list(getattr(u, name, []))
+        return out
+
+
+class ModelHost:
+    """executor.Host on a MachineModel: every call answers at once (the network runs inside it)."""
+
+    def __init__(self, mm: MachineModel) -> None:
+        self.mm = mm
+        self.slots = mm.machine.stage_slots
+
+    async def read(self, addr: int) -> int:
+        return self.mm.read(addr)
+
+    async def write(self, addr: int, value: int) -> None:
+        self.mm.write(addr, value)
+
+    async def stage(self, slots: Mapping[int, int]) -> None:
+        for addr, word in stage_writes(slots, self.slots):
+            self.mm.write(addr, word)
+
+    async def poll(self, cmd: Poll, what: str) -> int:
+        if not self.mm.run(lambda: self.mm.read(cmd.addr) & cmd.mask == cmd.want):
+            waiting = "; ".join(self.mm.waiting()) or "no unit waits for anything"
+            raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}"
+                             f"; {waiting}")
+        return self.mm.read(cmd.addr)
+
+    async def wait_landed(self, what: str) -> None:
+        """Run until nothing moves (an ideal network has no reason to stop earlier: a surplus signal the
+        round causes then shows in the exact-count check after it), then every write must have landed."""
+        self.mm.run()
+        if self.mm.outstanding_writes:
+            raise NotLanded(f"{what}: {self.mm.outstanding_writes} write(s) never landed "
+                            f"({self.mm.wr_data_sent} MEM_WR_DATA sent, {self.mm.words_written} DRAM words written)")
+
+    async def read_dram(self, addr: int, nbytes: int) -> np.ndarray:
+        if self.mm.outstanding_writes:
+            raise NotLanded(f"DRAM read of {nbytes} bytes at {addr:#x} refused: {self.mm.outstanding_writes} "
+                            f"write(s) outstanding; wait for landing first (units.md §H.5)")
+        return self.mm.dump(addr, nbytes)
+
+    async def write_dram(self, addr: int, data: np.ndarray) -> None:
+        self.mm.load(addr, data)
+
+    def cycle(self) -> int:
+        return self.mm.steps
+
+
+@dataclass
+class ModelRun:
+    """A bundle on the machine model: the executor's result plus what the units did."""
+
+    result: ExecResult
+    faults: list[tuple[Coord, int]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    hazards: list[Any] = field(default_factory=list)
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def image(self) -> np.ndarray:
+        assert self.result.image is not None
+        return self.result.image
+
+
+def model_refusal(b: Bundle, unit_models: Mapping[UnitKind, Factory] = UNIT_MODELS,
+                  machine: Machine = FUSED4) -> str | None:
+    """Why the machine model cannot run `b` yet (a round on a unit kind without an event model), or None."""
+    probe = MachineModel(machine, unit_models)
+    missing = {u.kind for u in probe.units.values() if isinstance(u, MissingUnit)}
+    mg = [r.index for r in b.rounds if r.unit == "MG"]
+    if "cluster" in missing and mg:
+        return (f"bundle {b.name}: round(s) {mg} run on the clusters (MG), whose event model "
+                f"(models.cluster.ClusterCore) does not exist yet; the machine model runs vector-core rounds only")
+    return None
+
+
+def run_bundle(b: Bundle, machine: Machine = FUSED4, unit_models: Mapping[UnitKind, Factory] = UNIT_MODELS) -> ModelRun:
+    """Run every round of `b` on a fresh machine model through the loader; refused first if it cannot."""
+    why = model_refusal(b, unit_models, machine)
+    if why:
+        raise ModelRefused(why)
+    mm = MachineModel(machine, unit_models)
+    res = run_sync(execute(b, ModelHost(mm), machine))
+    cores = [u for u in mm.units.values() if isinstance(u, VectorCore)]
+    run = ModelRun(res, list(mm.orch.faults), mm.unit_errors(), [h for c in cores for h in c.hazards])
+    run.counts = {"deliveries": mm.steps, "delivered": dict(mm.delivered), "dispatched": mm.orch.dispatched,
+                  "inst_pushed": mm.orch.inst_pushed, "instructions": sum(c.stats.instructions for c in cores),
+                  "runs": sum(c.stats.runs for c in cores), "dram_words_written": mm.words_written,
+                  "dram_words_read": int(getattr(mm.mag, "words_read", 0)), "wr_data_sent": mm.wr_data_sent,
+                  "max_queued": dict(mm.max_queued), "credit": mm.orch.credit}
+    return run
+
+
+__all__ = ["MachineModel", "MissingUnit", "ModelHost", "ModelRefused", "ModelRun", "UNIT_MODELS",
+           "model_refusal", "run_bundle"]

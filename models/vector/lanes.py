@@ -1,0 +1,141 @@
+"""The vector core's element-wise work: chains of ALU stages and the VRED trees (units.md V.5, V.9).
+
+Pure functions over numpy arrays of E8M15 patterns (128 elements, element e =
+lane e mod 16 of chunk e div 16); every operation is the exact arithmetic of
+models.numerics.e8m15. No state lives here: models.vector.core gathers the
+operands and decides what is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from models.numerics import e8m15 as ar
+
+from .isa import CMP_OPS, LANES, VL_MAX, RedKind
+
+Vec = np.ndarray  # uint32[128] of E8M15 patterns
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One gathered chain stage: its opcode and three operands, each an array or None for 'C'."""
+
+    op: int
+    a: Vec | None
+    b: Vec | None
+    c: Vec | None
+
+
+def run_chain(stages: Sequence[Stage]) -> tuple[Vec, Vec | None]:
+    """(value, predicate) of the last stage; C operands are the previous stage's value.
+
+    The predicate is the last stage's compare result (None when it is not a compare).
+    """
+    value: Vec | None = None
+    pred: Vec | None = None
+    for s in stages:
+        a, b, c = (value if x is None else x for x in (s.a, s.b, s.c))
+        value = np.asarray(ar.alu(s.op, a, b, c), dtype=np.uint32)
+        pred = np.asarray(ar.compare(s.op, a, b), dtype=bool) if s.op in CMP_OPS else None
+    assert value is not None, "a chain has at least one stage"
+    return value, pred
+
+
+# ---------------------------------------------------------------- VRED (V.9)
+Combine = Callable[[Vec, Vec], Vec]
+
+IDENTITY = {RedKind.SUM: 0x000000, RedKind.MAX: 0xFF8000, RedKind.MIN: 0x7F8000, RedKind.SUMSQ: 0x000000,
+            RedKind.DOT: 0x000000, RedKind.EXPSUM: 0x000000}
+
+
+def _combine(kind: RedKind) -> Combine:
+    if kind == RedKind.MAX:
+        return lambda x, y: ar.vmax(x, y)
+    if kind == RedKind.MIN:
+        return lambda x, y: ar.vmin(x, y)
+    return lambda x, y: ar.vadd(x, y)  # SUM, SUMSQ, DOT, EXPSUM: ADD (a + c)
+
+
+def _pairs(f: Combine, x: Vec) -> Vec:
+    """f(x0, x1), f(x2, x3), ... along the last axis."""
+    return np.asarray(f(x[..., 0::2], x[..., 1::2]), dtype=np.uint32)
+
+
+def tree8(f: Combine, y: Vec) -> Vec:
+    """T(y0..y7) = f(f(f(y0,y1), f(y2,y3)), f(f(y4,y5), f(y6,y7))) along the last axis (8 wide)."""
+    return _pairs(f, _pairs(f, _pairs(f, y)))[..., 0]
+
+
+def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None]:
+    """(S result, EXPSUM's elementwise VEXP2 or None) of VRED kinds 0..5 at VL (a multiple of 16).
+
+    The combine order is V.9's: per chunk (kinds 0-2) or per half-chunk beat
+    (kinds 3-5) an 8-leaf tree T combined with the identity into acc[0..15],
+    then T over the pairs of acc.
+    """
+    f = _combine(kind)
+    ident = np.uint32(IDENTITY[kind])
+    n = vl // LANES
+    acc = np.full(16, ident, dtype=np.uint32)
+    expo = None
+    if kind in (RedKind.SUM, RedKind.MAX, RedKind.MIN):
+        x = a[: n * LANES].reshape(n, LANES)
+        acc[:n] = f(tree8(f, _pairs(f, x)), np.full(n, ident, dtype=np.uint32))
+    else:
+        if kind == RedKind.EXPSUM:
+            expo = np.asarray(ar.vexp2(a), dtype=np.uint32)
+            leaf = expo[: n * LANES]
+        else:  # SUMSQ and DOT: va[e] * vb[e]
+            leaf = np.asarray(ar.vmul(a[: n * LANES], b[: n * LANES]), dtype=np.uint32)
+        beats = leaf.reshape(2 * n, 8)
+        acc[: 2 * n] = f(tree8(f, beats), np.full(2 * n, ident, dtype=np.uint32))
+    result = int(tree8(f, _pairs(f, acc)))
+    return result, expo
+
+
+def any_all(kind: RedKind, pred: np.ndarray, vl: int) -> int:
+    """ANY / ALL: 1.0 if any / every bit of the predicate below VL is set, else +0."""
+    bits = pred[:vl]
+    hit = bool(bits.any()) if kind == RedKind.ANY else bool(bits.all())
+    return 0x3F8000 if hit else 0x000000
+
+
+# ---------------------------------------------------------------- whole-chunk moves
+def chunk_mask(vl: int) -> np.ndarray:
+    """Elements of the chunks 0..ceil(VL/16)-1 (what VLD, VCVT, VSHUF and VBCAST write)."""
+    nchunk = -(-vl // LANES)
+    return np.arange(VL_MAX) < nchunk * LANES
+
+
+def shuffle(v: Vec, shift: int) -> Vec:
+    """VSHUF: lane i of each chunk = lane (i + shift) mod 16 of the same chunk."""
+    chunks = v.reshape(-1, LANES)
+    idx = (np.arange(LANES) + (shift & 0xF)) % LANES
+    return chunks[:, idx].reshape(-1)
+
+
+# ================================================================ lanes <-> words
+def word_to_u16(word: int) -> np.ndarray:
+    """A 256-bit word -> its 16 FP16 lanes (lane i = bits [16i+15:16i])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u2").astype(np.uint16)
+
+
+def u16_to_word(lanes) -> int:
+    return int.from_bytes(np.asarray(lanes, dtype="<u2").tobytes(), "little")
+
+
+def word_to_u32(word: int) -> np.ndarray:
+    """A 256-bit word -> its 8 FP32 elements (element j = bits [32j+31:32j])."""
+    return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u4").astype(np.uint32)
+
+
+def u32_to_word(elems) -> int:
+    return int.from_bytes(np.asarray(elems, dtype="<u4").tobytes(), "little")
+
+
+__all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle", "tree8",
+           "u16_to_word", "u32_to_word", "word_to_u16", "word_to_u32"]

@@ -1,0 +1,1 @@
+"""The AHBM memory cube's benches: the CUBE's Python side (cube), the attention kernel's coroutines (kernel), cases, the scoreboard (score), the PE session, the test modules and the decode and launch sweeps."""

@@ -1,0 +1,217 @@
+"""Run a compiled bundle (clients/) on the RTL machine, through the orchestrator's AXI host port.
+
+The round loop is models.bundle.executor's, the same one the machine model runs; this
+module is its host on the RTL (:class:`RtlHost`):
+
+* host registers through tb.orch.host.Orchestrator (on the generated harness:
+  the host engine, tb/system/host_engine.py, one batch per upload, read-back and
+  poll); the staged slots uploaded five 64-bit words per flit, low
+  word first, one write at a time as upstream's measuring host did, and
+  (``verify_stage``) read back and compared once the round's awaits are met
+  (before its landing wait, outside the round's timed host cycles: upstream's
+  host read nothing back), so "the flits staged" is measured, not assumed;
+* each Poll is one engine POLL: a bounded number of reads spaced in simulated time; on expiry
+  it names the node, the baseline, the expected and seen counts and the
+  node's last code/arg (models.bundle.executor.describe_poll) and what the units
+  still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
+  and its committed entries); an await that overshoots fails at once;
+* DRAM by backdoor (tb.mag.dram) at the DRAM's window: the bundle's machine
+  addresses minus the machine's ``mem_base``; a DRAM read while a write is
+  outstanding is refused (tb.system.landing), and landing is awaited after every
+  round, bounded and named.
+
+:class:`RtlClient` runs one bundle and gathers what the bench judges beside
+the executor's result: the FAULT signals the mesh carried, the HAZARD reports
+of the vector cores (by id, H1..H4), DRAM traffic and cycles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, NoReturn
+
+import numpy as np
+from cocotb.utils import get_sim_time
+
+from models.bundle.reader import Bundle
+from models.bundle.executor import ExecResult, PollFailed, describe_poll, execute
+from models.bundle.loader import Poll
+from models.machine.layouts import Machine
+from tb.mag.dram import DramBackdoor
+from tb.vector.hazard_counts import delta, rtl_counts
+from tb.orch.host import Orchestrator
+from tb.system.host_engine import Command, Op, Status
+from tb.system.landing import Landing
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Bounds in cycles: one poll, the landing wait; the least idle cycles between two reads of a poll (0:
+    back to back, each read issued as the previous one returns, as upstream's measuring host polled).
+    ``resolution``: a poll that has waited w cycles leaves at least w // resolution idle cycles between
+    reads, so a long wait costs few reads (chosen when Python ran every read; kept, so the cycles stay the
+    ones measured) and a met await is seen at most 1/resolution of its wait late (0.4 %); short waits
+    (kicks, 680-cycle rounds) stay back to back."""
+
+    poll: int = 100_000
+    landing: int = 20_000
+    interval: int = 0
+    resolution: int = 256
+
+    @classmethod
+    def for_bundle(cls, b: Bundle) -> "Timeouts":
+        """Generous multiples of upstream's own busy cycles (its model run), never below the defaults."""
+        busy = sum(int(v) for v in b.meta.get("upstream_model", {}).get("busy_cycles", {}).values())
+        return cls(poll=max(cls.poll, 20 * busy))
+
+
+class RtlHost:
+    """models.bundle.executor.Host on the RTL machine (see the module doc)."""
+
+    def __init__(self, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine, *,
+                 period_ns: int = 10, timeouts: Timeouts = Timeouts(), verify_stage: bool = True,
+                 waiting: Callable[[], list[str]] = list) -> None:
+        if host.engine is None:
+            raise ValueError("RtlHost polls through the host engine: give it Orchestrator.on_engine(...) on a "
+                             "generated machine harness, not an AxiLiteMaster")
+        self.host, self.dram, self.landing, self.machine = host, dram, landing, machine
+        self.engine = host.engine
+        self.waiting = waiting  # what the units still wait for, in words (named when a poll times out)
+        self.period_ns = period_ns
+        self.timeouts = timeouts
+        self.verify_stage = verify_stage
+        self.slots = machine.stage_slots
+        self.polls = 0
+        self.stage_errors: list[str] = []
+        self.unverified: dict[int, int] = {}  # slots staged this round, read back after its awaits
+        self.doing = "idle"
+
+    async def read(self, addr: int) -> int:
+        return await self.host.read(addr)
+
+    async def write(self, addr: int, value: int) -> None:
+        await self.host.write(addr, value)
+
+    async def stage(self, slots: Mapping[int, int]) -> None:
+        """Upload every slot (in runs of consecutive slots); they are read back after the round's awaits."""
+        self.doing = f"staging {len(slots)} slot(s)"
+        await self.host.stage_slots(slots)
+        if self.verify_stage:
+            self.unverified.update(slots)
+
+    async def _verify_staged(self) -> None:
+        """Read back every slot staged since the last check (the staging RAM keeps them until the next
+        round's upload) and record each that differs from what was staged."""
+        order = sorted(self.unverified)
+        for s, got in zip(order, await self.host.read_stages(order)):
+            if got != self.unverified[s]:
+                self.stage_errors.append(f"staging slot {s} reads back {got:#074x}, staged "
+                                         f"{self.unverified[s]:#074x}")
+        self.unverified.clear()
+
+    async def poll(self, cmd: Poll, what: str) -> int:
+        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything).
+
+        One engine POLL (rtl/bench/host_engine.v): read; met, or (an await) an overshoot, ends it; past
+        the bound one more read names the value; else the next read after max(interval, elapsed //
+        resolution) idle cycles."""
+        self.doing = f"{what}: polling {cmd.name} for {cmd.want:#x}"
+        start = self.cycle()
+        t = self.timeouts
+        node = cmd.node is not None
+        word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll, interval=t.interval,
+                       resolution=t.resolution, baseline=cmd.baseline if node else 0,
+                       expected=cmd.expected if node else 0, ovs=node, final=True)
+        res = (await self.engine.run([word], start=start, what=what))[0]
+        self.polls += res.reads
+        if res.status is Status.MET:
+            return res.value
+        if res.status is Status.OVERSHOOT:
+            raise PollFailed(f"{what}: {describe_poll(cmd, res.value, 'overshoot: more signals than awaited')}")
+        self._timed_out(cmd, what, res.value, start)
+
+    def _timed_out(self, cmd: Poll, what: str, value: int, start: int) -> NoReturn:
+        waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
+        raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
+                         f"{waiting}")
+
+    async def wait_landed(self, what: str) -> None:
+        """After a round's awaits (models.bundle.executor): its staged slots read back, then its writes landed."""
+        self.doing = f"{what}: reading the staged slots back"
+        await self._verify_staged()
+        self.doing = f"{what}: waiting for the posted writes to land"
+        await self.landing.wait(self.timeouts.landing, what)
+
+    async def read_dram(self, addr: int, nbytes: int) -> np.ndarray:
+        """`nbytes` at machine address `addr`; refused while a write is outstanding."""
+        self.landing.check(f"DRAM read of {nbytes} bytes at {addr:#x}")
+        return await self.dram.read_bytes(self.machine.dram_offset(addr, nbytes), nbytes)
+
+    async def write_dram(self, addr: int, data: np.ndarray) -> None:
+        self.doing = f"loading {np.asarray(data).nbytes} DRAM bytes at {addr:#x}"
+        await self.dram.load_bytes(self.machine.dram_offset(addr, np.asarray(data).nbytes), data)
+
+    def cycle(self) -> int:
+        return int(get_sim_time("ns")) // self.period_ns
+
+
+@dataclass
+class RtlRun:
+    """A bundle on the RTL machine: the executor's result and what the machine's counters say."""
+
+    result: ExecResult
+    faults_sent: int = 0
+    hazards: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)  # core -> reports by id
+    dram_read: int = 0
+    dram_written: int = 0
+    wr_data_sent: int = 0
+    polls: int = 0
+    stage_errors: list[str] = field(default_factory=list)
+
+    @property
+    def image(self) -> np.ndarray:
+        assert self.result.image is not None
+        return self.result.image
+
+
+def rtl_waiting(top: Any, machine: Machine) -> list[str]:
+    """What the RTL units still wait for, read from their state (the clusters' FILL: cl_fill's active,
+    committed, n8 and leads), in the words of models.cluster's ``waiting_on``."""
+    out = []
+    for x, y in machine.clusters:
+        fill = getattr(top, f"u_cluster_{x}_{y}").u_fill
+        if int(fill.active.value):
+            role = "leader" if int(fill.leads.value) else "follower (the group's leader sends the request)"
+            out.append(f"cluster ({x},{y}): FILL as {role} waiting for MEM_RD_RESP, {int(fill.committed.value)} of "
+                       f"{int(fill.n8.value)} entries committed")
+    return out
+
+
+class RtlClient:
+    """Runs bundles on one RTL machine (a generated top `top`, e.g. the harness's ``u_dut``)."""
+
+    def __init__(self, top: Any, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine,
+                 **host_options: Any) -> None:
+        self.top = top
+        self.machine = machine
+        host_options.setdefault("waiting", lambda: rtl_waiting(top, machine))
+        self.rtl = RtlHost(host, dram, landing, machine, **host_options)
+
+    def _hazards(self) -> dict[tuple[int, int], dict[str, int]]:
+        return {c: rtl_counts(int(getattr(self.top, f"hazards_{c[0]}_{c[1]}").value))
+                for c in self.machine.vector_cores}
+
+    async def run(self, b: Bundle) -> RtlRun:
+        """Every round of `b` through the loader (models.bundle.executor.execute); the machine's counters around it."""
+        h = self.rtl
+        hz0, f0 = self._hazards(), h.landing.faults_sent()
+        rd0, wr0 = h.dram.traffic_bytes()
+        res = await execute(b, h, self.machine)
+        rd1, wr1 = h.dram.traffic_bytes()
+        hz1 = self._hazards()
+        hz = {c: delta(hz1[c], hz0[c]) for c in hz1}
+        return RtlRun(res, h.landing.faults_sent() - f0, {c: n for c, n in hz.items() if any(n.values())},
+                      rd1 - rd0, wr1 - wr0, h.landing.state().sent, h.polls, list(h.stage_errors))
+
+
+__all__ = ["RtlClient", "RtlHost", "RtlRun", "Timeouts", "rtl_waiting"]

@@ -1,0 +1,344 @@
+"""Programs compiled by the public KohakuTPU compiler (clients/bundles), unmodified, on the RTL fused4 machine.
+
+One test per bundle. Each runs the bundle's plan through the orchestrator's
+AXI host exactly as upstream's loader does (models.bundle.executor's round loop on
+tb.bundle.rtl_run's RTL host: baselines at load time, every slot staged, seed /
+kick / await, landing after every round, the host relayouts, the final
+readback), and judges it (models.bundle.judge):
+
+* every output region bit for bit equal to upstream's RTL (``expected_rtl.npz``;
+  select_lt_m32n64: ``expected.npz``, units.md H1) and to the machine model's
+  run (models.machine.event_model, the same loop on the golden models);
+* per round, each awaited node's baseline and final count as upstream's run
+  observed them, every await met by exact equality (no surplus once the writes
+  landed), the signals per node the plan awaits, the flits staged read back
+  equal to the bundle's;
+* every output lane within the float64 error bound derived from the bundle's
+  own run around the kernel's float64 math (models.bundle.lane_bound,
+  models.bundle.bound; a program the analysis cannot follow fails by name);
+* no FAULT signal on the mesh (the top's ``faults_sent``), no RTL monitor
+  error, the HAZARD reports of the vector cores equal to the model's, per id
+  (H1..H4; compiled code meets only H1);
+* each round's host and machine cycles within their targets of upstream
+  RTL's (``timing_rtl.json``: machine ±10 %, host ±5 %), and, in
+  ``test_timing_against_upstream`` after the bundles, the machine cycles
+  summed over them within ±3 % (models/bundle/timing.py);
+* reported, not judged: lanes that differ from upstream's Python models
+  (``expected.npz``), cycles and wall seconds per bundle.
+
+Five self-tests show the host's bounds and
+refusals fire by name on the RTL: a DRAM read of a line whose write has not
+landed is caught as an error; a poll that never matches names the node,
+baseline, expected and seen counts and the node's last signal; a multicast
+FILL whose leader never sends is named with its committed entries; a write
+that never lands ends the landing wait naming the outstanding count; a staged
+slot that no longer holds what was staged is named when the round's slots are
+read back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from enum import Enum
+from pathlib import Path
+
+import cocotb
+import numpy as np
+from cocotb.triggers import RisingEdge
+
+from models.bundle import timing as client_timing
+from models.bundle.reader import Bundle, bundle_names
+from models.bundle.lane_bound import BOUND_SOURCE, bound_check, remember
+from models.bundle.judge import check_count, judge, lanes_vs_models, reference
+from models.bundle.report import BundleReport
+from models.bundle.executor import expected_signals
+from models.noc.flit import FlitType, make_flit
+from models.machine.event_model import ModelRun
+from models.orch.host_port import Reg, pack_coord, stage_addr
+from models.vector.disasm import disassemble
+from tb.bundle.rtl_run import RtlClient, RtlRun, Timeouts
+from tb.bundle.golden_ahead import GoldenAhead
+from tb.vector.hazard_counts import HAZARD_IDS, count_errors, model_counts
+from tb.system.landing import LandingError
+from tb.bundle.plan_faults import await_one_more, orphan_follower
+from tb.system.bench import PERIOD_NS, SystemTB
+
+# The bundles to run: every one of clients/bundles, or the directories `python -m tb.client run` names
+# (CLIENT_BUNDLES_ENV, os.pathsep-separated absolute paths; the command refuses duplicate names first).
+CLIENT_BUNDLES_ENV = "AGSIM_CLIENT_BUNDLES"
+
+
+def _bundle_paths() -> dict[str, str]:
+    raw = os.environ.get(CLIENT_BUNDLES_ENV, "")
+    if not raw.strip():
+        return {n: n for n in bundle_names()}
+    return {Path(p).name: p for p in raw.split(os.pathsep) if p}
+
+
+# each bundle's rounds timed beside upstream's, as the bundles of this run finish (test_timing_against_upstream)
+TIMED: dict[str, client_timing.BundleTiming] = {}
+
+# an Enum, so cocotb names each test after its bundle (it numbers plain strings longer than 10 characters)
+BundleName = Enum("BundleName", _bundle_paths())
+
+
+def _client(tb: SystemTB, b: Bundle) -> RtlClient:
+    return RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
+                     timeouts=Timeouts.for_bundle(b))
+
+
+def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> ModelRun | None:
+    """The bundle on the machine model (same loop, golden units), computed beside the simulator
+    (tb/bundle/golden_ahead.py); a refusal or a model error is a failure. Its derived bound is taken too."""
+    g = golden.result()
+    remember(b, g.bound)
+    tb.verdict.check(not g.model_error, f"machine model: {g.model_error}")
+    return g.model
+
+
+def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: float) -> None:
+    """Every check of the module doc on one finished run; the run's report into the artifacts."""
+    v = tb.verdict
+    lanes = sum(r.nbytes // 2 for r in b.outputs.values())
+    v.add_checks(check_count(b, run.result), judge(b, run.result))
+    bounds, no_bound = bound_check(b, run.image)
+    if no_bound:
+        tb.log.warning("NOTE %s: %s", b.name, no_bound)
+    else:
+        tb.log.info("%s: float64 bound (%s): worst |y - ref|/bound %.3g", b.name, BOUND_SOURCE,
+                    max(r.worst for r in bounds))
+    v.add_checks(len(run.result.rounds), run.stage_errors[:10])
+    v.check(run.faults_sent == 0, f"{run.faults_sent} FAULT signal(s) crossed the mesh")
+    rtl_hz = {hid: sum(n[hid] for n in run.hazards.values()) for hid in HAZARD_IDS}
+    if model is not None:
+        v.add_checks(lanes, _vs_model(b, run.image, model.image))
+        v.check(not model.faults, f"the machine model saw FAULT signals {model.faults}")
+        v.check(not model.errors, f"the machine model recorded errors: {model.errors[:5]}")
+        v.add_checks(len(HAZARD_IDS), [f"{e} (per core {run.hazards})"
+                                       for e in count_errors(rtl_hz, model_counts(model.hazards))])
+        for hz in model.hazards:
+            v.report(f"HAZARD {hz.hid}", hz.line(disassemble))
+    diff = lanes_vs_models(b, run.image)
+    tb.log.info("REPORT %s: lanes differing from upstream's Python models (expected.npz, not judged): %s; "
+                "reference %s", b.name, diff, reference(b))
+    art = tb.artifacts
+    for name, reg in b.outputs.items():
+        lo = reg.addr - b.image_base
+        art.add(f"obs_{name}", run.image[lo:lo + reg.nbytes].view(np.uint16))
+        if reference(b) != "none":
+            want = (b.expected_models if reference(b) == "models" else b.expected_rtl)["dram_final"]
+            art.add(f"exp_{name}", want[lo:lo + reg.nbytes].view(np.uint16))
+        elif model is not None:
+            art.add(f"exp_{name}", model.image[lo:lo + reg.nbytes].view(np.uint16))  # the only bit-exact judge
+        art.add(f"n_lanes_vs_models_{name}", np.int64(diff[name]))
+    want = expected_signals(b)
+    for node, k in run.result.signals().items():
+        art.count(f"signals_{node[0]}_{node[1]}", want.get(node, 0), k)
+    _time(tb, b, run)
+    report = BundleReport.of_run(b, run.result, "rtl", v.failures, time.monotonic() - t0, v.checks,
+                                 {**{f"hazards_{hid.lower()}": n for hid, n in rtl_hz.items()}, "polls": run.polls, "dram_read": run.dram_read,
+                                  "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
+    art.add("report_json", json.dumps(report.to_json()))
+
+
+def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:
+    """The run's rounds timed beside upstream's (models/bundle/timing.py): logged, kept for
+    test_timing_against_upstream, and the per-round targets checked."""
+    res = run.result
+    timing = client_timing.compare(b.name, [r.unit for r in res.rounds], [r.timing for r in res.rounds], b.timing_rtl)
+    TIMED[b.name] = timing
+    if not timing.compared:
+        tb.log.info("REPORT %s timing: %s", b.name, timing.note)
+        return
+    worst = timing.worst
+    assert worst is not None
+    tb.log.info("REPORT %s timing: machine cycles %d ours / %d upstream, ratio %.3f, worst round %d ratio %.3f; "
+                "per round (host, machine) ours/upstream: %s", b.name, timing.machine_ours, timing.machine_upstream,
+                timing.machine_ratio, worst.round, worst.machine_ratio,
+                ", ".join(f"r{p.round} ({p.ours.host_cycles}/{p.upstream.host_cycles}, "
+                          f"{p.ours.machine_cycles}/{p.upstream.machine_cycles})" for p in timing.pairs))
+    tb.verdict.add_checks(2 * len(timing.pairs), client_timing.judge_rounds(timing))
+
+
+def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
+    out = []
+    for name, reg in b.outputs.items():
+        lo = reg.addr - b.image_base
+        bad = np.flatnonzero(rtl[lo:lo + reg.nbytes].view(np.uint16) != model[lo:lo + reg.nbytes].view(np.uint16))
+        if len(bad):
+            out.append(f"output {name}: {len(bad)} FP16 lane(s) differ between the RTL and the machine model "
+                       f"(first slots {list(map(int, bad[:5]))})")
+    return out
+
+
+@cocotb.test()
+@cocotb.parametrize(bundle=list(BundleName))
+async def test_bundle(dut, bundle: BundleName) -> None:
+    """One compiled bundle, unmodified, end to end on fused4 through the host (see the module doc)."""
+    b = Bundle(bundle.value)
+    b.check()  # a bundle its format does not allow fails here, in one line, before the machine starts
+    tb = SystemTB(dut, f"test_bundle/bundle={b.name}")
+    t0 = time.monotonic()
+
+    golden = GoldenAhead(b, tb.machine.name, Path.cwd() / "golden")  # runs while the RTL does
+
+    async def body() -> None:
+        await tb.start()
+        client = _client(tb, b)
+        tb.doing = lambda: client.rtl.doing  # the watchdogs name the client's step
+        run = await client.run(b)
+        _judge(tb, b, run, _model(tb, golden, b), t0)
+        rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
+        tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
+                    "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
+                    run.dram_read, run.dram_written, run.wr_data_sent)
+
+    await tb.guard(body, max_cycles=3_000_000)
+
+
+@cocotb.test()
+async def test_timing_against_upstream(dut) -> None:
+    """The timing judge over every bundle this run timed (models/bundle/timing.py): per round the machine
+    cycles within 10 % and the host cycles within 5 % of upstream's, the machine cycles summed within 3 %.
+    Its verdict is logged, and a missed target fails the test."""
+    tb = SystemTB(dut, "test_timing_against_upstream")
+
+    async def body() -> None:
+        verdict = client_timing.judge(TIMED.values())
+        for line in verdict.lines():
+            tb.log.info("REPORT %s", line)
+        tb.verdict.add_checks(1 + verdict.rounds * 2, verdict.reasons)
+
+    await tb.guard(body, max_cycles=10)
+
+
+async def _until_sent(tb: SystemTB, n: int, bound: int = 200) -> None:
+    """Until `n` MEM_WR_DATA flits have been handed to the mesh (a short wait, bounded, cycle by cycle)."""
+    for _ in range(bound):
+        if tb.landing.state().sent >= n:
+            return
+        await RisingEdge(tb.clock.clk)
+    raise AssertionError(f"the dispatched MEM_WR_DATA did not reach the mesh within {bound} cycles")
+
+
+@cocotb.test()
+async def test_unlanded_read_is_refused(dut) -> None:
+    """A DRAM read of a line whose posted write has not landed is caught as an error, then reads the new data
+    once the write landed: the host's landing check works on the RTL, not only in the model."""
+    tb = SystemTB(dut, "test_unlanded_read_is_refused")
+    b = Bundle("ops_log2_m32n64")
+
+    async def body() -> None:
+        await tb.start()
+        v, m = tb.verdict, tb.machine
+        client = _client(tb, b)
+        addr = m.mem_base + 0x40
+        word = int.from_bytes(bytes(range(1, 33)), "little")
+        await client.rtl.write_dram(addr, np.zeros(32, np.uint8))
+        # one posted write from the orchestrator: MEM_WR_REQ (addr, len 0) then its MEM_WR_DATA (protocol §5)
+        flits = [make_flit(m.mag, tb.orch, FlitType.MEM_WR_REQ, 0x5A, 0, addr << 216),
+                 make_flit(m.mag, tb.orch, FlitType.MEM_WR_DATA, 0x5A, 1, word)]
+        await tb.host.stage(0, flits)
+        for reg, value in ((Reg.PROG_DST, pack_coord(m.mag)), (Reg.PROG_BASE, 0), (Reg.PROG_LEN, 2),
+                           (Reg.PROG_KICK, 1)):
+            await tb.host.write(reg, value)
+        await _until_sent(tb, tb.landing.state().sent + 1)
+        st = tb.landing.state()
+        v.check(st.outstanding == 1, f"the write should be in flight: {st.describe()}")
+        try:
+            await client.rtl.read_dram(addr, 32)
+            v.check(False, "a DRAM read of an unlanded line was not refused")
+        except LandingError as exc:
+            v.check("1 write(s) outstanding" in str(exc), f"the refusal does not name the outstanding write: {exc}")
+            tb.log.info("refused as it must be: %s", exc)
+        await client.rtl.wait_landed("the test's write")
+        got = await client.rtl.read_dram(addr, 32)
+        v.check(int.from_bytes(got.tobytes(), "little") == word, "the landed write reads back wrong")
+
+    await tb.guard(body, max_cycles=50_000)
+
+
+async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
+    """Run `b` (with a planted plan error) under a 6,000-cycle poll bound; pass only if it fails with `expect`."""
+    tb = SystemTB(dut, test)
+
+    async def body() -> None:
+        await tb.start()
+        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
+                           timeouts=Timeouts(poll=6_000))
+        await client.run(b)
+
+    await tb.guard(body, max_cycles=60_000, expect_failures=expect)
+
+
+@cocotb.test()
+async def test_poll_timeout_names_the_node(dut) -> None:
+    """An await that can never be met ends at the poll's bound, naming node, counts and the last signal."""
+    b = Bundle("ops_log2_m32n64")
+    await_one_more(b)
+    await _planted(dut, "test_poll_timeout_names_the_node", b, [
+        "await at node (1,0): expected count 45 (baseline 0 + 45), seen 44 (44 signal(s) since the baseline); "
+        "the node's last signal: BATCH_COMPLETE arg=0x00000040 count=44; timeout after"])
+
+
+@cocotb.test()
+async def test_orphan_follower_is_named(dut) -> None:
+    """A multicast FILL whose leader never sends (the follower lists a group its leader does not): the
+    await ends at the poll's bound naming the node and the follower's FILL with its committed entries."""
+    b = Bundle("matmul_m32k64n32")
+    n = orphan_follower(b, (2, 1), (1, 1))
+    await _planted(dut, "test_orphan_follower_is_named", b, [
+        "await at node (2,1): expected count 4 (baseline 0 + 4), seen 0 (0 signal(s) since the baseline); the "
+        "node's last signal: no signal yet; timeout after",
+        f"cluster (2,1): FILL as follower (the group's leader sends the request) waiting for MEM_RD_RESP, 0 of "
+        f"{n} entries committed"])
+
+
+@cocotb.test()
+async def test_landing_timeout_names_the_outstanding_writes(dut) -> None:
+    """A MEM_WR_DATA the memory agent drops (no open write: its monitor fires) never lands; the landing wait
+    ends at its bound naming the count."""
+    tb = SystemTB(dut, "test_landing_timeout_names_the_outstanding_writes")
+    tb.expect_mon_err = True  # the memory agent reports the orphan data flit
+
+    async def body() -> None:
+        await tb.start()
+        m = tb.machine
+        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS,
+                           timeouts=Timeouts(landing=2_000))
+        await tb.host.stage(0, [make_flit(m.mag, tb.orch, FlitType.MEM_WR_DATA, 0x5A, 1, 0x1234)])
+        for reg, value in ((Reg.PROG_DST, pack_coord(m.mag)), (Reg.PROG_BASE, 0), (Reg.PROG_LEN, 1),
+                           (Reg.PROG_KICK, 1)):
+            await tb.host.write(reg, value)
+        await _until_sent(tb, 1)  # landing counts what has left for the mesh (after the awaits: everything)
+        await client.rtl.wait_landed("an orphan write")
+        tb.verdict.check(tb.mon_err == 1, "the memory agent did not report the orphan MEM_WR_DATA")
+
+    await tb.guard(body, max_cycles=20_000, expect_failures=[
+        "an orphan write: writes did not land within 2000 cycles: 1 write(s) outstanding: 1 MEM_WR_DATA flit(s) "
+        "handed to the mesh (wr_data_sent), 0 DRAM word(s) written (dram.wr_words)"])
+
+
+@cocotb.test()
+async def test_stage_readback_names_a_difference(dut) -> None:
+    """The round's staged slots are read back after its awaits (outside its timed host cycles): a slot whose
+    word was overwritten since it was staged is named, once."""
+    tb = SystemTB(dut, "test_stage_readback_names_a_difference")
+
+    async def body() -> None:
+        await tb.start()
+        v, m = tb.verdict, tb.machine
+        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS)
+        slots = {s: make_flit(m.mag, tb.orch, FlitType.CU_INST, s, 0, 0x1000 + s) for s in (3, 4, 5)}
+        await client.rtl.stage(slots)
+        await tb.host.write(stage_addr(4, 2, m.stage_slots), 0xBAD)  # slot 4 no longer holds its flit
+        await client.rtl.wait_landed("a round with one slot overwritten")
+        errors = list(client.rtl.stage_errors)
+        v.check(len(errors) == 1 and errors[0].startswith("staging slot 4 reads back"),
+                f"the read-back found {errors}, expected slot 4 named once")
+        await client.rtl.wait_landed("the next round, nothing staged")
+        v.check(client.rtl.stage_errors == errors, "slots of an earlier round were read back again")
+
+    await tb.guard(body, max_cycles=10_000)

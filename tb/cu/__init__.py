@@ -1,0 +1,1 @@
+"""The compute-unit endpoint base's bench (test_cu_base)."""

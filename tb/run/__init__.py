@@ -1,0 +1,1 @@
+"""Running benches: the bench table (benches), one bench's build and run (runner), the two simulators, the main job (regress), lint, waves and GTKWave save files, options and the run's bookkeeping."""
