@@ -16,7 +16,7 @@ kicked, cycles, awaits met of awaits made; on the RTL the round's host cycles
 and machine cycles, ours / upstream's from the bundle's ``timing_rtl.json``,
 and the machine ratio ours / upstream; name), the first failures, the float64
 bound line (worst ``|y - ref|`` / bound over the output lanes, the largest
-bound, and its source: "derived", models/bound), the timing line (machine
+bound, and its source: "derived", models/bundle/bound), the timing line (machine
 cycles ours and upstream's, their ratio, the round farthest from 1; "no
 timing" on the models, "no reference" without ``timing_rtl.json``) and a
 verdict line (checks, lanes differing from ``expected_rtl.npz`` and from
@@ -79,7 +79,7 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
         seen[path.name] = str(path)
         b = Bundle(path)
         try:
-            b.check()  # every file read and checked against the format (models/bundle/schema.py, bundle_arrays.py)
+            b.check()  # every file read and checked against the format (models/bundle/schema.py, arrays.py)
             machine = get_machine(b.meta["machine"]["name"])
             if rtl and machine.name != RTL_MACHINE:
                 raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "

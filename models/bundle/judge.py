@@ -8,7 +8,7 @@ interlocked result normative (``select_lt_m32n64``: upstream's models,
 count of every awaited node as upstream's run observed them on a fresh
 machine; the signals per node the plan awaits; the flits the plan stages.
 Every output lane also lies within the float64 error bound derived from the
-bundle's own run, operation by operation (models/bundle/lane_bound.py, models/bound),
+bundle's own run, operation by operation (models/bundle/lane_bound.py, models/bundle/bound),
 around the kernel's float64 math; a program the analysis cannot follow fails
 by name. How many
 lanes differ from upstream's Python models (``expected.npz``) is reported,

@@ -4,7 +4,7 @@ bundle's own instruction stream.
 Why: bit-exact agreement with upstream's RTL says the machine does what the
 hardware does; it does not say the program computes the math it claims. Each
 bundle carries the float64 math of its kernel (``<port>__ref`` in
-expected.npz, from the FP16 inputs); models/bound runs the bundle's plan on the
+expected.npz, from the FP16 inputs); models/bundle/bound runs the bundle's plan on the
 golden models with every lane carrying its error bound, operation by
 operation (docs/numerics.md, "The float64 error bound"), and this module
 fails a lane of a run (the RTL's or the models') whose distance from the
@@ -119,7 +119,7 @@ def bound_check(b: Bundle, image: np.ndarray) -> tuple[list[BoundResult], str | 
 
 def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
     """One line per output with lanes outside the bound, or the one line saying why none was derived
-    (client_judge's check: either fails the run)."""
+    (the judge's check (judge.py): either fails the run)."""
     results, why = bound_check(b, image)
     if why:
         return [f"float64 bound: {why}"]

@@ -12,7 +12,7 @@ made, the signals the plan awaited, the host relayouts run after the round
 and, on the RTL, the round's timing beside upstream's (models/bundle/timing.py).
 Per bundle: the verdict, the number of failures, lanes differing from each
 reference, the worst error against the float64 bound derived from the
-bundle's own run (models/bundle/lane_bound.py, models/bound) and that bound's
+bundle's own run (models/bundle/lane_bound.py, models/bundle/bound) and that bound's
 source, total cycles, wall seconds and the machine cycles against upstream's.
 """
 
@@ -63,7 +63,7 @@ class BundleReport:
     bound_worst: float | None = None  # max |y - ref| / bound over the lanes (models/bundle/lane_bound.py)
     bound_note: str | None = None  # why no float64 bound could be derived (a word the analysis has no rule for)
     extra: dict[str, Any] = field(default_factory=dict)
-    bound_source: str = BOUND_SOURCE  # where the bound comes from ("derived": models/bound)
+    bound_source: str = BOUND_SOURCE  # where the bound comes from ("derived": models/bundle/bound)
     bound_max: float | None = None  # the largest bound of a judged lane
     upstream_timing: list[dict[str, Any]] | None = None  # the bundle's timing_rtl.json rounds; None: no reference
 

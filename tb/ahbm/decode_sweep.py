@@ -34,7 +34,7 @@ computed from the timing formulas of rtl/ahbm/pe/pe_core.v):
               launch/roof divides it by the whole launch's roofline
               (launch_roofline: one PE's K+V over DMA_BW, then the
               reduction's ceil(log2 N) levels of one packet at the
-              64-bit link, models/ahbm_reduce.reduction_roofline)
+              64-bit link, models/ahbm/reduce.reduction_roofline)
 
 The roofline is the cycles per tile if the DMA never idled,
 2 * tile * d * 2 / DMA_BW (K and V of one full tile); `meas/roof` is the mean
@@ -277,7 +277,7 @@ def sweep_bench() -> Bench:
 
 def check_point_config(prefetch: int, dma_lat: int) -> None:
     """Refuse a point the one build cannot run, before any simulation: the CUBE's own rule
-    (tb/lib/ahbm_cube.runtime_config, a CubeConfigError, i.e. a ValueError) against the sweep's build."""
+    (tb/ahbm/cube.runtime_config, a CubeConfigError, i.e. a ValueError) against the sweep's build."""
     runtime_config({"PREFETCH": BUILD_PREFETCH, "DMA_LAT": BUILD_DMA_LAT},
                    {PREFETCH_ENV: str(prefetch), DMA_LAT_ENV: str(dma_lat)})
 
@@ -413,7 +413,7 @@ def report(points: Sequence[Point], wall_s: float, dma_lat: int = DMA_LAT) -> st
              format_table(points),
              f"launch/roof = launch cycles (the kernels' first cycle to the last PE idle) / {launch_roofline()}, the "
              f"whole launch's roofline: one PE's K+V bytes / DMA_BW + {max(0, (N_PES - 1).bit_length())} reduction "
-             f"levels of one (m,l,O) packet at the {LINK_BITS}-bit link (models/ahbm_reduce.reduction_roofline)",
+             f"levels of one (m,l,O) packet at the {LINK_BITS}-bit link (models/ahbm/reduce.reduction_roofline)",
              "cyc/tile = (cyc_last - cyc_first) / cnt_comp; roofline = 2*tile*d*2/DMA_BW; DMA/peak = dma_bytes / "
              "((cyc_dma_last - cyc_dma_first)*DMA_BW), the DMA's own window;\nDMA B/cyc = dma_bytes / "
              "dma_busy_cyc; hidden = cyc_hidden / (cyc_mm + cyc_vec), DMA transferring; wait = cyc_wait",

@@ -12,8 +12,8 @@ Decode table (B requests of COUNTER = 4096 tokens each, N = 8 PEs, start_pe = id
   reduct.    the last composite's end on any PE to the end of the root's last merge (its activity log):
              the reduction no tile hides; red/launch = reduct. / launch
   tail       launch end - the last composite's end: the reduction and the root's NORM_STORE
-  DMA roof   the busiest PE's K+V bytes of all B requests / DMA_BW (ahbm_sweep.dma_roofline)
-  roof       DMA roof + one reduction at the link width (models/ahbm_reduce.reduction_roofline)
+  DMA roof   the busiest PE's K+V bytes of all B requests / DMA_BW (decode_sweep.dma_roofline)
+  roof       DMA roof + one reduction at the link width (models/ahbm/reduce.reduction_roofline)
   polls      the §5.6 loop: child polls, misses, misses covered by a new tile / by tiles in flight / idle
 Targets (printed beside the measured figures, a miss reported, not failed): B = 1 at a 256-bit link, the
 reduction at most 10 % of the launch; B = 8, launch at most 1.1x the DMA roofline of the whole batch.

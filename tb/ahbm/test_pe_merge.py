@@ -6,7 +6,7 @@ and pushes the result East behind the merge (MERGE SRC_Q PUSH_EN); PE 2 merges t
 words each push port handed over and each engine's state; the bench then requires:
 * PE 1's merged state bit for bit = attention.merge of the two sweeps, PE 2's stored O = the model's;
 * every take, every push and the completion of both streamed MERGEs at the edges
-  models/ahbm_reduce.stream_merge gives for the arrivals recorded (the timing model, docs/ahbm.md §3);
+  models/ahbm/reduce.stream_merge gives for the arrivals recorded (the timing model, docs/ahbm.md §3);
 * the counters (one pop, one merge per streamed MERGE, one push with PUSH_EN) and both headers.
 Modes: the child's packet queued before the MERGE is issued, the MERGE issued on its header (cut
 through), and the unstreamed reference (IPCQ_POP, MERGE, IPCQ_PUSH) whose cycles the REPORT line sets

@@ -6,7 +6,7 @@ which launches ran at which link width, whatever bench ran them:
 * `kind` x `n`: the launch's kind (decode: every request one query row; prefill: a request with more;
   ring: Ring Attention) by its PEs per request, N;
 * `decode_b`: a decode launch's requests, B (1, 2-4, 5-8);
-* `width` x `poll`: the child polls of the log-sum-exp tree (ahbm_kernel, §5.6) by the IPCQ link width and
+* `width` x `poll`: the child polls of the log-sum-exp tree (tb.ahbm.kernel, §5.6) by the IPCQ link width and
   how they went: a hit (the child's partial was there), or a miss covered by a new tile, by tiles already
   in flight, or waited out with no tile left (idle). A launch on one PE polls no child and samples none.
 """

@@ -68,7 +68,7 @@ def wall_override() -> float | None:
 
 def bench_wall_s(table_s: float) -> float:
     """The wall-clock budget of a bench in this run: AGSIM_WALL_S when given, else the table's max_wall_s.
-    The runner's process backstop and the in-test wall watchdogs (tb/lib: system_tb.guard, noc_tb, mag_tb)
+    The runner's process backstop and the in-test wall watchdogs (tb.system.bench.guard, tb.noc.bench, tb.mag.bench)
     all use it, so one figure, generous on any healthy machine, bounds a bench's wall time."""
     return wall_override() or float(table_s)
 

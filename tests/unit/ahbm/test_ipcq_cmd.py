@@ -1,4 +1,4 @@
-"""The PE command encoding of docs/ahbm.md §4 (models/ahbm_ipcq.encode_cmd / decode_cmd)."""
+"""The PE command encoding of docs/ahbm.md §4 (models/ahbm/ipcq.encode_cmd / decode_cmd)."""
 
 from __future__ import annotations
 

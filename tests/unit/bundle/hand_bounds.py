@@ -1,5 +1,5 @@
 """The per-kernel float64 error bounds derived by hand (docs/numerics.md §6 before the running analysis), kept
-as a test oracle only: tests/unit/bundle/test_client_bound.py holds the derived bound of models/bound within a factor
+as a test oracle only: tests/unit/bundle/test_client_bound.py holds the derived bound of models/bundle/bound within a factor
 4 of these, bundle by bundle (by the largest bound of each output).
 
 Each function takes the kernel's FP16 inputs (as float64) and returns (the float64 math, the bound before

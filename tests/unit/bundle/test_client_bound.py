@@ -1,4 +1,4 @@
-"""The float64 error bound derived from each bundle's own run (models/bound, judged by models/bundle/lane_bound.py).
+"""The float64 error bound derived from each bundle's own run (models/bundle/bound, judged by models/bundle/lane_bound.py).
 
 * holds: upstream's RTL output of every bundle (the bit-exact reference) and
   upstream's Python models' output lie within it;
