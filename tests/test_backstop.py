@@ -15,7 +15,7 @@ from tb.run.runner import CaseResult, list_tests, mark_unfinished, run_bench
 
 LINE = re.compile(r"^router: the simulator was stopped by the wall-clock backstop of 0.2 s after (\d+\.\d) s, before "
                   r"this test finished \(a hung simulator, or a machine too slow or loaded for the bound\); raise "
-                  r"it with AGSIM_WALL_S=<seconds> or the bench's max_wall_s in tb/benches\.py$")
+                  r"it with AGSIM_WALL_S=<seconds> or the bench's max_wall_s in tb/run/benches\.py$")
 
 
 def test_a_backstop_forced_low_names_itself_in_every_unfinished_test(tmp_path: Path,
