@@ -96,12 +96,7 @@ module cluster_cu #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     output wire         busy,
     output wire         mon_err
 );

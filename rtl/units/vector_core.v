@@ -35,12 +35,7 @@ module vector_core #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     output wire [15:0]  inst_space,
     output wire         busy,
     output wire [127:0] hazards,      // HAZARD report counts {H4, H3, H2, H1} (units.md V.8)
