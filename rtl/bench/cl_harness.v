@@ -30,8 +30,7 @@ module cl_harness #(
 
     cluster_cu #(.X(1), .Y(1), .MAG_X(0), .MAG_Y(1), .INST_DEPTH(INST_DEPTH), .RECV_DEPTH(RECV_DEPTH)) u_dut (
         .clk(clk), .resetn(resetn),
-        .noc_in_data(unit_in_data), .noc_in_valid(unit_in_valid), .noc_in_busy(unit_in_busy),
-        .noc_out_data(unit_out_data), .noc_out_valid(unit_out_valid), .noc_out_busy(unit_out_busy),
+`include "noc_ep_pass.vh"
         .busy(busy), .mon_err(unit_err));
 endmodule
 `default_nettype wire

@@ -1,5 +1,5 @@
 // Bench top: an NX x NY noc_mesh with a bench endpoint on every port.
-// Python drives it through u_bank (tb/lib/endpoints.py) and u_clk.
+// Python drives it through u_bank (tb/lib/harness.py, EndpointBank) and u_clk.
 `default_nettype none
 `timescale 1ns/1ps
 module mesh_harness #(

@@ -7,9 +7,10 @@
 // sources at once, every answer must find its way back to its sender, and the
 // west endpoint (0,1) stands at the memory agent's coordinate to capture a
 // unit's memory traffic. The including module declares INJ_DEPTH, CAP_DEPTH and
-// BAY_MAG, and connects its unit to unit_in_* (mesh -> unit) and unit_out_*
-// (unit -> mesh), and its busy output to `busy` (declared here: a busy unit keeps
-// the bank's quiet detector from ending the run). With BAY_MAG = 1 the west endpoint (0,1) is a real memory
+// BAY_MAG, and connects its unit's NoC endpoint to the wires noc_in_* (mesh ->
+// unit) and noc_out_* (unit -> mesh), named as the unit's own ports so that
+// noc_ep_pass.vh connects them, and its busy output to `busy` (declared here: a
+// busy unit keeps the bank's quiet detector from ending the run). With BAY_MAG = 1 the west endpoint (0,1) is a real memory
 // agent (u_mag) with its DRAM (dram, BAY_DRAM_WORDS words from byte address
 // BAY_DRAM_BASE, read latency BAY_RD_LATENCY) instead of a bench endpoint, so a unit's reads are answered
 // and its writes land; Python loads and reads the DRAM through dram's backdoor.
@@ -38,19 +39,19 @@
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_busy(tx_busy),
         .rx_data(rx_data), .rx_valid(rx_valid), .rx_busy(rx_busy));
 
-    wire [287:0] unit_in_data  = rx_data[0];
-    wire         unit_in_valid = rx_valid[0];
-    wire         unit_in_busy;
-    wire [287:0] unit_out_data;
-    wire         unit_out_valid;
-    wire         unit_out_busy = ep_in_busy_w[0];
+    wire [287:0] noc_in_data  = rx_data[0];
+    wire         noc_in_valid = rx_valid[0];
+    wire         noc_in_busy;
+    wire [287:0] noc_out_data;
+    wire         noc_out_valid;
+    wire         noc_out_busy = ep_in_busy_w[0];
     genvar e;
     generate
         for (e = 0; e < NP; e = e + 1) begin : g_ep
             if (e == 0) begin : g_unit
-                assign ep_in_data[e]  = unit_out_data;
-                assign ep_in_valid[e] = unit_out_valid;
-                assign ep_out_busy[e] = unit_in_busy;
+                assign ep_in_data[e]  = noc_out_data;
+                assign ep_in_valid[e] = noc_out_valid;
+                assign ep_out_busy[e] = noc_in_busy;
                 assign tx_busy[e]     = 1'b1;
             end else if (BAY_MAG != 0 && e == MAG_PORT) begin : g_mag
                 assign tx_busy[e] = 1'b1;

@@ -96,12 +96,7 @@ module cluster_cu #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     output wire         busy,
     output wire         mon_err
 );
@@ -119,8 +114,9 @@ module cluster_cu #(
     localparam integer TILES = 256;
 
     // ------------------------------------------------------------ endpoint base
-    wire [287:0] inst_flit, recv_flit;
-    wire         inst_valid, recv_valid, send_ready;
+    localparam [15:0] CU_TYPE    = 16'h4D47;   // 'MG'
+    localparam [7:0]  CU_VERSION = 8'h01;
+    localparam [3:0]  N_BUFFERS  = 4'd3;
     reg          inst_ready;
     reg          exec_done, exec_fault;
     reg  [31:0]  exec_result;
@@ -128,19 +124,7 @@ module cluster_cu #(
     reg          send_valid;
     wire         recv_ready;
     wire [63:0]  dbg_ctr;
-    wire [15:0]  inst_space;
-    wire         base_err, base_busy;
-
-    cu_base #(.X(X), .Y(Y), .CU_TYPE(16'h4D47), .CU_VERSION(8'h01), .N_BUFFERS(4'd3),
-              .INST_DEPTH(INST_DEPTH), .RECV_DEPTH(RECV_DEPTH)) u_base (
-        .clk(clk), .resetn(resetn),
-        .noc_in_data(noc_in_data), .noc_in_valid(noc_in_valid), .noc_in_busy(noc_in_busy),
-        .noc_out_data(noc_out_data), .noc_out_valid(noc_out_valid), .noc_out_busy(noc_out_busy),
-        .inst_flit(inst_flit), .inst_valid(inst_valid), .inst_ready(inst_ready),
-        .exec_done(exec_done), .exec_result(exec_result), .exec_fault(exec_fault), .dbg_ctr(dbg_ctr),
-        .send_flit(send_flit), .send_valid(send_valid), .send_ready(send_ready),
-        .recv_flit(recv_flit), .recv_valid(recv_valid), .recv_ready(recv_ready),
-        .inst_space(inst_space), .busy(base_busy), .mon_err(base_err));
+`include "cu_base_inst.vh"
 
     // ------------------------------------------------------------ storage
     reg [255:0] l1a [0:L1_WORDS-1];
@@ -578,7 +562,7 @@ module cluster_cu #(
     assign busy = base_busy || gemm_busy || dr_busy || !wp_quiet;
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_ok = &{1'b0, inst_space, inst_flit[287:256], ip[251:218], ip[201], ip[167:133], ip[112],
+    wire unused_ok = &{1'b0, base_inst_space, inst_flit[287:256], ip[251:218], ip[201], ip[167:133], ip[112],
                        ip[110:103], ip[94:79], ip[76:0], gm_x_gn[17:10], i_n[16:9], i_op, e_op[2]};
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule

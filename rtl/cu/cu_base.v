@@ -42,13 +42,7 @@ module cu_base #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    // NoC port (spec section 3)
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     // instruction issue / retirement
     output wire [287:0] inst_flit,
     output wire         inst_valid,

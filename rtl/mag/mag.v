@@ -125,12 +125,7 @@ module mag #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     // DRAM read port (see mag_dram.v): taken when mem_rd_req && mem_rd_ready;
     // words return in order, one per mem_rd_valid cycle, and are never refused.
     output wire         mem_rd_req,

@@ -90,13 +90,7 @@ module orchestrator #(
 ) (
     input  wire              clk,
     input  wire              resetn,
-    // NoC endpoint
-    input  wire [287:0]      noc_in_data,
-    input  wire              noc_in_valid,
-    output wire              noc_in_busy,
-    output wire [287:0]      noc_out_data,
-    output wire              noc_out_valid,
-    input  wire              noc_out_busy,
+`include "noc_ep_ports.vh"
     // AXI4-Lite slave, 64-bit data
     input  wire [ADDR_W-1:0] s_axil_awaddr,
     input  wire              s_axil_awvalid,

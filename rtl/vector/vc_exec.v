@@ -23,6 +23,14 @@
 //             16 slots, pairs combined in the lanes, one tree level a cycle)
 //   S_XFER    VFILL / VDRAIN: vc_xfer sends the flits (F_LEN first); a VDRAIN
 //             retires once its last flit has left
+//
+// Structure: two combinational blocks, the decoder of the word at pc (dc_*: fault, wait, one-cycle
+// retirement or the next state, its hazard report and S write) and the end of the cycle (end_*: the
+// kernel retires, or the word retires and pc moves on), then six clocked processes, one per concern,
+// each register written by exactly one: the envelope's writes (IMEM, descriptors); the sequencer (st,
+// pc, the word, chunk / half / stage, the loop, the cycle count); the ALU word's stages (the chain
+// gathered at S_GATHER); write-back (V, P, S, K3, VL, mode, the last pr / pm, L1); the hazard report's
+// strobes; retirement (done, fault, result, insts, F_CUDATA pending).
 `default_nettype none
 `timescale 1ns/1ps
 module vc_exec #(
@@ -350,40 +358,123 @@ module vc_exec #(
                         .issue(st == S_ISSUE), .va(h_va), .vb(h_vb), .vc(h_vc), .vd(g_vd), .depth(depth), .wcmp(g_cmp),
                         .xfer(xf_go), .xn(agu_total), .node(ir[24]));
 
-    // ============================================================ the sequencer
-    integer k;
+    // ============================================================ the decoder (the word at pc, at S_DEC)
+    // What the word does when it fires (tm_fire): it faults (dc_fault, dc_code); or waits here for the
+    // fills (dc_hold: VBAR, VFILL, VHALT); or retires the kernel (dc_halt: VHALT); or retires here as a
+    // one-cycle word moving pc by dc_by (dc_step); or goes on in state dc_next (an ALU word: S_ISSUE or
+    // S_GATHER). A word that does not fault or wait reports its issue to the hazard model at decode
+    // (dc_issue, class dc_cls; an ALU word issues at S_ISSUE instead), VRED also a predicate read
+    // (dc_hz_rd: dc_read of P[dc_rp]). dc_sr_we: the word writes S[vd] with dc_sr_d.
+    /* verilator lint_off UNUSEDSIGNAL */  // bits [23:4] of the shuffle count are not read
+    wire [23:0]  s_va = sr[f_va], s_vb = sr[f_vb];
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [127:0] p_last = preg[last_pr];
+    reg          dc_fault, dc_hold, dc_halt, dc_step, dc_issue, dc_hz_rd, dc_read, dc_anyall, dc_sr_we;
+    reg  [31:0]  dc_code;
+    reg  [8:0]   dc_by;
+    reg  [4:0]   dc_next;
+    reg  [1:0]   dc_cls, dc_rp;
+    reg  [23:0]  dc_sr_d;
+    always @* begin
+        dc_fault = 1'b0; dc_code = 32'd0; dc_hold = 1'b0; dc_halt = 1'b0; dc_step = 1'b0; dc_by = 9'd1;
+        dc_next = S_DEC; dc_cls = HZ_OTHER;
+        dc_hz_rd = 1'b0; dc_read = 1'b0; dc_rp = f_pr; dc_anyall = 1'b0;
+        dc_sr_we = 1'b0; dc_sr_d = immw[23:0];
+        if (f_alu) begin
+            if (mode == M_TREE) begin dc_fault = 1'b1; dc_code = F_OPCODE; end        // D6 (normative)
+            else if (f_hasc)    begin dc_fault = 1'b1; dc_code = F_CHAIN; end
+            else dc_next = (mode_depth == 3'd1) ? S_ISSUE : S_GATHER;
+        end else case (f_op)
+            OP_VCVT: if (f_dt != 3'd1 && f_dt != 3'd2) begin dc_fault = 1'b1; dc_code = F_DTYPE; end
+                     else begin dc_cls = HZ_DRAINS; dc_next = S_CVT; end
+            OP_VRED: if (f_vc[2:1] == 2'b11) begin                                      // ANY / ALL on P[last_pr] (D4)
+                         dc_hz_rd = 1'b1; dc_read = 1'b1; dc_rp = last_pr; dc_anyall = 1'b1;
+                         dc_sr_we = 1'b1;
+                         dc_sr_d  = (f_vc[0] ? ((p_last | ~vlmask(vl)) == {128{1'b1}})
+                                             : ((p_last & vlmask(vl)) != 128'd0)) ? E8_ONE : 24'd0;
+                         dc_step  = 1'b1;
+                     end else if (vl[3:0] != 4'd0) begin dc_fault = 1'b1; dc_code = F_REDVL; end
+                     else if (mode != M_TREE)      begin dc_fault = 1'b1; dc_code = F_OPCODE; end
+                     else begin
+                         dc_hz_rd = 1'b1; dc_read = (f_vc[2:0] == K_EXPSUM) && (last_pm != 2'd0);
+                         dc_next  = S_RED;                                              // red_start begins the engine (vc_red)
+                     end
+            OP_VLD, OP_VST: if (f_dt != 3'd1 && f_dt != 3'd2) begin dc_fault = 1'b1; dc_code = F_DTYPE; end
+                            else begin dc_cls = HZ_DRAINS; dc_next = (f_op == OP_VLD) ? S_LD : S_ST; end
+            OP_VBCAST: begin
+                dc_cls = HZ_DRAINS;
+                if (f_sa == SRC_S) dc_next = S_BC;
+                else begin dc_sr_we = 1'b1; dc_sr_d = row_va0[23:0]; dc_step = 1'b1; end
+            end
+            OP_VSHUF:    begin dc_cls = HZ_DRAINS; dc_next = S_SHUF; end
+            OP_VSETVL:   if (s_va == 24'd0 || s_va > 24'd128) begin dc_fault = 1'b1; dc_code = F_VL; end
+                         else dc_step = 1'b1;
+            OP_VSETMODE: begin dc_cls = HZ_DRAINS; dc_step = 1'b1; end
+            OP_VSETI:    begin dc_sr_we = (f_sa != SRC_K); dc_step = 1'b1; dc_by = 9'd2; end
+            OP_VLOOP:    if (lp_act) begin dc_fault = 1'b1; dc_code = F_LOOP; end
+                         else dc_step = 1'b1;
+            OP_VBAR:     if (fills_out == 9'd0) dc_step = 1'b1;
+                         else dc_hold = 1'b1;
+            OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) dc_next = S_XFER;
+                                 else dc_hold = 1'b1;
+            default:     if (fills_out == 9'd0) dc_halt = 1'b1;                        // VHALT
+                         else dc_hold = 1'b1;
+        endcase
+        dc_issue = !f_alu && !dc_fault && !dc_hold && !dc_halt;
+    end
+
+    // ============================================================ how this cycle ends the word in flight
+    // end_ret: the kernel retires (done, with end_fault and end_code); end_adv: the word retires and pc
+    // moves on by end_by, through S_BOUND. A word retired (end_word) is counted in `insts`.
+    wire cud_fault = cud_pend && !cud_clr && (((st == S_IDLE) && start) || (st == S_BOUND));   // F_CUDATA
+    wire g_bad     = (g_opc > OP_ALU_LAST) || g_hasv;                      // a gathered stage that faults
+    reg        end_ret, end_fault, end_adv, end_word;
+    reg [31:0] end_code;
+    reg [8:0]  end_by;
+    always @* begin
+        end_ret = 1'b0; end_fault = 1'b1; end_code = 32'd0; end_adv = 1'b0; end_by = 9'd1;
+        case (st)
+            S_IDLE, S_BOUND: begin end_ret = cud_fault; end_code = F_CUDATA; end
+            S_DEC: if (tm_fire) begin
+                end_ret   = dc_fault || dc_halt;
+                end_fault = !dc_halt;
+                end_code  = dc_halt ? tm_halt : dc_code;
+                end_adv   = dc_step;
+                end_by    = dc_by;
+            end
+            S_GATHER: begin
+                end_ret  = g_bad;
+                end_code = (g_opc > OP_ALU_LAST) ? F_OPCODE : F_VSRC;              // F_OPCODE: ours, undefined in V.5
+            end
+            S_ALU: begin
+                end_adv = ({1'b0, stg} + 3'd1 == depth) && last_ch;
+                end_by  = {6'd0, depth};
+            end
+            S_CVT, S_SHUF, S_BC: end_adv = last_ch;
+            S_LD, S_ST:          end_adv = !(i_dt == 3'd2 && !half) && last_ch;
+            S_RED:               end_adv = red_done;
+            S_XFER: begin
+                end_ret  = xf_fault;
+                end_code = F_LEN;
+                end_adv  = !xf_fault && xf_done;
+            end
+            default: ;
+        endcase
+        end_word = end_adv || (end_ret && !end_fault);                         // VHALT is a retired word
+    end
+
+    // Six clocked processes, one per concern; each register is written by exactly one of them.
+
+    // ---------------- the envelope's writes: IMEM and the descriptors (only while no kernel runs)
+    integer ke;
     always @(posedge clk) begin
         if (!resetn) begin
-            st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; insts <= 32'd0; dec_seen <= 1'b0;
-            done <= 1'b0; fault <= 1'b0; result <= 32'd0;
-            vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0;
-            lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
-            last_pr <= 2'd0; last_pm <= 2'd0; cud_pend <= 1'b0;
-            xf_go <= 1'b0;
-            cud_clr <= 1'b0;
-            ch <= 3'd0; half <= 1'b0; stg <= 2'd0; depth <= 3'd1; g_k <= 3'd0;
-            g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; g_rn <= 36'd0; h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0;
-            g_vd <= 4'd0; g_pr <= 2'd0; g_pm <= 2'd0; g_cmp <= 1'b0;
-            creg <= 384'd0;
-            shift <= 4'd0;
-            hz_clear <= 1'b0; hz_issue <= 1'b0; hz_wp <= 1'b0; hz_chained <= 1'b0; hz_read <= 1'b0;
-            hz_anyall <= 1'b0; hz_cls <= 2'd0; hz_p <= 2'd0; hz_rp <= 2'd0; hz_word <= 32'd0; hz_pc <= 9'd0;
-            for (k = 0; k < 8; k = k + 1) d_base[k] <= 40'd0;
-            for (k = 0; k < 32; k = k + 1) begin
-                d_st[k] <= 18'd0;
-                d_bd[k] <= 16'd1;
+            for (ke = 0; ke < 8; ke = ke + 1) d_base[ke] <= 40'd0;
+            for (ke = 0; ke < 32; ke = ke + 1) begin
+                d_st[ke] <= 18'd0;
+                d_bd[ke] <= 16'd1;
             end
-            for (k = 0; k < 16; k = k + 1) sr[k] <= 24'd0;
-            for (k = 0; k < 4; k = k + 1) preg[k] <= 128'd0;
         end else begin
-            done <= 1'b0;
-            if (st == S_DEC || dec_seen) dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
-            hz_clear <= 1'b0; hz_issue <= 1'b0; hz_read <= 1'b0;
-            cud_pend <= (cud_pend && !cud_clr) || cud_set;
-            cud_clr <= 1'b0;
-            xf_go <= 1'b0;
-            if (st != S_IDLE) cycles <= cycles + 32'd1;
-            // the envelope's writes
             if (imem_we) imem[imem_wa] <= imem_wd;
             if (desc_we) begin
                 if (desc_fld == 3'd0) d_base[desc_ad] <= desc_val;
@@ -392,141 +483,193 @@ module vc_exec #(
                     d_bd[{desc_ad, desc_fld[1:0] - 2'd1}] <= desc_val[15:0];
                 end
             end
+        end
+    end
+
+    // ---------------- the sequencer: state, pc, the word, its chunk / half / stage, the loop, the cycle count
+    always @(posedge clk) begin
+        if (!resetn) begin
+            st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; dec_seen <= 1'b0;
+            ch <= 3'd0; half <= 1'b0; stg <= 2'd0; creg <= 384'd0; shift <= 4'd0; xf_go <= 1'b0;
+            lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
+        end else begin
+            if (st == S_DEC || dec_seen) dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
+            xf_go <= 1'b0;
+            if (st != S_IDLE) cycles <= cycles + 32'd1;
             case (st)
                 S_IDLE: if (start) begin
-                    lp_act   <= 1'b0;
-                    hz_clear <= 1'b1;
-                    cycles   <= 32'd1;
-                    pc       <= start_pc;
-                    if (cud_pend && !cud_clr) begin
-                        cud_clr <= 1'b1;
-                        retire(1'b1, F_CUDATA);
-                    end else st <= S_DEC;
+                    lp_act <= 1'b0;
+                    cycles <= 32'd1;
+                    pc     <= start_pc;
+                    st     <= S_DEC;
                 end
-                S_BOUND: begin
-                    if (cud_pend && !cud_clr) begin
-                        cud_clr <= 1'b1;
-                        retire(1'b1, F_CUDATA);
-                    end else begin
-                        if (lp_act && pc == lp_end) begin
-                            if (lp_cnt > 24'd1) begin
-                                lp_cnt <= lp_cnt - 24'd1;
-                                pc     <= lp_top;
-                            end else lp_act <= 1'b0;
-                        end
-                        st <= S_DEC;
+                S_BOUND: if (!cud_fault) begin                  // the loop closes at its end
+                    if (lp_act && pc == lp_end) begin
+                        if (lp_cnt > 24'd1) begin
+                            lp_cnt <= lp_cnt - 24'd1;
+                            pc     <= lp_top;
+                        end else lp_act <= 1'b0;
+                    end
+                    st <= S_DEC;
+                end
+                S_DEC: if (tm_fire) begin
+                    ir   <= fw;
+                    ch   <= 3'd0;
+                    half <= 1'b0;
+                    if (!dc_hold) st <= dc_next;
+                    if (f_op == OP_VSHUF) shift <= s_vb[3:0];
+                    if (dc_issue && dc_next == S_XFER) xf_go <= 1'b1;
+                    if (dc_step && f_op == OP_VLOOP) begin
+                        lp_act <= 1'b1;
+                        lp_cnt <= s_va;
+                        lp_top <= pc + 9'd1;
+                        lp_end <= pc + 9'd1 + {5'd0, f_vb};
                     end
                 end
-                S_DEC: if (tm_fire) decode();
-                S_GATHER: begin
-                    last_pr <= gw[4:3];
-                    last_pm <= gw[2:1];
-                    if (g_opc > OP_ALU_LAST) retire(1'b1, F_OPCODE);  // ours: undefined in units.md V.5
-                    else if (g_hasv) retire(1'b1, F_VSRC);
-                    else begin
-                        g_op[5*g_k +: 5]   <= g_opc;
-                        g_sel[6*g_k +: 6]  <= {g_sa, g_sb, g_sc};
-                        g_kv[72*g_k +: 72] <= {kval(g_sa, gw[14:13], sr[gw[16:13]], k3),
-                                               kval(g_sb, gw[10:9], sr[gw[12:9]], k3),
-                                               kval(g_sc, gw[6:5], sr[gw[8:5]], k3)};
-                        g_rn[12*(g_k-3'd1) +: 12] <= {sk_num(g_sa, gw[16:13]), sk_num(g_sb, gw[12:9]),
-                                                      sk_num(g_sc, gw[8:5])};
-                        g_vd  <= gw[20:17];
-                        g_pr  <= gw[4:3];
-                        g_pm  <= gw[2:1];
-                        g_cmp <= (g_opc >= 5'h0B) && (g_opc <= 5'h0D);
-                        if (g_k + 3'd1 == depth) st <= S_ISSUE;
-                        else g_k <= g_k + 3'd1;
-                    end
-                end
+                S_GATHER: if (g_k + 3'd1 == depth) st <= S_ISSUE;
                 S_ISSUE: begin
-                    hz_word  <= fw;
-                    hz_read  <= !g_cmp && (g_pm != 2'd0);
-                    hz_rp    <= g_pr;
-                    hz_anyall <= 1'b0;
-                    issue(depth == 3'd1 ? HZ_FLAT : HZ_OTHER, g_cmp, g_pr, depth != 3'd1);
                     ch  <= 3'd0;
                     stg <= 2'd0;
                     st  <= S_ALU;
                 end
-                S_ALU: begin
-                    if ({1'b0, stg} + 3'd1 == depth) begin
-                        if (g_cmp) preg[g_pr][16*ch +: 16] <= (l_pred & tail) | (preg[g_pr][16*ch +: 16] & ~tail);
-                        else vr[{g_vd, ch}] <= merge(row_d, l_res, tail & pmask(g_pm, preg[g_pr][16*ch +: 16]));
-                        stg <= 2'd0;
-                        if (last_ch) next_pc({6'd0, depth});
-                        else ch <= ch + 3'd1;
-                    end else begin
-                        creg <= l_res;
-                        stg  <= stg + 2'd1;
-                    end
+                S_ALU: if ({1'b0, stg} + 3'd1 == depth) begin
+                    stg <= 2'd0;
+                    if (!last_ch) ch <= ch + 3'd1;
+                end else begin
+                    creg <= l_res;
+                    stg  <= stg + 2'd1;
                 end
-                S_CVT, S_SHUF, S_BC: begin
-                    if (st == S_CVT) vr[{i_vd, ch}] <= (i_dt == 3'd2) ? row_a : e_from_h;
-                    else if (st == S_SHUF) vr[{i_vd, ch}] <= rotate(row_a, shift);
-                    else vr[{i_vd, ch}] <= {16{sr[i_va]}};
-                    if (last_ch) next_pc(9'd1);
-                    else ch <= ch + 3'd1;
-                end
-                S_LD, S_ST: begin
-                    if (st == S_LD) begin
-                        if (i_dt == 3'd1) vr[{i_vd, ch}] <= e_from_h;
-                        else vr[{i_vd, ch}] <= half ? {e_from_f, row_d[191:0]} : {row_d[383:192], e_from_f};
-                    end else begin
-                        l1[agu_addr[8:0]] <= (i_dt == 3'd1) ? h_from_e : f_from_e;
-                    end
-                    if (i_dt == 3'd2 && !half) half <= 1'b1;
+                S_CVT, S_SHUF, S_BC: if (!last_ch) ch <= ch + 3'd1;
+                S_LD, S_ST: if (i_dt == 3'd2 && !half) half <= 1'b1;
                     else begin
                         half <= 1'b0;
-                        if (last_ch) next_pc(9'd1);
-                        else ch <= ch + 3'd1;
+                        if (!last_ch) ch <= ch + 3'd1;
                     end
+                S_RED, S_XFER: ;
+                default: st <= S_IDLE;
+            endcase
+            // every state ends a word the same two ways
+            if (end_ret) st <= S_IDLE;
+            else if (end_adv) begin
+                pc <= pc + end_by;
+                st <= S_BOUND;
+            end
+        end
+    end
+
+    // ---------------- the ALU word's stages: the head at S_DEC, the chain's further words at S_GATHER (D2, D4)
+    always @(posedge clk) begin
+        if (!resetn) begin
+            depth <= 3'd1; g_k <= 3'd0; g_op <= 20'd0; g_sel <= 24'd0; g_kv <= 288'd0; g_rn <= 36'd0;
+            h_va <= 4'd0; h_vb <= 4'd0; h_vc <= 4'd0; g_vd <= 4'd0; g_pr <= 2'd0; g_pm <= 2'd0; g_cmp <= 1'b0;
+        end else if (tm_fire && f_alu && !dc_fault) begin
+            g_op[4:0]  <= f_op;
+            g_sel[5:0] <= {f_sa, f_sb, f_sc};
+            g_kv[71:0] <= {kval(f_sa, f_va[1:0], s_va, k3), kval(f_sb, f_vb[1:0], s_vb, k3),
+                           kval(f_sc, f_vc[1:0], sr[f_vc], k3)};
+            h_va <= f_va; h_vb <= f_vb; h_vc <= f_vc;
+            g_vd <= f_vd; g_pr <= f_pr; g_pm <= f_pm; g_cmp <= f_cmp;
+            depth <= mode_depth;
+            g_k   <= 3'd1;
+        end else if (st == S_GATHER && !g_bad) begin
+            g_op[5*g_k +: 5]   <= g_opc;
+            g_sel[6*g_k +: 6]  <= {g_sa, g_sb, g_sc};
+            g_kv[72*g_k +: 72] <= {kval(g_sa, gw[14:13], sr[gw[16:13]], k3),
+                                   kval(g_sb, gw[10:9], sr[gw[12:9]], k3),
+                                   kval(g_sc, gw[6:5], sr[gw[8:5]], k3)};
+            g_rn[12*(g_k-3'd1) +: 12] <= {sk_num(g_sa, gw[16:13]), sk_num(g_sb, gw[12:9]), sk_num(g_sc, gw[8:5])};
+            g_vd  <= gw[20:17];
+            g_pr  <= gw[4:3];
+            g_pm  <= gw[2:1];
+            g_cmp <= (g_opc >= 5'h0B) && (g_opc <= 5'h0D);
+            if (g_k + 3'd1 != depth) g_k <= g_k + 3'd1;
+        end
+    end
+
+    // ---------------- write-back: V, P, S, K3, VL, mode, the last pr / pm (D4, D5), and L1's two write ports
+    integer kw;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0; last_pr <= 2'd0; last_pm <= 2'd0;
+            for (kw = 0; kw < 16; kw = kw + 1) sr[kw] <= 24'd0;
+            for (kw = 0; kw < 4; kw = kw + 1) preg[kw] <= 128'd0;
+        end else begin
+            if (tm_fire) begin                                  // the word at S_DEC
+                if (f_alu || f_op == OP_VRED) last_pr <= f_pr;
+                if (f_alu) last_pm <= f_pm;
+                if (dc_sr_we) sr[f_vd] <= dc_sr_d;
+                if (dc_step && f_op == OP_VSETVL) vl <= s_va[7:0];
+                if (dc_step && f_op == OP_VSETMODE) mode <= f_va[1:0];
+                if (dc_step && f_op == OP_VSETI && f_sa == SRC_K) k3 <= immw[23:0];
+            end
+            case (st)
+                S_GATHER: begin
+                    last_pr <= gw[4:3];
+                    last_pm <= gw[2:1];
                 end
+                S_ALU: if ({1'b0, stg} + 3'd1 == depth) begin  // the last stage writes V[vd] or P[pr]
+                    if (g_cmp) preg[g_pr][16*ch +: 16] <= (l_pred & tail) | (preg[g_pr][16*ch +: 16] & ~tail);
+                    else vr[{g_vd, ch}] <= merge(row_d, l_res, tail & pmask(g_pm, preg[g_pr][16*ch +: 16]));
+                end
+                S_CVT:  vr[{i_vd, ch}] <= (i_dt == 3'd2) ? row_a : e_from_h;
+                S_SHUF: vr[{i_vd, ch}] <= rotate(row_a, shift);
+                S_BC:   vr[{i_vd, ch}] <= {16{sr[i_va]}};
+                S_LD: if (i_dt == 3'd1) vr[{i_vd, ch}] <= e_from_h;
+                      else vr[{i_vd, ch}] <= half ? {e_from_f, row_d[191:0]} : {row_d[383:192], e_from_f};
+                S_ST: l1[agu_addr[8:0]] <= (i_dt == 3'd1) ? h_from_e : f_from_e;
                 S_RED: begin
                     if (red_leaf_we)   // EXPSUM: V[vb] = VEXP2(V[va]) under P[pr] and the last ALU pm (D5)
                         vr[{i_vb, red_chunk}] <= merge(row_b, l_res, tail & pmask(last_pm, preg[ir[4:3]][16*red_chunk +: 16]));
-                    if (red_done) begin
-                        sr[i_vd] <= red_result;
-                        next_pc(9'd1);
-                    end
+                    if (red_done) sr[i_vd] <= red_result;
                 end
-                S_XFER: if (xf_fault) retire(1'b1, F_LEN);
-                        else if (xf_done) next_pc(9'd1);
-                default: st <= S_IDLE;
+                default: ;
             endcase
             // the other write port of L1: peer bursts and fill responses (a VST to the same word wins)
             if (ext_we && !(st == S_ST && agu_addr[8:0] == ext_wa)) l1[ext_wa] <= ext_wd;
         end
     end
 
-    // ------------------------------------------------------------ sequencer tasks
-    task automatic retire(input is_fault, input [31:0] value);
-        begin
-            st     <= S_IDLE;
-            done   <= 1'b1;
-            fault  <= is_fault;
-            result <= value;
+    // ---------------- the hazard report's strobes (vc_hazard): issue and predicate read of the word issuing
+    wire iss_dec = tm_fire && dc_issue;                         // every other word issues at decode
+    wire iss_alu = (st == S_ISSUE);                             // an ALU word or chain
+    always @(posedge clk) begin
+        if (!resetn) begin
+            hz_clear <= 1'b0; hz_issue <= 1'b0; hz_wp <= 1'b0; hz_chained <= 1'b0; hz_read <= 1'b0;
+            hz_anyall <= 1'b0; hz_cls <= 2'd0; hz_p <= 2'd0; hz_rp <= 2'd0; hz_word <= 32'd0; hz_pc <= 9'd0;
+        end else begin
+            hz_clear <= (st == S_IDLE) && start;
+            hz_issue <= iss_dec || iss_alu;
+            hz_read  <= iss_alu ? (!g_cmp && (g_pm != 2'd0)) : (tm_fire && dc_hz_rd && dc_read);
+            if (tm_fire || iss_alu) hz_word <= fw;
+            if (iss_dec || iss_alu) begin
+                hz_pc      <= pc;
+                hz_cls     <= iss_alu ? ((depth == 3'd1) ? HZ_FLAT : HZ_OTHER) : dc_cls;
+                hz_wp      <= iss_alu && g_cmp;
+                hz_p       <= iss_alu ? g_pr : 2'd0;
+                hz_chained <= iss_alu && (depth != 3'd1);
+            end
+            if (iss_alu || (tm_fire && dc_hz_rd)) begin
+                hz_rp     <= iss_alu ? g_pr : dc_rp;
+                hz_anyall <= !iss_alu && dc_anyall;
+            end
         end
-    endtask
+    end
 
-    task automatic next_pc(input [8:0] by);
-        begin
-            pc    <= pc + by;
-            st    <= S_BOUND;
-            insts <= insts + 32'd1;
+    // ---------------- retirement: done with the fault and result, the words retired, F_CUDATA pending
+    always @(posedge clk) begin
+        if (!resetn) begin
+            done <= 1'b0; fault <= 1'b0; result <= 32'd0; insts <= 32'd0; cud_pend <= 1'b0; cud_clr <= 1'b0;
+        end else begin
+            done <= end_ret;
+            if (end_ret) begin
+                fault  <= end_fault;
+                result <= end_code;
+            end
+            if (end_word) insts <= insts + 32'd1;
+            cud_pend <= (cud_pend && !cud_clr) || cud_set;
+            cud_clr  <= cud_fault;
         end
-    endtask
-
-    task automatic issue(input [1:0] cls, input wp, input [1:0] p, input chained);
-        begin
-            hz_pc      <= pc;
-            hz_issue   <= 1'b1;
-            hz_cls     <= cls;
-            hz_wp      <= wp;
-            hz_p       <= p;
-            hz_chained <= chained;
-        end
-    endtask
+    end
 
     function automatic [383:0] rotate(input [383:0] row, input [3:0] by);
         /* verilator lint_off UNUSEDSIGNAL */
@@ -537,107 +680,6 @@ module vc_exec #(
             rotate = two[383:0];
         end
     endfunction
-
-    // one word at S_DEC
-    task automatic decode;
-        begin
-            ir <= fw;
-            ch <= 3'd0;
-            half <= 1'b0;
-            hz_word <= fw;
-            if (f_alu) begin
-                last_pr <= f_pr;
-                last_pm <= f_pm;
-                if (mode == M_TREE) retire(1'b1, F_OPCODE);          // D6 (normative)
-                else if (f_hasc) retire(1'b1, F_CHAIN);
-                else begin
-                    g_op[4:0]  <= f_op;
-                    g_sel[5:0] <= {f_sa, f_sb, f_sc};
-                    g_kv[71:0] <= {kval(f_sa, f_va[1:0], sr[f_va], k3), kval(f_sb, f_vb[1:0], sr[f_vb], k3),
-                                   kval(f_sc, f_vc[1:0], sr[f_vc], k3)};
-                    h_va <= f_va; h_vb <= f_vb; h_vc <= f_vc;
-                    g_vd <= f_vd; g_pr <= f_pr; g_pm <= f_pm; g_cmp <= f_cmp;
-                    depth <= mode_depth;
-                    g_k   <= 3'd1;
-                    st    <= (mode_depth == 3'd1) ? S_ISSUE : S_GATHER;
-                end
-            end else case (f_op)
-                OP_VCVT: if (f_dt != 3'd1 && f_dt != 3'd2) retire(1'b1, F_DTYPE);
-                         else begin issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0); st <= S_CVT; end
-                OP_VRED: begin
-                    last_pr <= f_pr;
-                    if (f_vc[2:1] == 2'b11) begin                   // ANY / ALL on P[last_pr] (D4)
-                        hz_read <= 1'b1; hz_rp <= last_pr; hz_anyall <= 1'b1;
-                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                        sr[f_vd] <= (f_vc[0] ? ((preg[last_pr] | ~vlmask(vl)) == {128{1'b1}})
-                                             : ((preg[last_pr] & vlmask(vl)) != 128'd0)) ? E8_ONE : 24'd0;
-                        next_pc(9'd1);
-                    end else if (vl[3:0] != 4'd0) retire(1'b1, F_REDVL);
-                    else if (mode != M_TREE) retire(1'b1, F_OPCODE);
-                    else begin
-                        hz_read <= (f_vc[2:0] == K_EXPSUM) && (last_pm != 2'd0);
-                        hz_rp <= f_pr; hz_anyall <= 1'b0;
-                        issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                        st <= S_RED;   // red_start begins the engine (vc_red)
-                    end
-                end
-                OP_VLD, OP_VST: if (f_dt != 3'd1 && f_dt != 3'd2) retire(1'b1, F_DTYPE);
-                                else begin issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0); st <= (f_op == OP_VLD) ? S_LD : S_ST; end
-                OP_VBCAST: begin
-                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
-                    if (f_sa == SRC_S) st <= S_BC;
-                    else begin
-                        sr[f_vd] <= row_va0[23:0];
-                        next_pc(9'd1);
-                    end
-                end
-                OP_VSHUF: begin
-                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
-                    shift <= sr[f_vb][3:0];
-                    st <= S_SHUF;
-                end
-                OP_VSETVL: if (sr[f_va] == 24'd0 || sr[f_va] > 24'd128) retire(1'b1, F_VL);
-                           else begin
-                               issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                               vl <= sr[f_va][7:0];
-                               next_pc(9'd1);
-                           end
-                OP_VSETMODE: begin
-                    issue(HZ_DRAINS, 1'b0, 2'd0, 1'b0);
-                    mode <= f_va[1:0];
-                    next_pc(9'd1);
-                end
-                OP_VSETI: begin
-                    issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                    if (f_sa == SRC_K) k3 <= immw[23:0];
-                    else sr[f_vd] <= immw[23:0];
-                    next_pc(9'd2);
-                end
-                OP_VLOOP: if (lp_act) retire(1'b1, F_LOOP);
-                          else begin
-                              issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                              lp_act <= 1'b1;
-                              lp_cnt <= sr[f_va];
-                              lp_top <= pc + 9'd1;
-                              lp_end <= pc + 9'd1 + {5'd0, f_vb};
-                              next_pc(9'd1);
-                          end
-                OP_VBAR: if (fills_out == 9'd0) begin
-                             issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                             next_pc(9'd1);
-                         end
-                OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) begin
-                    issue(HZ_OTHER, 1'b0, 2'd0, 1'b0);
-                    xf_go <= 1'b1;
-                    st    <= S_XFER;
-                end
-                default: if (fills_out == 9'd0) begin              // VHALT
-                             insts <= insts + 32'd1;
-                             retire(1'b0, tm_halt);
-                         end
-            endcase
-        end
-    endtask
 
     function automatic [127:0] vlmask(input [7:0] v);
         vlmask = (v >= 8'd128) ? {128{1'b1}} : ((128'd1 << v) - 128'd1);

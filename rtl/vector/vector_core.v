@@ -35,12 +35,7 @@ module vector_core #(
 ) (
     input  wire         clk,
     input  wire         resetn,
-    input  wire [287:0] noc_in_data,
-    input  wire         noc_in_valid,
-    output wire         noc_in_busy,
-    output wire [287:0] noc_out_data,
-    output wire         noc_out_valid,
-    input  wire         noc_out_busy,
+`include "noc_ep_ports.vh"
     output wire [15:0]  inst_space,
     output wire         busy,
     output wire [127:0] hazards,      // HAZARD report counts {H4, H3, H2, H1} (units.md V.8)
@@ -64,31 +59,24 @@ module vector_core #(
     endgenerate
 
     // ============================================================ cu_base
-    /* verilator lint_off UNUSEDSIGNAL */  // the CU_INST header is cu_base's; payload bits no opcode reads
-    wire [287:0] inst_flit;
-    reg  [255:0] ci;
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [287:0] recv_flit, send_flit;
-    wire         inst_valid, recv_valid, recv_ready, send_ready, send_valid;
+    localparam [15:0] CU_TYPE    = 16'h5643;   // 'VC'
+    localparam [7:0]  CU_VERSION = 8'h02;
+    localparam [3:0]  N_BUFFERS  = 4'd1;
     reg          inst_ready, exec_done, exec_fault;
     reg  [31:0]  exec_result;
     wire [63:0]  dbg_ctr;
-    wire         base_err;
-
-    cu_base #(.X(X), .Y(Y), .CU_TYPE(16'h5643), .CU_VERSION(8'h02), .N_BUFFERS(4'd1),
-              .INST_DEPTH(INST_DEPTH), .RECV_DEPTH(RECV_DEPTH)) u_base (
-        .clk(clk), .resetn(resetn),
-        .noc_in_data(noc_in_data), .noc_in_valid(noc_in_valid), .noc_in_busy(noc_in_busy),
-        .noc_out_data(noc_out_data), .noc_out_valid(noc_out_valid), .noc_out_busy(noc_out_busy),
-        .inst_flit(inst_flit), .inst_valid(inst_valid), .inst_ready(inst_ready),
-        .exec_done(exec_done), .exec_result(exec_result), .exec_fault(exec_fault), .dbg_ctr(dbg_ctr),
-        .send_flit(send_flit), .send_valid(send_valid), .send_ready(send_ready),
-        .recv_flit(recv_flit), .recv_valid(recv_valid), .recv_ready(recv_ready),
-        .inst_space(inst_space), .busy(busy), .mon_err(base_err));
+    wire [287:0] send_flit;
+    wire         send_valid, recv_ready;
+`include "cu_base_inst.vh"
+    assign inst_space = base_inst_space;
+    assign busy       = base_busy;
 
     // ============================================================ the envelope
     localparam [1:0] E_IDLE = 2'd0, E_DEC = 2'd1, E_RUN = 2'd2;
     reg  [1:0]  est;
+    /* verilator lint_off UNUSEDSIGNAL */  // payload bits no opcode reads
+    reg  [255:0] ci;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg         imem_we, desc_we, run_start;
     wire        k_done, k_fault;
     wire [31:0] k_result, insts;
@@ -172,8 +160,8 @@ module vector_core #(
         .mon_err(link_err));
 
     assign dbg_ctr = {insts, peer_words};
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = running;
+    /* verilator lint_off UNUSEDSIGNAL */  // the CU_INST header is cu_base's
+    wire unused = &{1'b0, running, inst_flit[287:256]};
     /* verilator lint_on UNUSEDSIGNAL */
     assign mon_err = base_err | link_err;
 endmodule

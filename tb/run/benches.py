@@ -59,7 +59,7 @@ PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/pe/p
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/ipcq/ipcq.v", "rtl/ahbm/ipcq/ipcq_node.v",
                                    "rtl/ahbm/ipcq/ipcq_mesh.v", "rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v",
                                    "rtl/ahbm/pe/pe_core.v", "rtl/ahbm/pe/pe.v", "rtl/ahbm/ahbm_cube.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
 
 
 @dataclass(frozen=True)

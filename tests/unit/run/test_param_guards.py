@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tb.run.benches import ROOT, get_bench
+from tb.run.benches import INCLUDE_DIRS, ROOT, get_bench
 from tb.run.params import check_names, check_shape, declared_parameters, elaboration_check
 
 NOC = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/noc/noc_router.v"]
@@ -40,8 +40,8 @@ GUARDS = [
 
 
 def _elaborate(tmp: Path, top: str, files: list[str], params: dict[str, int]) -> str:
-    args = ["iverilog", "-g2012", "-o", str(tmp / "t.vvp"), "-s", top, f"-I{ROOT / 'rtl/noc'}",
-            f"-I{ROOT / 'rtl/bench'}", f"-I{ROOT / 'rtl/ahbm/pe'}", f"-I{ROOT / 'rtl/ahbm/fp32'}"]
+    args = ["iverilog", "-g2012", "-o", str(tmp / "t.vvp"), "-s", top,
+            *[f"-I{ROOT / d}" for d in INCLUDE_DIRS]]
     args += [f"-P{top}.{k}={v}" for k, v in params.items()] + [str(ROOT / f) for f in files]
     subprocess.run(args, check=True, capture_output=True, text=True, cwd=tmp)
     run = subprocess.run(["vvp", "-n", str(tmp / "t.vvp")], capture_output=True, text=True, timeout=60, cwd=tmp)
@@ -78,8 +78,8 @@ def test_the_framework_refuses_names_types_and_shapes() -> None:
 def test_the_runner_shows_the_fatal_line_before_any_test(tmp_path: Path) -> None:
     """A built bench top with FIFO_DEPTH=0: the elaboration check names the value, the rule and the fix."""
     b = get_bench("router")
-    args = ["iverilog", "-g2012", "-o", str(tmp_path / "sim.vvp"), "-s", b.toplevel, f"-I{ROOT / 'rtl/noc'}",
-            f"-I{ROOT / 'rtl/bench'}", f"-P{b.toplevel}.FIFO_DEPTH=0"] + [str(p) for p in b.source_paths]
+    args = ["iverilog", "-g2012", "-o", str(tmp_path / "sim.vvp"), "-s", b.toplevel,
+            *[f"-I{ROOT / d}" for d in INCLUDE_DIRS], f"-P{b.toplevel}.FIFO_DEPTH=0"] + [str(p) for p in b.source_paths]
     subprocess.run(args, check=True, capture_output=True, text=True)
     why = elaboration_check("router", "icarus", tmp_path / "sim.vvp", {"FIFO_DEPTH": 0})
     assert why is not None and why.startswith("bench router (FIFO_DEPTH=0): parameter out of range: FATAL:")
