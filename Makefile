@@ -12,6 +12,8 @@
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
+#   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
+#                          (docs/getting-started.md)
 #
 # Narrowing: BENCH=name[,name] COCOTB_TEST_FILTER=regex COCOTB_RANDOM_SEED=n WAVES=1 JOBS=n (benches or
 # pytest workers side by side, 1 or more; default auto: the machine's cores); AGSIM_WALL_S=s (every
@@ -29,7 +31,7 @@ endif
 # `make regress` alone runs seed 1 (an UNTIL=coverage run starts there); SEEDS= given empty is refused.
 # Defined before the export below, which would otherwise define it empty
 SEEDS ?= 1
-export SIM BENCH COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES UNTIL BUDGET
+export SIM BENCH MODULE COCOTB_TEST_FILTER COCOTB_RANDOM_SEED WAVES VERBOSE AGSIM_WALL_S SEEDS SCHEDULER FARM_ROOT VC_PROGRAMS VC_SHARD BUNDLES UNTIL BUDGET
 # benches (make SIM=...) or pytest workers (make test) side by side; defined before it is exported, since
 # `export` alone would define it empty and `?=` would then leave it so
 JOBS ?= auto

@@ -154,3 +154,20 @@ def test_timing_off_target_fails_the_command(capsys: pytest.CaptureFixture[str])
     good = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, theirs.to_json())],
                         900, 1.0, upstream_timing=[theirs.to_json()])
     assert print_timing([good]) is True
+
+
+def test_a_run_without_upstream_timing_is_not_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    """One's own export has no timing_rtl.json: the timing is said to be not judged, with our machine cycles,
+    and does not fail the command (its bundles' verdicts do); with one reference among them it is judged."""
+    ours = RoundTiming(0, 188, (0,), ((1, 1, 500),), 500)
+    own = BundleReport("own", "rtl", True, [], [RoundRow(0, "own:0", "MG", 8, 8, 900, 1, 1, 4, 0, ours.to_json())],
+                       900, 1.0)
+    assert print_timing([own]) is True
+    out = capsys.readouterr().out
+    assert ("timing against upstream's RTL: not judged, no bundle has a timing_rtl.json to compare with; "
+            "machine cycles 500 ours") in out
+    far = RoundTiming(0, 188, (0,), ((1, 1, 1000),), 1000)
+    timed = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, ours.to_json())],
+                         900, 1.0, upstream_timing=[far.to_json()])
+    assert print_timing([own, timed]) is False
+    assert "  not judged: own: no reference" in capsys.readouterr().out

@@ -13,7 +13,7 @@ import numpy as np
 from models.ahbm.batch import Batch, Request, plan_batch
 from models.ahbm.launch import plan_ring
 from tb.cover import ahbm as ahbm_cover
-from tb.ahbm.cube import Cube
+from tb.ahbm.cube import CubeTB
 from tb.ahbm.kernel import (KernelPolicy, PeRun, launch_ring, load_batch, read_output, read_ring_output, run_kernels,
                                write_step)
 from tb.ahbm.score import score_batch, score_ring
@@ -35,7 +35,7 @@ class Case:
     """One launched KV-parallel batch (B >= 1 requests): the CUBE after the run and what the
     scoreboard needs."""
 
-    cube: Cube
+    cube: CubeTB
     batch: Batch
     runs: list[PeRun]
     outs: list[np.ndarray]
@@ -50,7 +50,7 @@ class Case:
         return self.end - self.start
 
 
-async def run_launch(cube: Cube, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+async def run_launch(cube: CubeTB, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
                      policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> Case:
     """The kernels of a launch whose slices the driver has written, timed on the PE clock, and every
     request's O read back: what the benches, the sessions and the sweeps all run."""
@@ -71,7 +71,7 @@ async def launch_case(dut, v, requests: list[Request], tile: int, n: int,
                       policy: KernelPolicy = KernelPolicy()) -> Case:
     """A fresh CUBE, random operands from the test's seed, the driver's slices, the launch; v.cycles
     = the kernels' cycles."""
-    cube = Cube(dut)
+    cube = CubeTB(dut)
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
@@ -134,7 +134,7 @@ def save_and_finish(v: Verdict, art: Artifacts) -> None:
 async def run_ring(dut, name: str, *, seq: int, n: int, q_block: int | None = None,
                    tile: int | None = None) -> None:
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
-    cube = Cube(dut)
+    cube = CubeTB(dut)
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)
@@ -168,7 +168,7 @@ async def run_session(dut, name: str, launches: list[Request], *, n: int, tile: 
     Every launch is scored on its own (O against the reference on the cache as it then stands; counts
     from the counters' change over that launch)."""
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
-    cube = Cube(dut)
+    cube = CubeTB(dut)
     await cube.reset()
     d = cube.p["D"]
     rid = launches[0].request_id

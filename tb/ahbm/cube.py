@@ -96,7 +96,7 @@ class PeFault:
         return FAULT_NAMES.get(self.code, f"code {self.code}")
 
 
-class Cube:
+class CubeTB:
     """The CUBE top: R x C PEs, their slices, command ports, status and counters."""
 
     def __init__(self, dut: Any, **runtime: int) -> None:

@@ -127,7 +127,7 @@ def roofline_cycles(tile: int, d: int, dma_bw: int) -> float:
 
 
 def pe_metrics(c: dict[str, int], dma_bw: int) -> dict[str, float]:
-    """One PE's measurements from its counters (keys of tb.ahbm.cube.Cube.counters)."""
+    """One PE's measurements from its counters (keys of tb.ahbm.cube.CubeTB.counters)."""
     span = c["cyc_last"] - c["cyc_first"]
     comp = c["cnt_comp"]
     if comp <= 0 or span <= 0:

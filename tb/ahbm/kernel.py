@@ -33,7 +33,7 @@ from cocotb.triggers import gather
 from models.ahbm.batch import Batch, append_writes, batch_image
 from models.ahbm.launch import Launch, RingLaunch, query_writes, ring_image, ring_slice_bytes, ring_walk, walk
 from models.ahbm.numerics import bits_to_f32
-from tb.ahbm.cube import Cube
+from tb.ahbm.cube import CubeTB
 
 SCRATCH = 7                 # unstreamed reduction: the popped child's state set
 
@@ -90,7 +90,7 @@ class Item:
     tile: int = 0
 
 
-async def pe_kernel(cube: Cube, batch: Batch, rank: int, max_cycles: int,
+async def pe_kernel(cube: CubeTB, batch: Batch, rank: int, max_cycles: int,
                     policy: KernelPolicy = KernelPolicy()) -> PeRun:
     lp = batch.first
     p = lp.pe_of(rank)
@@ -213,7 +213,7 @@ async def pe_kernel(cube: Cube, batch: Batch, rank: int, max_cycles: int,
     return run
 
 
-def check_fits(cube: Cube, batch: Batch) -> None:
+def check_fits(cube: CubeTB, batch: Batch) -> None:
     """Refuse a batch whose slice map the CUBE's slices cannot hold, before anything is written."""
     need = batch.slice_bytes
     if need > cube.p["WORDS"] * 64:
@@ -221,20 +221,20 @@ def check_fits(cube: Cube, batch: Batch) -> None:
                          f"({cube.p['WORDS'] * 64} bytes): raise WORDS to >= {-(-need // 64)}")
 
 
-async def load_batch(cube: Cube, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+async def load_batch(cube: CubeTB, batch: Batch, data: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
     """The driver: every PE's whole slice for the batch."""
     check_fits(cube, batch)
     for rank in range(len(batch.first.args)):
         await cube.load(batch.first.pe_of(rank), 0, batch_image(batch, rank, data))
 
 
-async def run_kernels(cube: Cube, batch: Batch, max_cycles: int,
+async def run_kernels(cube: CubeTB, batch: Batch, max_cycles: int,
                       policy: KernelPolicy = KernelPolicy()) -> list[PeRun]:
     """One kernel per rank, joined; the first to fail (a named timeout) cancels the others at once."""
     return list(await gather(*(pe_kernel(cube, batch, r, max_cycles, policy) for r in range(len(batch.first.args)))))
 
 
-async def write_step(cube: Cube, batch: Batch, request_id: int, first: int, q: np.ndarray, k: np.ndarray,
+async def write_step(cube: CubeTB, batch: Batch, request_id: int, first: int, q: np.ndarray, k: np.ndarray,
                      v: np.ndarray) -> None:
     """The driver between launches on one cache (P3), for a batch of that one request: append the
     tokens [first, counter) its launch adds to their owners' slots, then write its Q and mask tiles;
@@ -248,7 +248,7 @@ async def write_step(cube: Cube, batch: Batch, request_id: int, first: int, q: n
             await cube.load(lp.pe_of(rank), addr, arr)
 
 
-async def read_output(cube: Cube, lp: Launch) -> np.ndarray:
+async def read_output(cube: CubeTB, lp: Launch) -> np.ndarray:
     """O of every query block of one request from the root's slice, as bf16 [G, T_q, d]."""
     root = lp.tree.root if lp.tree else 0
     args = lp.args[root]
@@ -259,7 +259,7 @@ async def read_output(cube: Cube, lp: Launch) -> np.ndarray:
     return np.concatenate(blocks, axis=1)
 
 
-def read_state(cube: Cube, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def read_state(cube: CubeTB, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(m, l, O) fp32 of state set `sreg` of PE p, read through the hierarchy."""
     core = cube.core(p)
     d, maxrows = cube.p["D"], cube.p["MAXROWS"]
@@ -273,7 +273,7 @@ def read_state(cube: Cube, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np
 # ---------------------------------------------------------------- ring attention (ADR §5.5)
 
 
-async def ring_kernel(cube: Cube, rl: RingLaunch, rank: int, max_cycles: int) -> PeRun:
+async def ring_kernel(cube: CubeTB, rl: RingLaunch, rank: int, max_cycles: int) -> PeRun:
     """One PE of ring prefill. Per step s: forward the block it holds (TX engine), receive the
     block of step s+1 into the other ping-pong buffer (RX engine) while step s computes, and
     enqueue its composites (each query sub-block against each tile of the block, state set = the
@@ -339,7 +339,7 @@ async def ring_kernel(cube: Cube, rl: RingLaunch, rank: int, max_cycles: int) ->
     return run
 
 
-async def launch_ring(cube: Cube, rl: RingLaunch, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+async def launch_ring(cube: CubeTB, rl: RingLaunch, q: np.ndarray, k: np.ndarray, v: np.ndarray,
                       max_cycles: int) -> list[PeRun]:
     for a in rl.args:
         need = ring_slice_bytes(a)
@@ -350,7 +350,7 @@ async def launch_ring(cube: Cube, rl: RingLaunch, q: np.ndarray, k: np.ndarray, 
     return list(await gather(*(ring_kernel(cube, rl, r, max_cycles) for r in range(len(rl.args)))))
 
 
-async def read_ring_output(cube: Cube, rl: RingLaunch) -> np.ndarray:
+async def read_ring_output(cube: CubeTB, rl: RingLaunch) -> np.ndarray:
     """Every rank's O sub-blocks, concatenated in sequence order: bf16 [G, S, d]."""
     blocks = []
     for a in rl.args:

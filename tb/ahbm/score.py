@@ -27,7 +27,7 @@ from models.ahbm.placement import predicted_ring_skips
 from models.ahbm.archive import request_suffix
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm.tolerance import check_attention
-from tb.ahbm.cube import Cube
+from tb.ahbm.cube import CubeTB
 from tb.ahbm.kernel import KernelPolicy, PeRun, read_state
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict
@@ -60,7 +60,7 @@ def check_request_o(v: Verdict, lp: Launch, req: Request, o_rtl: np.ndarray, q: 
     return ref.O
 
 
-def check_root_state(v: Verdict, cube: Cube, lp: Launch, req: Request, sreg: int, q: np.ndarray,
+def check_root_state(v: Verdict, cube: CubeTB, lp: Launch, req: Request, sreg: int, q: np.ndarray,
                      k: np.ndarray, vv: np.ndarray, case: str) -> None:
     """The root's final fp32 state of the request's last query block, against the FlashAttention bound."""
     root = lp.tree.root if lp.tree else 0
@@ -75,7 +75,7 @@ def check_root_state(v: Verdict, cube: Cube, lp: Launch, req: Request, sreg: int
                                     name=f"{case} fp32 O"))
 
 
-def score_batch(v: Verdict, cube: Cube, batch: Batch, runs: list[PeRun], outs: list[np.ndarray],
+def score_batch(v: Verdict, cube: CubeTB, batch: Batch, runs: list[PeRun], outs: list[np.ndarray],
                 data: list[tuple[np.ndarray, np.ndarray, np.ndarray]], art: Artifacts, case: str,
                 policy: KernelPolicy = KernelPolicy(), before: dict[int, dict[str, int]] | None = None) -> None:
     """A launch of B >= 1 requests: every request's O (bit exact, tolerance), the root's fp32 state
@@ -137,7 +137,7 @@ def score_batch(v: Verdict, cube: Cube, batch: Batch, runs: list[PeRun], outs: l
                                   "args": [[asdict(x) for x in lr.args] for lr in batch.launches]}, default=list))
 
 
-def report_blocking(cube: Cube, pes: list[int], case: str, before: dict[int, dict[str, int]] | None = None) -> int:
+def report_blocking(cube: CubeTB, pes: list[int], case: str, before: dict[int, dict[str, int]] | None = None) -> int:
     """How long pushes waited on full neighbour queues (a REPORT line; since `before`, for a launch
     that follows others): the evidence that a run's no-loss checks were made under backpressure. Not a
     check: a receiver already popping drains a packet longer than its queue without ever filling it
@@ -148,7 +148,7 @@ def report_blocking(cube: Cube, pes: list[int], case: str, before: dict[int, dic
     return stall
 
 
-def score_ring(v: Verdict, cube: Cube, rl: RingLaunch, runs: list[PeRun], o_rtl: np.ndarray,
+def score_ring(v: Verdict, cube: CubeTB, rl: RingLaunch, runs: list[PeRun], o_rtl: np.ndarray,
                q: np.ndarray, k: np.ndarray, vv: np.ndarray, art: Artifacts, case: str) -> None:
     """Ring prefill: O bit exact vs kernel.ring_prefill and within tolerance; per rank the
     composites, the causal step skips, the masks, N-1 sends and receives, one O store."""

@@ -22,7 +22,7 @@ import numpy as np
 from models.ahbm.batch import Request, plan_batch
 from tb.ahbm.case import (GROUPS, Case, launch_case, request_data, run_batch, run_case, run_ring, run_session,
                               score)
-from tb.ahbm.cube import Cube, CubeTimeout
+from tb.ahbm.cube import CubeTB, CubeTimeout
 from tb.ahbm.kernel import KernelPolicy, load_batch, pe_kernel
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
@@ -120,7 +120,7 @@ async def hang_ends_as_named_failure(dut) -> None:
     """A leaf whose kernel never runs: its parent's wait for that child's partial must end within
     its cycle bound as a CubeTimeout naming the rank, the PE and the direction (never a silent hang)."""
     v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "hang_ends_as_named_failure", dut._log)
-    cube = Cube(dut)
+    cube = CubeTB(dut)
     await cube.reset()
     d = cube.p["D"]
     rng = np.random.default_rng(v.seed)

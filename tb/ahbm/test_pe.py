@@ -19,8 +19,8 @@ from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 from models.ahbm.attention import empty_state, finalize, merge
 from models.ahbm.launch import BF16_NEG_INF, mask_stride
 from models.ahbm.ipcq import COMMON_FIELDS, OP_FIELDS, OPCODES, decode_cmd, encode_cmd
-from tb.ahbm.cube import FAULT_NAMES, PERIOD_NS, Cube, CubeTimeout
-from tb.ahbm.pe_session import (FAULT_CODES, MAX_CYCLES, PeSession, Tile, check_header, expect_fault, model_sweep,
+from tb.ahbm.cube import FAULT_NAMES, PERIOD_NS, CubeTB, CubeTimeout
+from tb.ahbm.pe_bench import (FAULT_CODES, MAX_CYCLES, PeTB, Tile, check_header, expect_fault, model_sweep,
                                reserved_bit, start_session, wait_cycles, wait_done, wait_pop_avail)
 from tb.lib.verdict import Verdict
 
@@ -68,7 +68,7 @@ def mask_bytes(rows: int, keys: int) -> int:
     return rows * mask_stride(keys) * 2
 
 
-def mm_cycles(cube: Cube, rows: int, keys: int) -> int:
+def mm_cycles(cube: CubeTB, rows: int, keys: int) -> int:
     """An MM stage's length in the PE's timing model (rtl/ahbm/pe/pe_core.v header)."""
     return -(-rows * keys * cube.p["D"] // cube.p["MM_MACS"])
 
@@ -518,7 +518,7 @@ async def checker_fails_on_wrong_value(dut) -> None:
     got = await s.read_o(*o)
     st = model_sweep(q, [t])
     s.check_o(got, st, "the real output")
-    probe = PeSession(cube, Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log), v.seed)
+    probe = PeTB(cube, Verdict(v.bench, v.test + ".probe", v.seed, v.run_seed, dut._log), v.seed)
     probe.check_o(got, st, "probe: right value")
     v.check(probe.v.failures == [] and probe.v.checks == 1, f"check_o failed on the right value: "
             f"{probe.v.failures}")

@@ -28,9 +28,9 @@ from models.ahbm.numerics import f32_to_bits
 from models.ahbm.ipcq import encode_cmd, mlo_words
 from models.ahbm.reduce import MergeTiming, compare_timing, stream_merge
 from tb.ahbm.case import run_batch
-from tb.ahbm.cube import Cube
+from tb.ahbm.cube import CubeTB
 from tb.ahbm.kernel import read_state
-from tb.ahbm.pe_session import (MAX_CYCLES, PeSession, check_header, expect_fault, model_sweep, reserved_bit,
+from tb.ahbm.pe_bench import (MAX_CYCLES, PeTB, check_header, expect_fault, model_sweep, reserved_bit,
                                start_session, wait_pop_avail)
 
 E, W = 1, 3
@@ -44,7 +44,7 @@ class LinkTrace:
     engine state of every PE. An edge is named by the cyc_now it gives: a handshake seen at a falling
     edge happens at the next rising edge (cyc_now + 1); a state seen there was set by edge cyc_now."""
 
-    cube: Cube
+    cube: CubeTB
     pushes: list[list[int]] = field(default_factory=lambda: [[] for _ in range(NPE)])
     takes: list[list[int]] = field(default_factory=lambda: [[] for _ in range(NPE)])
     blocked: list[set[int]] = field(default_factory=lambda: [set() for _ in range(NPE)])
@@ -76,7 +76,7 @@ class LinkTrace:
         return MergeTiming(self.takes[p], self.pushes[p] if push else [], self.smerge(p)[1])
 
 
-async def sweep_states(cube: Cube, sessions: list[PeSession], rows: int) -> list[State]:
+async def sweep_states(cube: CubeTB, sessions: list[PeTB], rows: int) -> list[State]:
     """Each PE's own sweep (two tiles, one ragged) into its S0; the model's states."""
     states = []
     for s in sessions:
@@ -92,7 +92,7 @@ async def sweep_states(cube: Cube, sessions: list[PeSession], rows: int) -> list
     return states
 
 
-async def wait_child(cube: Cube, p: int, whole: bool, what: str) -> None:
+async def wait_child(cube: CubeTB, p: int, whole: bool, what: str) -> None:
     """The packet from West: whole (pkt_avail) or its header (a word queued)."""
     if whole:
         await wait_pop_avail(cube, p, W, what)
@@ -111,7 +111,7 @@ def state_bits_equal(got: tuple[np.ndarray, np.ndarray, np.ndarray], want: State
 async def merge_chain(dut, mode: str, rows: int) -> None:
     """PE 0 -> PE 1 (merge, push) -> PE 2 (merge, store): bits, counts, headers and, streamed, every edge."""
     cube, s0, v = await start_session(dut, "pe_merge")
-    sessions = [s0] + [PeSession(cube, v, v.seed + p, pe=p) for p in (1, 2)]
+    sessions = [s0] + [PeTB(cube, v, v.seed + p, pe=p) for p in (1, 2)]
     width, d, lanes = cube.p["IPCQ_W"], s0.d, cube.p["VEC_LANES"]
     a, b, c = await sweep_states(cube, sessions, rows)
     trace = LinkTrace(cube)

@@ -12,7 +12,7 @@ the prediction. The point comes from the environment:
   AHBM_SWEEP_OUT       the JSON line's file (default sweep_t<tile>.json in the build folder)
 
 It writes one JSON line: the CUBE's parameters, the kernels' first and last cycle (the first rank's PE
-clock when they started and when the last PE was idle: tb/ahbm/case.run_launch), the verdict, every PE's raw counters (Cube.counters) and,
+clock when they started and when the last PE was idle: tb/ahbm/case.run_launch), the verdict, every PE's raw counters (CubeTB.counters) and,
 traced, the activity logs. The sweep drivers turn the counters into their tables.
 """
 

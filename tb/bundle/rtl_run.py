@@ -20,7 +20,7 @@ module is its host on the RTL (:class:`RtlHost`):
   outstanding is refused (tb.system.landing), and landing is awaited after every
   round, bounded and named.
 
-:class:`RtlClient` runs one bundle and gathers what the bench judges beside
+:class:`RtlBundleRunner` runs one bundle and gathers what the bench judges beside
 the executor's result: the FAULT signals the mesh carried, the HAZARD reports
 of the vector cores (by id, H1..H4), DRAM traffic and cycles.
 """
@@ -187,7 +187,7 @@ def rtl_waiting(top: Any, machine: Machine) -> list[str]:
     return out
 
 
-class RtlClient:
+class RtlBundleRunner:
     """Runs bundles on one RTL machine (a generated top `top`, e.g. the harness's ``u_dut``)."""
 
     def __init__(self, top: Any, host: Orchestrator, dram: DramBackdoor, landing: Landing, machine: Machine,
@@ -214,4 +214,4 @@ class RtlClient:
                       rd1 - rd0, wr1 - wr0, h.landing.state().sent, h.polls, list(h.stage_errors))
 
 
-__all__ = ["RtlClient", "RtlHost", "RtlRun", "Timeouts", "rtl_waiting"]
+__all__ = ["RtlBundleRunner", "RtlHost", "RtlRun", "Timeouts", "rtl_waiting"]

@@ -48,7 +48,7 @@ import cocotb
 import numpy as np
 from cocotb.triggers import RisingEdge
 
-from models.bundle import timing as client_timing
+from models.bundle import timing as bundle_timing
 from models.bundle.reader import Bundle, bundle_names
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check, remember
 from models.bundle.judge import check_count, judge, lanes_vs_models, reference
@@ -58,7 +58,7 @@ from models.noc.flit import FlitType, make_flit
 from models.machine.event_model import ModelRun
 from models.orch.host_port import Reg, pack_coord, stage_addr
 from models.vector.disasm import disassemble
-from tb.bundle.rtl_run import RtlClient, RtlRun, Timeouts
+from tb.bundle.rtl_run import RtlBundleRunner, RtlRun, Timeouts
 from tb.bundle.golden_ahead import GoldenAhead
 from tb.vector.hazard_counts import HAZARD_IDS, count_errors, model_counts
 from tb.system.landing import LandingError
@@ -78,14 +78,14 @@ def _bundle_paths() -> dict[str, str]:
 
 
 # each bundle's rounds timed beside upstream's, as the bundles of this run finish (test_timing_against_upstream)
-TIMED: dict[str, client_timing.BundleTiming] = {}
+TIMED: dict[str, bundle_timing.BundleTiming] = {}
 
 # an Enum, so cocotb names each test after its bundle (it numbers plain strings longer than 10 characters)
 BundleName = Enum("BundleName", _bundle_paths())
 
 
-def _client(tb: SystemTB, b: Bundle) -> RtlClient:
-    return RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
+def _client(tb: SystemTB, b: Bundle) -> RtlBundleRunner:
+    return RtlBundleRunner(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
                      timeouts=Timeouts.for_bundle(b))
 
 
@@ -147,7 +147,7 @@ def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:
     """The run's rounds timed beside upstream's (models/bundle/timing.py): logged, kept for
     test_timing_against_upstream, and the per-round targets checked."""
     res = run.result
-    timing = client_timing.compare(b.name, [r.unit for r in res.rounds], [r.timing for r in res.rounds], b.timing_rtl)
+    timing = bundle_timing.compare(b.name, [r.unit for r in res.rounds], [r.timing for r in res.rounds], b.timing_rtl)
     TIMED[b.name] = timing
     if not timing.compared:
         tb.log.info("REPORT %s timing: %s", b.name, timing.note)
@@ -159,7 +159,7 @@ def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:
                 timing.machine_ratio, worst.round, worst.machine_ratio,
                 ", ".join(f"r{p.round} ({p.ours.host_cycles}/{p.upstream.host_cycles}, "
                           f"{p.ours.machine_cycles}/{p.upstream.machine_cycles})" for p in timing.pairs))
-    tb.verdict.add_checks(2 * len(timing.pairs), client_timing.judge_rounds(timing))
+    tb.verdict.add_checks(2 * len(timing.pairs), bundle_timing.judge_rounds(timing))
 
 
 def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
@@ -206,7 +206,7 @@ async def test_timing_against_upstream(dut) -> None:
     tb = SystemTB(dut, "test_timing_against_upstream")
 
     async def body() -> None:
-        verdict = client_timing.judge(TIMED.values())
+        verdict = bundle_timing.judge(TIMED.values())
         for line in verdict.lines():
             tb.log.info("REPORT %s", line)
         tb.verdict.add_checks(1 + verdict.rounds * 2, verdict.reasons)
@@ -266,7 +266,7 @@ async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
 
     async def body() -> None:
         await tb.start()
-        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
+        client = RtlBundleRunner(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
                            timeouts=Timeouts(poll=6_000))
         await client.run(b)
 
@@ -306,7 +306,7 @@ async def test_landing_timeout_names_the_outstanding_writes(dut) -> None:
     async def body() -> None:
         await tb.start()
         m = tb.machine
-        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS,
+        client = RtlBundleRunner(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS,
                            timeouts=Timeouts(landing=2_000))
         await tb.host.stage(0, [make_flit(m.mag, tb.orch, FlitType.MEM_WR_DATA, 0x5A, 1, 0x1234)])
         for reg, value in ((Reg.PROG_DST, pack_coord(m.mag)), (Reg.PROG_BASE, 0), (Reg.PROG_LEN, 1),
@@ -330,7 +330,7 @@ async def test_stage_readback_names_a_difference(dut) -> None:
     async def body() -> None:
         await tb.start()
         v, m = tb.verdict, tb.machine
-        client = RtlClient(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS)
+        client = RtlBundleRunner(tb.dut.u_dut, tb.host, tb.dram, tb.landing, m, period_ns=PERIOD_NS)
         slots = {s: make_flit(m.mag, tb.orch, FlitType.CU_INST, s, 0, 0x1000 + s) for s in (3, 4, 5)}
         await client.rtl.stage(slots)
         await tb.host.write(stage_addr(4, 2, m.stage_slots), 0xBAD)  # slot 4 no longer holds its flit

@@ -59,6 +59,7 @@ class BenchTask:
     log_to_file: bool = True
     start_line: str = ""
     announce: bool = False
+    test_module: str = ""  # a cocotb module of one's own instead of the table's (MODULE=)
 
     @property
     def key(self) -> str:
@@ -73,7 +74,7 @@ class BenchTask:
     def replay(self) -> str:
         """The command that reruns this task alone on one machine."""
         prefix = "".join(f"{k}={v} " for k, v in self.env)
-        return prefix + replay_command(self.seed, self.bench, self.test_filter, self.sim)
+        return prefix + replay_command(self.seed, self.bench, self.test_filter, self.sim, self.test_module)
 
 
 @dataclass
@@ -136,7 +137,7 @@ def run_task(task: BenchTask, build_root: str, expect_digest: str = "") -> TaskO
             print(task.start_line, flush=True)
         result = run_bench(get_bench(task.bench), sim=task.sim, seed=task.seed, test_filter=task.test_filter or None,
                            waves=task.waves, build_root=root, log_to_file=task.log_to_file, run_dir=run_dir,
-                           extra_env=env, announce=task.announce)
+                           extra_env=env, announce=task.announce, test_module=task.test_module or None)
     logs = result.sim_logs
     measured = json.loads(measured_file.read_text()) if task.measure_env and measured_file.exists() else {}
     return TaskOutcome(task, result, scan_error_lines(logs), scan_report_lines(logs), socket.gethostname(),

@@ -32,7 +32,7 @@ def read_hex_words(text: str) -> list[int | None]:
 
 
 @dataclass(frozen=True)
-class VectorBench:
+class VerilogVectors:
     """One vector bench: its file and top, the RTL library it elaborates, its OP table."""
 
     tb_file: Path

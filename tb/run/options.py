@@ -1,8 +1,8 @@
 """The run options make passes through the environment, read and refused in one place.
 
 `make SIM=icarus` (tb.run.regress) and `make test` (the check before pytest:
-`python -m tb.run.options`) read JOBS, WAVES, VERBOSE, the seed, the test filter
-and the bench list here, so a bad value is refused the same way by both:
+`python -m tb.run.options`) read JOBS, WAVES, VERBOSE, the seed, the test filter,
+the bench list and MODULE here, so a bad value is refused the same way by both:
 before anything is built, in one line naming the value, what is accepted and
 the fix (exit status 2), never with a traceback or silently replaced.
 """
@@ -102,6 +102,27 @@ def check_filter(pattern: str) -> None:
     except re.error as exc:
         raise BadInput(f"COCOTB_TEST_FILTER={pattern!r} is not a regular expression ({exc}); escape it (e.g. "
                        f"\\[ for a bracket) or list the names with `make tests BENCH=<bench>`") from None
+
+
+MODULE_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+def check_module(name: str) -> None:
+    """MODULE, a cocotb test module of one's own run on a bench of the table (its top, sources and parameters):
+    a dotted Python name that can be imported from the project folder or PYTHONPATH (cocotb imports it there)."""
+    import importlib.util
+
+    if not MODULE_NAME.match(name):
+        raise BadInput(f"MODULE={name!r} is not a dotted Python module name; write the test file's module as "
+                       f"Python imports it, e.g. MODULE=my_tb.test_reverse for my_tb/test_reverse.py")
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except ImportError:  # a parent package that is not there
+        found = False
+    if not found:
+        raise BadInput(f"MODULE={name}: no such module in the project folder or on PYTHONPATH; save the test file "
+                       f"there (e.g. my_tb/test_reverse.py for MODULE=my_tb.test_reverse) or add its folder to "
+                       f"PYTHONPATH")
 
 
 def check_make_test() -> None:

@@ -2,7 +2,8 @@
 
 `make SIM=icarus` calls this. Options narrow it to one bench (BENCH=) or one
 test (COCOTB_TEST_FILTER=); WAVES=1 gives each test its own FST and GTKWave
-save file. Writes a merged results.xml at the repository root and exits
+save file; MODULE=my_tb.test_x runs one's own cocotb module on the selected
+benches instead of the table's (docs/getting-started.md). Writes a merged results.xml at the repository root and exits
 non-zero if any test failed, any bench failed to build or run, or no test ran.
 
 Each bench is a task of the regression engine `make regress` uses
@@ -23,6 +24,7 @@ sim_build/, and the workers must inherit this shell's environment
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import sys
@@ -34,7 +36,9 @@ from tb.run.benches import BENCHES, ROOT, get_bench
 from tb.run.buildlock import FolderBusy, acquire, release
 from tb.farm.engine import FarmError, FarmRun, close_client, open_client, run_tasks
 from tb.farm.tasks import BenchTask, TaskOutcome
-from tb.run.options import BadInput, check_filter, env_flag, jobs_from_env, seed_from_env, wall_override
+from tb.run.options import (
+    BadInput, check_filter, check_module, env_flag, jobs_from_env, seed_from_env, wall_override,
+)
 from tb.run.proctree import end_descendants
 from tb.run.progress import Progress
 from tb.run.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests
@@ -111,13 +115,14 @@ def progress_key(sim: str, jobs: int, waves: bool, test_filter: str) -> tuple[st
 
 
 def plan_tasks(benches: list, sim: str, seed: int, test_filter: str, waves: bool, verbose: bool, jobs: int,
-               previous: dict[str, float]) -> list[BenchTask]:
+               previous: dict[str, float], test_module: str = "") -> list[BenchTask]:
     """A task per bench, in the order they start: the selection's one at a time, side by side the longest
     first (by `previous`, the last comparable run's durations; a bench never timed last). One at a time, a
     bench's worker prints its header as it starts; side by side a started line, the header coming with its
     result so that it stays with it."""
     order = benches if jobs == 1 else sorted(benches, key=lambda b: -previous.get(b.name, 0.0))
     return [BenchTask(b.name, sim, seed, test_filter, bench_folder=True, waves=waves, log_to_file=not verbose,
+                      test_module=test_module,
                       start_line=f"--- {b.name}: {b.description}" if jobs == 1 else f"    {b.name} started",
                       announce=True)
             for b in order]
@@ -128,6 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sim", default=os.environ.get("SIM", "icarus"))
     ap.add_argument("--bench", default=os.environ.get("BENCH", ""), help="comma-separated bench names")
     ap.add_argument("--filter", default=os.environ.get("COCOTB_TEST_FILTER", ""), help="test name regex")
+    ap.add_argument("--module", default=os.environ.get("MODULE", "").strip(),
+                    help="a cocotb test module of one's own, run instead of the table's on each selected bench "
+                         "(default: MODULE)")
     ap.add_argument("--waves", action="store_true", default=None, help="default: WAVES (1/yes/true/on)")
     ap.add_argument("--results", default=str(ROOT / "results.xml"))
     ap.add_argument("--list-tests", action="store_true",
@@ -145,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
         benches = select_benches(args.bench, given)
         seed = seed_from_env()
         check_filter(args.filter)
+        if args.module:
+            check_module(args.module)
+            benches = [dataclasses.replace(b, test_module=args.module) for b in benches]
         check_simulator(args.sim)
         waves = env_flag("WAVES") if args.waves is None else args.waves
         verbose = env_flag("VERBOSE") if args.verbose is None else args.verbose
@@ -186,7 +197,8 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
     error_lines: dict[str, int] = {}
     job, record = progress_key(args.sim, jobs, waves, args.filter)
     progress = Progress(job, [b.name for b in benches], record=record, workers=jobs)
-    tasks = plan_tasks(benches, args.sim, seed, args.filter, waves, verbose, jobs, progress.previous)
+    tasks = plan_tasks(benches, args.sim, seed, args.filter, waves, verbose, jobs, progress.previous,
+                       test_module=args.module)
     by_name: dict[str, BenchResult] = {}
     refused: list[str] = []
 
@@ -220,7 +232,8 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
         progress.save()
     merge_results(results, Path(args.results))
     print(format_summary(results, seed, error_lines, args.bench, args.filter, args.sim,
-                         elapsed_s=time.monotonic() - t0, jobs=jobs, not_run=not_run))
+                         elapsed_s=time.monotonic() - t0, jobs=jobs, not_run=not_run,
+                         module=args.module))
     if not_run:
         return INTERRUPTED
     if refused:  # the bench table or an input refused, as a bad option is: not a test's failure

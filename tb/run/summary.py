@@ -14,11 +14,14 @@ from tb.run.progress import fmt_s
 from tb.run.runner import BenchResult
 
 
-def replay_command(seed: int, benches: str = "", test_filter: str = "", sim: str = "icarus") -> str:
-    """The make command that reruns exactly this selection with this seed on this simulator."""
+def replay_command(seed: int, benches: str = "", test_filter: str = "", sim: str = "icarus", module: str = "") -> str:
+    """The make command that reruns exactly this selection (and one's own test module) with this seed on this
+    simulator."""
     parts = [f"make SIM={sim}"]
     if benches:
         parts.append(f"BENCH={benches}")
+    if module:
+        parts.append(f"MODULE={module}")
     if test_filter:
         parts.append(f"COCOTB_TEST_FILTER='{test_filter}'")
     parts.append(f"COCOTB_RANDOM_SEED={seed}")
@@ -34,7 +37,8 @@ def finished_line(r: BenchResult, *details: str) -> str:
 
 def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str, int] | None = None,
                    benches: str = "", test_filter: str = "", sim: str = "icarus", elapsed_s: float | None = None,
-                   jobs: int = 1, not_run: Sequence[str] = (), seed_line: bool = True) -> str:
+                   jobs: int = 1, not_run: Sequence[str] = (), seed_line: bool = True,
+                   module: str = "") -> str:
     """The one-screen table: bench, passed/failed, checks, cycles, bench seconds, cycles/s; then the run's
     two times, named apart: elapsed (the wall clock of the whole run) and bench time summed (what the
     benches took, each its build and simulator, added up: more than elapsed when they ran side by side).
@@ -71,7 +75,7 @@ def format_summary(results: list[BenchResult], seed: int, error_lines: dict[str,
     if not_run:
         lines.append(f"NOT RUN (interrupted): {', '.join(not_run)}")
     if seed_line:
-        lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter, sim)})")
+        lines.append(f"seed {seed} (replay: {replay_command(seed, benches, test_filter, sim, module)})")
     lines.append(f"{tot_p} passed, {tot_f} failed" + (f", {len(not_run)} bench(es) not run" if not_run else ""))
     return "\n".join(lines)
 

@@ -36,7 +36,7 @@ import cocotb
 import numpy as np
 
 from models import cluster
-from models.machine import reference_bench as refb
+from models.machine import reference_bench
 from models.vector import (
     Descriptor,
     F_CUDATA,
@@ -636,12 +636,12 @@ async def test_reference_epilogue(dut) -> None:
     async def body() -> None:
         seq = await tb.start()
         v, art = tb.verdict, tb.artifacts
-        gm, gn, nk, n_sub = refb.GM, refb.GN, refb.NK, refb.N_SUB
+        gm, gn, nk, n_sub = reference_bench.GM, reference_bench.GN, reference_bench.NK, reference_bench.N_SUB
         ops = make_operands(tb.np_rng, gm, gn, nk)
         plan = plan_fused(4 * gm, 4 * gn, 32 * nk, gm, gn, nk, Acc(), MM_MESH_SYS)
         acks = dict(expected_acks(plan))
         v.check(acks == {VC: 2}, f"planner: await {acks}, expected 2 on {VC}")
-        gemm, drain = refb.cluster_instructions(ORCH, pass_a=False)  # pass B, acks to the orchestrator
+        gemm, drain = reference_bench.cluster_instructions(ORCH, pass_a=False)  # pass B, acks to the orchestrator
         await seq.host.clear_sig_done()
         cres = (await seq.run_cluster_stage({CL: operand_bursts(ops) + [gemm, drain]}))[CL]
         v.check(cres.instructions == 2 and cres.flits == 52, f"cluster stage: {cres.flits} flits, "
@@ -650,7 +650,7 @@ async def test_reference_epilogue(dut) -> None:
         st = (await seq.await_acks(acks))[VC]
         v.check(st.code == SigCode.DATA_RECEIVED and st.arg == 0, f"acks: NODE_STATUS{VC} {describe(st)}")
         # vector stage 1: VDRAIN A0 (L1 word 0) -> 0x8000, {32, 9}
-        s1, s2 = refb.vdrain_step(n_sub, REF_DRAIN), refb.epilogue_step(n_sub, REF_EPILOGUE)
+        s1, s2 = reference_bench.vdrain_step(n_sub, REF_DRAIN), reference_bench.epilogue_step(n_sub, REF_EPILOGUE)
         await poison(seq, REF_DRAIN, n_sub)
         await poison(seq, REF_EPILOGUE, n_sub)
         r1 = (await seq.run_vector_stage({VC: (s1.words, s1.descriptors)}))[VC]

@@ -1,6 +1,6 @@
 """The vector core's module bench: the RTL and the golden model run the same flits, then everything is compared.
 
-``VcBench`` drives rtl/bench/vc_harness.v (the core at (1,1) of a 1x1 mesh,
+``VectorTB`` drives rtl/bench/vc_harness.v (the core at (1,1) of a 1x1 mesh,
 a real memory agent and DRAM at (0,1), bench endpoints at (1,0), (1,2) and
 (2,1)). One *case* is a set of flits from bench endpoints (CU_DATA bursts,
 then IMEM / DESC / RUN) and the DRAM words its fills read. ``run_case`` loads
@@ -28,10 +28,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from cocotb.triggers import RisingEdge
 
-from models.cu.base import SigCode, signal_fields
+from models.cu.base import SigCode, cu_inst, signal_fields
 from models.noc.flit import FIELDS, FlitType, describe_flit
 from models.numerics import E8M15, decode
 from models.vector.core import VectorCore
+from models.vector import Descriptor, imem_payload, program_payloads, run_payload
 from models.vector.lanes import word_to_u16
 from models.vector.disasm import disassemble, listing
 from models.vector.isa import L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, VL_MAX, Mode
@@ -118,7 +119,16 @@ class CaseResult:
     run_cycles: list[int] = field(default_factory=list)  # the RUN results (cycle counts) the RTL returned
 
 
-class VcBench:
+def program(words: Sequence[int], descriptors: Mapping[int, Descriptor], *, src: tuple[int, int] = HOST,
+            txn: int = 0x40, last: int = 0, pc: int = 0) -> list[int]:
+    """The CU_INST flits that load and start a program from `src`: IMEM writes of `words` from address `pc`
+    (wrapping past 511), the descriptors' DESC writes, then RUN at `pc` (`last` on the RUN alone)."""
+    payloads = [imem_payload((pc + i) % 512, w) for i, w in enumerate(words)]
+    payloads += program_payloads([], descriptors) + [run_payload(pc)]
+    return [cu_inst(UNIT, src, txn, last if i == len(payloads) - 1 else 0, p) for i, p in enumerate(payloads)]
+
+
+class VectorTB:
     """The vector core on vc_harness, with its golden model beside it."""
 
     def __init__(self, dut: Any, name: str) -> None:
@@ -311,4 +321,4 @@ class VcBench:
         self.v.add_checks(result.checks, result.errors)
 
 
-__all__ = ["CaseResult", "EAST", "HOST", "MAG", "SOUTH", "UNIT", "VcBench", "compare_state", "flit_key"]
+__all__ = ["CaseResult", "EAST", "HOST", "MAG", "SOUTH", "UNIT", "VectorTB", "compare_state", "flit_key", "program"]

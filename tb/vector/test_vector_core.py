@@ -11,25 +11,15 @@ from __future__ import annotations
 
 import cocotb
 
-from models.cu.base import cu_inst
-from models.vector import (
-    Descriptor, assemble, cu_data_burst, imem_payload, program_payloads, run_payload, u16_to_word,
-)
+from models.vector import Descriptor, assemble, cu_data_burst, u16_to_word
 from tb.vector.hazard_counts import HAZARD_IDS
-from tb.vector.bench import HOST, UNIT, VcBench, compare_state
-
-
-def program(words, descriptors, *, src=HOST, txn=0x40, last=0, pc=0) -> list[int]:
-    """IMEM writes of `words` from address `pc` (wrapping past 511), the descriptors' DESC writes, RUN pc."""
-    payloads = [imem_payload((pc + i) % 512, w) for i, w in enumerate(words)]
-    payloads += program_payloads([], descriptors) + [run_payload(pc)]
-    return [cu_inst(UNIT, src, txn, last if i == len(payloads) - 1 else 0, p) for i, p in enumerate(payloads)]
+from tb.vector.bench import HOST, UNIT, VectorTB, compare_state, program
 
 
 @cocotb.test()
 async def test_smoke_silu(dut) -> None:
     """The compiled linear+SiLU epilogue shape on 32 delivered words, drained to DRAM."""
-    b = VcBench(dut, "test_smoke_silu")
+    b = VectorTB(dut, "test_smoke_silu")
     data = [u16_to_word([b.rng.getrandbits(16) & 0x7BFF | (b.rng.getrandbits(1) << 15) for _ in range(16)])
             for _ in range(32)]
     text = ["VSETI s0, 128", "VSETI s4, 0xbfb8aa", "VSETVL s0", "VSETMODE FLAT"]
@@ -49,7 +39,7 @@ async def test_smoke_silu(dut) -> None:
 async def test_checkers_fail_on_planted_errors(dut) -> None:
     """Every comparison of the bench reports a wrong value planted in the model after a real run: a V
     element, an L1 lane, S, K3, a P bit, VL, mode, a DRAM word, a captured flit, the count of each hazard id."""
-    b = VcBench(dut, "test_checkers_fail_on_planted_errors")
+    b = VectorTB(dut, "test_checkers_fail_on_planted_errors")
     data = [u16_to_word([0x3C00 + k for k in range(16)]) for _ in range(8)]
     words = assemble(["VSETI s0, 16", "VSETVL s0", "VLD v0, A0", "VADD v1, v0, v0", "VST v1, A0+8",
                       "VDRAIN A1, 8", "VHALT"])
@@ -101,7 +91,7 @@ from tb.vector.directed import CASES, PROLOGUE, PROLOGUE_DESC, fp16_words  # noq
 @cocotb.parametrize(case=list(CASES))
 async def test_directed(dut, case: str) -> None:
     """One opcode or one fault: the prologue fills L1 and V0..V3, then the case runs on RTL and model."""
-    b = VcBench(dut, f"test_directed/case={case}")
+    b = VectorTB(dut, f"test_directed/case={case}")
     d = CASES[case]
     pro = assemble(PROLOGUE)
     flits = cu_data_burst(UNIT, HOST, fp16_words(b.rng, 64), off=0) + program(pro, PROLOGUE_DESC)
@@ -143,7 +133,7 @@ async def test_compiled_bundle(dut, bundle: BundleName) -> None:
     RTL = model after every kick, and the output lanes equal upstream RTL's (the hazard bundle: upstream's
     models', with each H1 occurrence reported; no bundle meets H2, H3 or H4)."""
     bundle = bundle.value
-    b = VcBench(dut, f"test_compiled_bundle/bundle={bundle}")
+    b = VectorTB(dut, f"test_compiled_bundle/bundle={bundle}")
     bun = Bundle(bundle)
     await b.start()
     image = bun.image.copy()
@@ -202,7 +192,7 @@ async def test_random_programs(dut) -> None:
     n = int(os.environ.get(RANDOM_PROGRAMS_ENV, RANDOM_PROGRAMS))
     shard = RANDOM_FIRST_ENV in os.environ
     first = int(os.environ.get(RANDOM_FIRST_ENV, "0"))
-    b = VcBench(dut, "test_random_programs")
+    b = VectorTB(dut, "test_random_programs")
     b.model = new_model()
     seed = b.tb.seed
     state = CaseState(next_index=first)

@@ -32,7 +32,7 @@ import pytest
 
 from models.ahbm import numerics as nm
 from models.numerics.reference import bit_mismatches
-from tb.lib.verilog_vectors import VectorBench, read_hex_words
+from tb.lib.verilog_vectors import VerilogVectors, read_hex_words
 
 ROOT = Path(__file__).resolve().parents[3]
 RTL = ROOT / "rtl" / "ahbm" / "fp32"
@@ -55,7 +55,7 @@ OPS = {
 CANON_NAN = 0x7FC00000
 
 
-BENCH = VectorBench(TB, "ahbm_arith_tb", RTL, OPS, BUILD)
+BENCH = VerilogVectors(TB, "ahbm_arith_tb", RTL, OPS, BUILD)
 simulate = BENCH.run
 
 

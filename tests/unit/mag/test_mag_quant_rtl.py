@@ -18,11 +18,11 @@ import numpy as np
 
 from models.numerics import mxfp7
 from tb.mag.mxfp7_stim import peak_sweep_entries, random_entries
-from tb.lib.verilog_vectors import VectorBench
+from tb.lib.verilog_vectors import VerilogVectors
 
 ROOT = Path(__file__).resolve().parents[3]
 OPS = {"entry": (0, 2049, 1024), "element": (1, 24, 7)}
-BENCH = VectorBench(ROOT / "rtl" / "bench" / "mag_quant_tb.v", "mag_quant_tb", ROOT / "rtl" / "mag", OPS,
+BENCH = VerilogVectors(ROOT / "rtl" / "bench" / "mag_quant_tb.v", "mag_quant_tb", ROOT / "rtl" / "mag", OPS,
                     ROOT / "sim_build" / "unit")
 
 

@@ -23,7 +23,7 @@ import pytest
 from models.numerics import cluster, e8m15, e8m15_cvt
 from models.numerics.layout import entry_to_int, pack_a_entry, pack_acc_tile, pack_b_entry
 from models.numerics.reference import bit_mismatches
-from tb.lib.verilog_vectors import VectorBench, read_hex_words
+from tb.lib.verilog_vectors import VerilogVectors, read_hex_words
 from tests.unit.cluster import cluster_ref as cref
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -53,7 +53,7 @@ OPS = {
 }
 
 
-BENCH = VectorBench(TB, "arith_tb", RTL, OPS, BUILD, lib_dirs=UNIT_DIRS)
+BENCH = VerilogVectors(TB, "arith_tb", RTL, OPS, BUILD, lib_dirs=UNIT_DIRS)
 run_rtl = BENCH.run
 
 

@@ -14,7 +14,7 @@ from models.ahbm.launch import BF16_NEG_INF, align, mask_stride, put_bf16
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm.ipcq import COMMON_FIELDS, KIND_MLO, OP_FIELDS, Header, mlo_words
 from tb.ahbm.case import bf16_rand
-from tb.ahbm.cube import FAULT_NAMES, PERIOD_NS, Cube
+from tb.ahbm.cube import FAULT_NAMES, PERIOD_NS, CubeTB
 from tb.lib.verdict import Verdict, begin_test
 
 MAX_CYCLES = 200_000
@@ -35,11 +35,11 @@ def mask_f32(m: np.ndarray | None) -> np.ndarray | None:
     return None if m is None else bf16_to_f32(m)
 
 
-class PeSession:
+class PeTB:
     """One PE's slice (PE 0 unless told) as a bump allocator of operands, and the model run alongside;
     its commands go to that PE unless a call names another."""
 
-    def __init__(self, cube: Cube, verdict: Verdict, seed: int, pe: int = 0) -> None:
+    def __init__(self, cube: CubeTB, verdict: Verdict, seed: int, pe: int = 0) -> None:
         self.cube, self.v, self.pe = cube, verdict, pe
         self.rng = np.random.default_rng(seed)
         self.d = cube.p["D"]
@@ -130,12 +130,12 @@ class PeSession:
         self.v.cycles = self.cube.now() - self.t0
 
 
-async def start_session(dut, bench: str, prefetch: int | None = None) -> tuple[Cube, PeSession, Verdict]:
+async def start_session(dut, bench: str, prefetch: int | None = None) -> tuple[CubeTB, PeTB, Verdict]:
     """Reset the CUBE and open a test: the verdict named after the bench, PE 0's operand allocator."""
     verdict = begin_test(os.environ.get("AGSIM_BENCH", bench), bench, dut._log)
-    cube = Cube(dut, PREFETCH=prefetch)
+    cube = CubeTB(dut, PREFETCH=prefetch)
     await cube.reset()
-    return cube, PeSession(cube, verdict, verdict.seed), verdict
+    return cube, PeTB(cube, verdict, verdict.seed), verdict
 
 
 def model_sweep(q: np.ndarray, tiles: list[Tile], state: State | None = None) -> State:
@@ -145,18 +145,18 @@ def model_sweep(q: np.ndarray, tiles: list[Tile], state: State | None = None) ->
     return st
 
 
-async def wait_cycles(cube: Cube, n: int) -> None:
+async def wait_cycles(cube: CubeTB, n: int) -> None:
     """n cycles as one timer event, ending on a falling edge."""
     await Timer(n * PERIOD_NS, "ns")
     await FallingEdge(cube.clk)
 
 
-async def wait_pop_avail(cube: Cube, p: int, d: int, what: str) -> None:
+async def wait_pop_avail(cube: CubeTB, p: int, d: int, what: str) -> None:
     await cube.wait_for(p, lambda: bool(cube.pop_avail(p) >> d & 1), what, MAX_CYCLES,
                         also=cube.core(p).pop_avail)
 
 
-async def wait_done(cube: Cube, p: int, n: int, what: str) -> None:
+async def wait_done(cube: CubeTB, p: int, n: int, what: str) -> None:
     """Until PE p has completed n commands in all (or faulted)."""
     await cube.wait_for(p, lambda: int(cube.core(p).cmd_done.value) >= n or cube.fault(p).code != 0, what,
                         MAX_CYCLES)
@@ -189,7 +189,7 @@ def reserved_bit(op: str) -> int:
     return next(b for b in range(32, 128) if not used >> b & 1)
 
 
-async def expect_fault(cube: Cube, v: Verdict, word: int, name: str, tag: int, what: str,
+async def expect_fault(cube: CubeTB, v: Verdict, word: int, name: str, tag: int, what: str,
                        pop_info_kept: bool = True) -> None:
     """Write `word` to PE 0 (queue empty, no fault): it must fault `name` with `tag`, do nothing, stop the
     queue (a NOP behind it stays undone), count in cnt_fault; fault_clr resumes the queue."""
