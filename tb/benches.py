@@ -55,9 +55,12 @@ VT_BENCH_RTL: tuple[str, ...] = NOC_RTL[:2] + ("rtl/harness/harness_clock.v",) +
     "rtl/harness/vt_harness.v",)
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
                                       "rtl/harness/pe_dma_harness.v")
+# pe_core and the modules it wires (rtl/ahbm/pe_core.v header), in dependency order
+PE_CORE_RTL: tuple[str, ...] = tuple(f"rtl/ahbm/pe_{m}.v" for m in (
+    "cmdq", "front", "engine", "link", "fault", "stats", "core"))
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/harness/harness_clock.v", "rtl/ahbm/ipcq.v", "rtl/ahbm/ipcq_node.v",
                                    "rtl/ahbm/ipcq_mesh.v", "rtl/ahbm/pe_slice.v", "rtl/ahbm/pe_dma.v",
-                                   "rtl/ahbm/pe_core.v", "rtl/ahbm/pe.v", "rtl/ahbm/ahbm_cube.v")
+                                   *PE_CORE_RTL, "rtl/ahbm/pe.v", "rtl/ahbm/ahbm_cube.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/harness", "rtl/ahbm", "rtl/units")
 
 

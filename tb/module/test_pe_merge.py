@@ -34,7 +34,7 @@ from tb.lib.pe_session import (MAX_CYCLES, PeSession, check_header, expect_fault
                                start_session, wait_pop_avail)
 
 E, W = 1, 3
-E_SMERGE = 13                  # pe_core's engine state of a streamed MERGE
+E_SMERGE = 13                  # pe_engine's state of a streamed MERGE (pe_core's e_st)
 NPE = 3
 
 
