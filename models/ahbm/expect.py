@@ -8,7 +8,7 @@ simulator: a batch's counts come from the placement formulas
 one partial per child per unit of work); a ring's from the reference ring
 kernel's own count of its steps.
 
-Counter names are the RTL's (rtl/ahbm/pe/pe_core.v, `cnt_*`); a unit of work is one
+Counter names are the RTL's (rtl/ahbm/pe/pe_core.v ports, `cnt_*`); a unit of work is one
 (request, query block) of a launch, one walk of its program (launch.walk).
 """
 

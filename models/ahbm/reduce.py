@@ -1,5 +1,5 @@
 """Timing model of the AHBM reduction: the streamed MERGE and the IPCQ link width (docs/ahbm.md §3,
-"the streamed MERGE"), cycle for cycle as rtl/ahbm/pe/pe_core.v runs it.
+"the streamed MERGE"), cycle for cycle as rtl/ahbm/pe/pe_engine.v runs it.
 
 A streamed MERGE (`MERGE` with `SRC_Q`) takes the child's (m, l, O) packet from its queue word by word
 as it arrives and merges each word at once; with `PUSH_EN` it pushes the merged state to its parent,

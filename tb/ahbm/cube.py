@@ -124,6 +124,14 @@ class CubeTB:
     def core(self, p: int) -> Any:
         return self.dut.g_pe[p].u_pe.u_core
 
+    def engine(self, p: int) -> Any:
+        """PE p's composite engine (pe_engine: the state sets st_m, st_l, st_o)."""
+        return self.core(p).u_eng
+
+    def stats(self, p: int) -> Any:
+        """PE p's counters and logs (pe_stats: the activity log alog / alog_n, the composite trace tlog)."""
+        return self.core(p).u_stats
+
     def now(self) -> int:
         return int(get_sim_time("ns")) // PERIOD_NS
 
@@ -140,9 +148,9 @@ class CubeTB:
         return out
 
     def activity_log(self, p: int) -> tuple[list[tuple[int, int]], bool]:
-        """PE p's activity log (pe_core `alog`): [(cycle, code)] of every change of {DMA moving words,
+        """PE p's activity log (pe_stats `alog`): [(cycle, code)] of every change of {DMA moving words,
         engine class} since reset, oldest first, and whether it wrapped (then only the newest ALOG)."""
-        c = self.core(p)
+        c = self.stats(p)
         n = int(c.alog_n.value)
         size = len(c.alog)
         out = []

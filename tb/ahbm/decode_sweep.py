@@ -17,7 +17,7 @@ exact and within tolerance, counts), then the PEs' raw counters as one JSON
 line. A run that fails its scoreboard fails the sweep (exit status 1).
 
 Metrics, per PE from its counters, then the mean over the 8 PEs (nothing is
-computed from the timing formulas of rtl/ahbm/pe/pe_core.v):
+computed from the timing formulas of rtl/ahbm/pe/pe_engine.v):
 
   span        cyc_last - cyc_first: first composite start (its K landed) to
               the last composite's end

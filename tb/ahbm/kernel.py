@@ -261,7 +261,7 @@ async def read_output(cube: CubeTB, lp: Launch) -> np.ndarray:
 
 def read_state(cube: CubeTB, p: int, sreg: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(m, l, O) fp32 of state set `sreg` of PE p, read through the hierarchy."""
-    core = cube.core(p)
+    core = cube.engine(p)
     d, maxrows = cube.p["D"], cube.p["MAXROWS"]
     base = sreg * maxrows
     m = np.array([int(core.st_m[base + r].value) for r in range(rows)], dtype=np.uint32)

@@ -116,7 +116,7 @@ class PeTB:
         """The first n composites' cycles: kiss, kland, viss, vland, s2, s6."""
         out = []
         for i in range(n):
-            w = int(self.cube.core(pe).tlog[i].value)
+            w = int(self.cube.stats(pe).tlog[i].value)
             names = ("s6", "s2", "vland", "viss", "kland", "kiss")
             out.append({nm: (w >> (32 * j)) & 0xFFFFFFFF for j, nm in enumerate(names)})
         return out

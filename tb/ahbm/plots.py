@@ -1,7 +1,7 @@
 """Pictures of the AHBM benchmarks (matplotlib, PNG): where one launch's cycles go on every PE, and the
 sweeps against their rooflines.
 
-* `timeline`: one row per PE from its activity log (rtl/ahbm/pe/pe_core.v `alog`: the cycle of every
+* `timeline`: one row per PE from its activity log (rtl/ahbm/pe/pe_stats.v `alog`: the cycle of every
   change of {DMA moving words, engine activity}; read by tb/ahbm/test_sweep.py): the engine's
   MM, VEC, wait for DMA, push, pop, merge, store and idle as coloured spans, the DMA's transfer below.
 * `roofline_plot`: the decode sweep's cycles per tile against the DMA roofline (per PREFETCH and tile
@@ -18,7 +18,7 @@ from typing import Sequence
 
 from tb.perf.figures import pyplot, save_png
 
-# engine activity classes of pe_core's alog code [2:0]; bit 3 = the DMA moved words that cycle
+# engine activity classes of pe_stats's alog code [2:0]; bit 3 = the DMA moved words that cycle
 CLASSES = ("idle", "wait DMA", "MM", "VEC", "push", "pop", "merge", "store")
 COLOURS = ("#f0f0f0", "#c9c9c9", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#8c564b")
 DMA_BIT = 8

@@ -69,7 +69,7 @@ def mask_bytes(rows: int, keys: int) -> int:
 
 
 def mm_cycles(cube: CubeTB, rows: int, keys: int) -> int:
-    """An MM stage's length in the PE's timing model (rtl/ahbm/pe/pe_core.v header)."""
+    """An MM stage's length in the PE's timing model (rtl/ahbm/pe/pe_engine.v header)."""
     return -(-rows * keys * cube.p["D"] // cube.p["MM_MACS"])
 
 

@@ -34,7 +34,7 @@ from tb.ahbm.pe_bench import (MAX_CYCLES, PeTB, check_header, expect_fault, mode
                                start_session, wait_pop_avail)
 
 E, W = 1, 3
-E_SMERGE = 13                  # pe_core's engine state of a streamed MERGE
+E_SMERGE = 13                  # pe_engine's state of a streamed MERGE (pe_core's e_st)
 NPE = 3
 
 

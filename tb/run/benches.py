@@ -56,9 +56,12 @@ VT_BENCH_RTL: tuple[str, ...] = NOC_RTL[:2] + ("rtl/bench/harness_clock.v",) + V
     "rtl/bench/vt_harness.v",)
 PE_DMA_BENCH_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v",
                                       "rtl/bench/pe_dma_harness.v")
+# pe_core and the modules it wires (rtl/ahbm/pe/pe_core.v header), in dependency order
+PE_CORE_RTL: tuple[str, ...] = tuple(f"rtl/ahbm/pe/pe_{m}.v" for m in (
+    "cmdq", "front", "engine", "link", "fault", "stats", "core"))
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/ipcq/ipcq.v", "rtl/ahbm/ipcq/ipcq_node.v",
                                    "rtl/ahbm/ipcq/ipcq_mesh.v", "rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v",
-                                   "rtl/ahbm/pe/pe_core.v", "rtl/ahbm/pe/pe.v", "rtl/ahbm/ahbm_cube.v")
+                                   *PE_CORE_RTL, "rtl/ahbm/pe/pe.v", "rtl/ahbm/ahbm_cube.v")
 INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
 
 

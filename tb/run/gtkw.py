@@ -89,7 +89,7 @@ CUBE_TOPS = ("ahbm_cube",)
 
 # Per-PE traces of the AHBM CUBE, below <top>.g_pe[p].u_pe.u_core.
 PE_TRACES: tuple[tuple[str, int, str], ...] = (
-    ("e_st", 4, DEC),            # engine state (pe_core.v E_*)
+    ("e_st", 4, DEC),            # engine state (pe_engine.v E_*)
     ("pf_st", 3, DEC),           # DMA front-end state (PF_*)
     ("cmd_done", 32, DEC), ("cmdq_free", 8, DEC), ("fault_code", 8, HEX),
     ("dma_req_valid", 1, BIT), ("dma_req_buf", 4, DEC),

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, ROOT, get_bench
+from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, PE_CORE_RTL, ROOT, get_bench
 from tb.run.content_hash import files_digest
 
 
@@ -63,12 +63,18 @@ def lint_jobs() -> list[LintJob]:
         LintJob("ipcq_mesh", "ipcq_mesh", ("rtl/ahbm/ipcq/ipcq.v", "rtl/ahbm/ipcq/ipcq_node.v", "rtl/ahbm/ipcq/ipcq_mesh.v")),
         LintJob("pe_dma", "pe_dma", ("rtl/ahbm/pe/pe_dma.v",)),
         LintJob("pe_slice", "pe_slice", ("rtl/ahbm/pe/pe_slice.v",)),
-        LintJob("pe_core", "pe_core", ("rtl/ahbm/pe/pe_core.v",)),
-        LintJob("pe_core P4 d32", "pe_core", ("rtl/ahbm/pe/pe_core.v",),
-                (("PREFETCH", 4), ("D", 32), ("MAXROWS", 16))),
-        LintJob("pe_core IPCQ_W 256", "pe_core", ("rtl/ahbm/pe/pe_core.v",), (("IPCQ_W", 256),)),
-        LintJob("pe_core IPCQ_W 512 d32", "pe_core", ("rtl/ahbm/pe/pe_core.v",), (("IPCQ_W", 512), ("D", 32))),
-        LintJob("pe", "pe", ("rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v", "rtl/ahbm/pe/pe_core.v", "rtl/ahbm/pe/pe.v")),
+        LintJob("pe_cmdq", "pe_cmdq", ("rtl/ahbm/pe/pe_cmdq.v",)),
+        LintJob("pe_front", "pe_front", ("rtl/ahbm/pe/pe_front.v",)),
+        LintJob("pe_engine", "pe_engine", ("rtl/ahbm/pe/pe_engine.v",)),
+        LintJob("pe_link TX", "pe_link", ("rtl/ahbm/pe/pe_link.v",)),
+        LintJob("pe_link RX IPCQ_W 512", "pe_link", ("rtl/ahbm/pe/pe_link.v",), (("RECV", 1), ("IPCQ_W", 512))),
+        LintJob("pe_fault", "pe_fault", ("rtl/ahbm/pe/pe_fault.v",)),
+        LintJob("pe_stats", "pe_stats", ("rtl/ahbm/pe/pe_stats.v",)),
+        LintJob("pe_core", "pe_core", PE_CORE_RTL),
+        LintJob("pe_core P4 d32", "pe_core", PE_CORE_RTL, (("PREFETCH", 4), ("D", 32), ("MAXROWS", 16))),
+        LintJob("pe_core IPCQ_W 256", "pe_core", PE_CORE_RTL, (("IPCQ_W", 256),)),
+        LintJob("pe_core IPCQ_W 512 d32", "pe_core", PE_CORE_RTL, (("IPCQ_W", 512), ("D", 32))),
+        LintJob("pe", "pe", ("rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v", *PE_CORE_RTL, "rtl/ahbm/pe/pe.v")),
         LintJob("cu_base", "cu_base", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/cu/cu_base.v")),
         LintJob("harness_clock", "harness_clock", ("rtl/bench/harness_clock.v",), timing=True),
         LintJob("harness_clock (cocotb's clock, Verilator benches)", "harness_clock", ("rtl/bench/harness_clock.v",),

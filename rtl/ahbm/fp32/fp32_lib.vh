@@ -5,7 +5,7 @@
 // Include it INSIDE a module body, then call the functions from any always
 // block, loop or continuous assignment of that module:
 //
-//     module pe_core (...);
+//     module pe_engine (...);
 //     `include "fp32_lib.vh"
 //         ...  acc = f32_add(acc, f32_mul(q, k));  ...
 //     endmodule

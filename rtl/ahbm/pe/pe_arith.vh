@@ -1,14 +1,12 @@
-// pe_core's arithmetic (docs/ahbm.md §8): the stages of ATTN_TILE, MERGE (from a state set, and the
-// row scales of the streamed MERGE), INIT and NORM_STORE's staging, bit exact to
-// models/ahbm/attention.py with the fp32 functions of fp32_lib.vh. Included inside pe_core, after its
-// state arrays; the tasks work on them with blocking temporaries (one behavioural process).
+// pe_engine's arithmetic (docs/ahbm.md §8): the stages of ATTN_TILE, MERGE (from a state set, and the
+// row scales of the streamed MERGE), INIT, NORM_STORE's staging, the (m,l,O) packet words pushed and the
+// words popped or merged, bit exact to models/ahbm/attention.py with the fp32 functions of fp32_lib.vh.
+// Included inside pe_engine, after its state arrays; the tasks work on them with blocking temporaries
+// (its one datapath process).
     // ---------------------------------------------------------------- arithmetic (bit exact to models/ahbm/attention.py)
     /* verilator lint_off BLKSEQ */   // behavioural compute: blocking temporaries and arrays, one process
     integer r, k, c, t, idx;
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
-    reg [511:0] rx_tmp;
-    integer n_o;          // O elements merged by the word a streamed MERGE takes this cycle
-    reg     x_now;        // that word completed the rows' m and l
 
     // S2: S = dot(Q, K^T) * scale, k-index ascending from +0
     // (widening is exact, so doing it once per tile and per Q row changes no bit; the rows x keys x d
@@ -129,5 +127,56 @@
             end
         end
     endtask
+
+    // body word w (1-based) of a child's (m, l, O) packet (EPW elements, element EPW (w-1) + i in bits
+    // [32i+31:32i]) into state set s. Popped (IPCQ_POP, merge = 0): the elements replace S_s's. Streamed
+    // (MERGE SRC_Q, merge = 1): m and l are held (mb, lb) until every row's are in, which gives the new m, l
+    // and the row scales (do_mexp); each O element is then merged into S_s's as it arrives.
+    task automatic take_word(input [2:0] s, input [7:0] rows, input [31:0] w, input [IPCQ_W-1:0] word,
+                             input merge);
+        begin
+            for (t = 0; t < EPW; t = t + 1) begin
+                idx = EPW * (w - 32'd1) + t;
+                a32 = word[32*t +: 32];
+                if (idx < 32'(rows)) begin
+                    if (merge) mb[idx] = a32;
+                    else st_m[32'(s) * MAXROWS + idx] = a32;
+                end else if (idx < 2 * 32'(rows)) begin
+                    if (!merge) st_l[32'(s) * MAXROWS + idx - 32'(rows)] = a32;
+                    else begin
+                        lb[idx - 32'(rows)] = a32;
+                        if (idx == 2 * 32'(rows) - 1) do_mexp(s, rows);
+                    end
+                end else if (idx < 2 * 32'(rows) + 32'(rows) * D) begin
+                    b32 = idx - 2 * 32'(rows);                       // O element, row-major
+                    c = 32'(s) * MAXROWS * D + b32;
+                    if (merge) st_o[c] = f32_add(f32_mul(st_o[c], mea[b32 / D]), f32_mul(a32, meb[b32 / D]));
+                    else st_o[c] = a32;
+                end
+            end
+        end
+    endtask
+
+    // element e of the (m, l, O) packet body of state set s with `rows` rows
+    function automatic [31:0] mlo_elem(input [2:0] s, input [7:0] rows, input [31:0] e);
+        reg [31:0] r32;
+        begin
+            r32 = 32'(rows);
+            if (e < r32) mlo_elem = st_m[32'(s) * MAXROWS + e];
+            else if (e < 2 * r32) mlo_elem = st_l[32'(s) * MAXROWS + e - r32];
+            else if (e < 2 * r32 + r32 * D) mlo_elem = st_o[32'(s) * MAXROWS * D + e - 2 * r32];
+            else mlo_elem = 32'd0;
+        end
+    endfunction
+
+    // body word j (1-based) of the (m, l, O) packet of state set s: EPW elements, element 2i+.. low first
+    function automatic [IPCQ_W-1:0] mlo_body(input [2:0] s, input [7:0] rows, input [31:0] j);
+        integer u;
+        begin
+            mlo_body = {IPCQ_W{1'b0}};
+            for (u = 0; u < EPW; u = u + 1)
+                mlo_body[32*u +: 32] = mlo_elem(s, rows, 32'(EPW) * (j - 32'd1) + 32'(u));
+        end
+    endfunction
 
     /* verilator lint_on BLKSEQ */

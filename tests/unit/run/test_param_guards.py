@@ -36,6 +36,11 @@ GUARDS = [
     ("pe_dma", ["rtl/ahbm/pe/pe_dma.v"], {"BW": 65}, "BW=65"),
     ("pe_slice", ["rtl/ahbm/pe/pe_slice.v"], {"WORDS": (1 << 18) + 1}, "WORDS=262145"),
     ("ipcq", ["rtl/ahbm/ipcq/ipcq.v"], {"DEPTH": 0}, "DEPTH=0"),
+    ("pe_cmdq", ["rtl/ahbm/pe/pe_cmdq.v"], {"LQ": 3}, "LQ=3"),
+    ("pe_front", ["rtl/ahbm/pe/pe_front.v"], {"PREFETCH": 5}, "PREFETCH=5"),
+    ("pe_engine", ["rtl/ahbm/pe/pe_engine.v"], {"D": 48}, "D=48"),
+    ("pe_link", ["rtl/ahbm/pe/pe_link.v"], {"IPCQ_W": 96}, "IPCQ_W=96"),
+    ("pe_fault", ["rtl/ahbm/pe/pe_fault.v"], {"N": 0}, "N=0"),
 ]
 
 

@@ -1,0 +1,520 @@
+// The PE's composite engine (docs/ahbm.md §2-§3): it runs the head of the main queue, one command at a
+// time, and owns what it computes on: the tile buffers the DMA fills (Q slots Q0..Q3, the K / V / mask
+// tile slots), the carried state sets S0..S7 and the staging of the arithmetic (pe_arith.vh). Commands:
+// ATTN_TILE as one unit (S2, S3+S4, S6, and with PUSH_EN the tail push of its (m,l,O) packet), LOAD_Q
+// (waits for its load), IPCQ_POP, MERGE (from a state set, or streamed from the queue of DIR as the
+// child's packet arrives, with PUSH_EN pushing the merged state behind it), NORM_STORE, IPCQ_PUSH, NOP.
+// Separate from the queue, the front-end and the link engines, which it meets at the head entry, the
+// slot flags and the IPCQ ports it borrows from the link engines (push_sel / pop_sel pass through them).
+//
+// Behavioural model. The arithmetic of a stage is computed at the clock edge the stage starts, with the
+// fp32 functions of fp32_lib.vh in exactly the order of models/ahbm/attention.py (bit for bit); the stage
+// then occupies its unit for a modelled number of cycles (docs/ahbm.md §3, "timing model"):
+//   MM  stage (S2, S6):  ceil(ROWS*KEYS*D / MM_MACS)
+//   VEC stage (S3+S4):   [MASK_EN] v(ROWS*KEYS) + 3 v(ROWS*KEYS) + v(ROWS*D),
+//                        v(n) = ceil(n / VEC_LANES)
+//   MERGE:               2 v(ROWS*D) + v(ROWS)
+//   streamed MERGE:      a word of k O elements holds the VEC ceil(k / (VEC_LANES / 2)) cycles (at least
+//                        one), the word completing the rows' m and l v(ROWS) more
+//   NORM_STORE:          v(ROWS*D), then one slice word written per cycle
+//   push / pop:          one IPCQ word per cycle, with backpressure.
+// The compute stages of one command run in order and one command computes at a time; the DMA front-end
+// (pe_front) runs ahead of them, so DMA overlaps compute.
+//
+// Structure: one combinational block decides the cycle (the next state, the events the other modules
+// count or act on, the datapath actions), one clocked process holds the state, and one (the datapath)
+// stores the DMA words and then runs the actions on the arrays, in that order and with blocking writes
+// as the single process of the former pe_core did (a stage starting at an edge reads the words landing
+// at it; the arithmetic's blocking temporaries and the fp32 functions' static frames stay in one process).
+//
+// Monitor (reset-guarded, sticky mon_err, an ERROR line): a tile slot's K (or, in S6's MM stage, V) data
+// flag fell while the engine computed from that slot (the front-end MUST NOT give a slot again before the
+// engine frees it).
+`default_nettype none
+`timescale 1ns/1ps
+module pe_engine #(
+    parameter integer PE_ID     = 0,
+    parameter integer D         = 128,       // head dim, a multiple of 32, <= 128
+    parameter integer MAXROWS   = 64,        // rows per command, <= 64
+    parameter integer MAXKEYS   = 128,       // keys per tile, <= 128
+    parameter integer PREFETCH  = 2,         // tile slots built: PREFETCH + 1
+    parameter integer MM_MACS   = 512,       // MACs per cycle of the MM unit
+    parameter integer VEC_LANES = 16,        // elements per cycle of the VEC unit
+    parameter integer IPCQ_W    = 64,        // IPCQ word width: 64, 128, 256 or 512
+    parameter [31:0]  SCALE     = 32'h3DB504F3  // fp32(1/sqrt(D))
+) (
+    input  wire         clk,
+    input  wire         resetn,
+    // the head of the main queue (pe_cmdq, pe_front)
+    input  wire         head_valid,
+    input  wire [127:0] head_cmd,
+    input  wire [7:0]   head_fault,     // its static fault code
+    input  wire         head_ok,        // its tile slot given, its loads issued
+    input  wire [2:0]   head_slot,
+    output wire         deq,            // the head is retired (completed or dropped)
+    input  wire [4:0]   k_rdy,          // tile slot / Q slot data landed
+    input  wire [4:0]   v_rdy,
+    input  wire [4:0]   m_rdy,
+    input  wire [3:0]   q_rdy,
+    output reg          slot_free,      // the head's tile slot is free again
+    // FAULT (pe_fault)
+    input  wire         halt,
+    input  wire         fault_clear,
+    output reg          fault_req,      // the head is dropped with this code
+    output reg  [7:0]   fault_code,
+    output wire [7:0]   fault_tag,
+    // DMA words (their destination decoded by pe_front)
+    input  wire         dma_out_valid,
+    input  wire [511:0] dma_out_data,
+    input  wire [17:0]  dma_out_idx,
+    input  wire         in_k,
+    input  wire         in_v,
+    input  wire         in_q,
+    input  wire [2:0]   in_slot,
+    // IPCQ: the engine's use of the ports (through the link engines) and the queues' state
+    input  wire [3:0]   push_ready,
+    input  wire         tx_act,         // the TX link engine holds the push port
+    output wire [3:0]   push_sel,
+    output reg  [IPCQ_W-1:0] push_data,
+    output wire [3:0]   push_last,
+    output wire         holds_push,     // the engine holds the push port: the TX engine starts nothing
+    input  wire [3:0]   pop_valid,
+    input  wire [3:0]   pop_last,
+    input  wire [3:0]   pop_avail,
+    input  wire [4*IPCQ_W-1:0] pop_data, // the four directions' words, N (0) lowest
+    input  wire         rx_act,
+    output wire [3:0]   pop_sel,
+    output wire         holds_pop,
+    output reg  [63:0]  pop_info,
+    // slice write port (NORM_STORE)
+    output reg          sl_wr_en,
+    output reg  [17:0]  sl_wr_addr,
+    output reg  [511:0] sl_wr_data,
+    // report (pe_stats)
+    output reg  [3:0]   e_st,
+    output wire         e_idle,
+    output reg          done,           // a command completed
+    output wire [7:0]   done_tag,
+    output reg          ev_s2,          // a composite's S2 / S6 starts
+    output reg          ev_s6,
+    output reg          ev_comp,        // a composite, a push, a pop, a MERGE, a NORM_STORE completed
+    output reg          ev_push,
+    output reg          ev_pop,
+    output reg          ev_merge,
+    output reg          ev_store,
+    output wire         act_busy,
+    output wire         act_mm,
+    output wire         act_vec,
+    output wire         act_wait,
+    output wire         act_mwait,
+    output wire         act_compute,
+    output wire [2:0]   act_class,
+    output reg          mon_err
+);
+    initial begin
+        if (D < 32 || D > 128 || D % 32 != 0 || MAXROWS < 1 || MAXROWS > 64 || MAXKEYS < 1 || MAXKEYS > 128
+            || PREFETCH < 1 || PREFETCH > 4 || MM_MACS < 1 || VEC_LANES < 1
+            || (IPCQ_W != 64 && IPCQ_W != 128 && IPCQ_W != 256 && IPCQ_W != 512))
+            $fatal(1, "pe_engine %m: D=%0d MAXROWS=%0d MAXKEYS=%0d PREFETCH=%0d MM_MACS=%0d VEC_LANES=%0d IPCQ_W=%0d: need D a multiple of 32 in 32..128, MAXROWS 1..64, MAXKEYS 1..128, PREFETCH 1..4, MM_MACS and VEC_LANES >= 1, IPCQ_W 64, 128, 256 or 512",
+                   D, MAXROWS, MAXKEYS, PREFETCH, MM_MACS, VEC_LANES, IPCQ_W);
+    end
+`include "fp32_lib.vh"
+`include "pe_cmd.vh"
+`include "pe_sizes.vh"
+
+    // ---------------------------------------------------------------- constants
+    localparam integer NSLOT = PREFETCH + 1;
+    localparam [31:0] NEG_INF = 32'hFF800000;
+    localparam [7:0]  KIND_MLO = 8'h01;
+    localparam integer SLOT_K = MAXKEYS * D;        // elements per K / V slot
+    localparam integer SLOT_M = MAXROWS * 128;      // elements per mask slot (row stride <= 128)
+    localparam integer EPW = IPCQ_W / 32;           // fp32 elements per IPCQ word ((m,l,O) packets)
+    localparam integer WORD_BYTES = 64;             // a slice word (a DMA word, a NORM_STORE word)
+    localparam integer WORD_BF16 = WORD_BYTES / 2;
+    // timing model (header): VEC passes of S3+S4 over the scores besides the mask add (row max, exp and
+    // its sum, the probabilities), of MERGE over O (both sides scaled), and O elements a streamed MERGE's
+    // VEC merges per cycle (two multiplies and an add each)
+    localparam integer S4_PASSES = 3;
+    localparam integer MERGE_PASSES = 2;
+    localparam integer MLANES = (VEC_LANES >= 2) ? VEC_LANES / 2 : 1;
+
+    // ---------------------------------------------------------------- storage
+    reg  [15:0]  qbuf [0:4*MAXROWS*D-1];      // Q slots Q0..Q3, bf16
+    reg  [15:0]  kbuf [0:NSLOT*SLOT_K-1];     // K tile slots, bf16
+    reg  [15:0]  vbuf [0:NSLOT*SLOT_K-1];     // V tile slots, bf16
+    reg  [15:0]  mbuf [0:NSLOT*SLOT_M-1];     // mask tile slots, bf16
+    reg  [31:0]  st_m [0:8*MAXROWS-1];        // carried state sets S0..S7 (read by the bench through the hierarchy)
+    reg  [31:0]  st_l [0:8*MAXROWS-1];
+    reg  [31:0]  st_o [0:8*MAXROWS*D-1];
+    reg  [31:0]  sp   [0:MAXROWS*MAXKEYS-1];  // scores S, then probabilities P, of the computing tile
+    reg  [31:0]  tf   [0:MAXKEYS*D-1];        // the K (S2) or V (S6) tile widened to fp32 once per tile
+    reg  [31:0]  qf   [0:D-1];                // one Q row widened to fp32
+    reg  [15:0]  obuf [0:MAXROWS*D-1];        // NORM_STORE staging, bf16
+    reg  [31:0]  mb   [0:MAXROWS-1];          // streamed MERGE: the child's m, l of each row (until the
+    reg  [31:0]  lb   [0:MAXROWS-1];          // row scales are known), exp(m_a - m) and exp(m_b - m)
+    reg  [31:0]  mea  [0:MAXROWS-1];
+    reg  [31:0]  meb  [0:MAXROWS-1];
+
+    // ---------------------------------------------------------------- timing, (m,l,O) packets
+    function automatic [31:0] ceil_div(input [31:0] n, input [31:0] k);
+        ceil_div = (n + k - 32'd1) / k;
+    endfunction
+    function automatic [31:0] vcyc(input [31:0] n);
+        vcyc = ceil_div(n, VEC_LANES);
+    endfunction
+    function automatic [31:0] mm_cycles(input [7:0] rows, input [8:0] keys);
+        mm_cycles = ceil_div(32'(rows) * 32'(keys) * 32'(D), MM_MACS);
+    endfunction
+    function automatic [15:0] mlo_len(input [7:0] rows);      // body words of an (m,l,O) packet
+        mlo_len = 16'((32'(rows) * 32'(2 + D) + 32'(EPW - 1)) / 32'(EPW));
+    endfunction
+    // header word of an (m,l,O) packet (docs/ahbm.md §6): the fields in [63:0], the rest zero
+    function automatic [IPCQ_W-1:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
+        begin
+            mlo_header = {IPCQ_W{1'b0}};
+            mlo_header[63:0] = {16'd0, push_tag, 1'b0, rows_m1, 8'(PE_ID), KIND_MLO, mlo_len({1'b0, rows_m1} + 8'd1)};
+        end
+    endfunction
+    // an (m,l,O) header that does not frame `rows` rows: KIND not 0x01 or LEN not mlo_len(rows)
+    function automatic bad_mlo_header(input [23:0] h, input [7:0] rows);   // {KIND, LEN} of the header
+        bad_mlo_header = (h[23:16] != KIND_MLO) || (h[15:0] != mlo_len(rows));
+    endfunction
+
+`include "pe_arith.vh"
+
+    // ---------------------------------------------------------------- state
+    localparam [3:0] E_IDLE = 4'd0, E_WAIT_Q = 4'd1, E_WAIT_K = 4'd2, E_MM1 = 4'd3, E_WAIT_M = 4'd4,
+                     E_VEC = 4'd5, E_WAIT_V = 4'd6, E_MM2 = 4'd7, E_PUSH = 4'd8, E_POP = 4'd9,
+                     E_BUSY = 4'd10, E_STORE = 4'd11, E_FAULT = 4'd12, E_SMERGE = 4'd13;
+    reg [127:0] e_cmd;
+    reg [31:0]  e_left;      // cycles left in a timed stage / words left in a stream
+    reg [31:0]  e_word;      // word index of a push / pop / store stream
+    reg         e_ferr;      // pop framing error seen
+    // streamed MERGE (docs/ahbm.md §3, "the reduction"): the child's packet is merged word by word as
+    // it arrives, and with PUSH_EN the merged state is pushed to PDIR word by word behind the merge
+    reg         e_idone;     // the input packet's last word was taken
+    reg         e_xdone;     // every row's m and l have arrived: m, l merged, the row scales known
+    reg         e_pv;        // a word of the output packet is on the push port
+    reg         e_pdone;     // the output packet's last word was taken
+    reg [31:0]  e_pword;     // index of the output word on the port (or the next to load), 0 = header
+
+    wire [127:0] x_cmd = (e_st == E_IDLE) ? head_cmd : e_cmd;   // the command this cycle works on
+    wire [7:0]  rows = f_rows(x_cmd);
+    wire [8:0]  keys = f_keys(x_cmd);
+    wire [1:0]  e_dir = f_dir(e_cmd);
+    wire        e_smerge = (e_st == E_SMERGE);
+    wire        e_spush = e_smerge && e_cmd[21];          // a streamed MERGE that pushes its result
+    wire [1:0]  e_pdir = e_smerge ? e_cmd[33:32] : e_dir;  // the engine's push direction
+    wire [IPCQ_W-1:0] pop_word = pop_data[IPCQ_W * e_dir +: IPCQ_W];
+
+    // one packet at a time per port: a link engine that holds a port keeps it to the packet's end
+    // (a streamed MERGE holds its pop port from its start and, with PUSH_EN, its push port too)
+    wire [31:0] e_mlen = 32'(mlo_len(f_rows(e_cmd)));
+    wire [31:0] e_pidx = e_smerge ? e_pword : e_word;     // index of the word on the engine's push port
+    wire e_push_go = ((e_st == E_PUSH) || (e_spush && e_pv)) && !tx_act;
+    wire e_pop_go  = ((e_st == E_POP) || (e_smerge && e_left == 32'd0 && !e_idone)) && !rx_act;
+    wire push_take = e_push_go && push_ready[e_pdir];
+    wire pop_take = e_pop_go && pop_valid[e_dir];
+    assign holds_push = (e_st == E_PUSH) || e_spush;
+    assign holds_pop  = (e_st == E_POP) || e_smerge;
+    assign push_sel  = e_push_go ? (4'd1 << e_pdir) : 4'd0;
+    assign push_last = (e_push_go && e_pidx == e_mlen) ? (4'd1 << e_pdir) : 4'd0;
+    assign pop_sel   = e_pop_go ? ((4'd1 << e_dir) & pop_valid) : 4'd0;
+    // output word j (0 = header) of a streamed MERGE can go on the port: the header once the input header
+    // checked, a body word once the input word j is merged (the layouts are the same) and the rows' m, l too
+    wire [31:0] e_pnext = e_pv ? e_pword + 32'd1 : e_pword;
+    wire e_pavail = !e_ferr && ((e_pnext == 32'd0) ? (e_word >= 32'd1) : (e_word > e_pnext && e_xdone));
+
+    // activity (pe_stats)
+    assign act_wait = (e_st == E_WAIT_Q && !(head_ok && q_rdy[f_qreg(e_cmd)])) || (e_st == E_WAIT_K && !(head_ok && k_rdy[head_slot]))
+                  || (e_st == E_WAIT_M && !m_rdy[head_slot]) || (e_st == E_WAIT_V && !v_rdy[head_slot]);
+    assign act_class = (e_st == E_WAIT_Q || e_st == E_WAIT_K || e_st == E_WAIT_M || e_st == E_WAIT_V) ? 3'd1
+                     : (e_st == E_MM1 || e_st == E_MM2) ? 3'd2
+                     : (e_st == E_VEC) ? 3'd3
+                     : (e_st == E_PUSH) ? 3'd4
+                     : (e_st == E_POP) ? 3'd5
+                     : (e_smerge || (e_st == E_BUSY && f_opc(e_cmd) == OP_MERGE)) ? 3'd6
+                     : (e_st == E_BUSY || e_st == E_STORE) ? 3'd7 : 3'd0;
+    assign act_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
+                      || (e_smerge && (e_left != 32'd0 || pop_take));
+    assign e_idle = (e_st == E_IDLE);
+    assign act_busy = (e_st != E_IDLE) && (e_st != E_FAULT);
+    assign act_mm = (e_st == E_MM1) || (e_st == E_MM2);
+    assign act_vec = (e_st == E_VEC) || (e_st == E_BUSY) || (e_smerge && act_compute);
+    assign act_mwait = e_smerge && e_left == 32'd0 && !e_idone && !pop_take;
+
+    // ---------------------------------------------------------------- this cycle's decision
+    reg  [3:0]  st_n;
+    reg         load;                // e_cmd takes the head
+    reg  [31:0] left_n, word_n, pword_n;
+    reg         ferr_n, idone_n, xdone_n, pv_n, pdone_n;
+    reg         a_init, a_s2, a_s34, a_s6, a_merge, a_norm, a_info, a_take, a_hdr, a_body, a_store;  // datapath
+    reg  [7:0]  hdr_tag;             // a_hdr: the header's tag
+    reg  [31:0] body_j;              // a_body: the body word
+    integer     u, n_o;              // a streamed MERGE's input word: its O elements,
+    reg         x_now;               // ... and whether it completes the rows' m and l
+    reg  [31:0] ej;
+    reg         pkt_end, pkt_bad;    // E_POP / E_SMERGE: the packet ended, and it did not frame
+    assign deq = done || fault_req;
+    assign done_tag = f_tag(x_cmd);
+    assign fault_tag = f_tag(x_cmd);
+
+    always @* begin
+        st_n = e_st; load = 1'b0; left_n = e_left; word_n = e_word; pword_n = e_pword;
+        ferr_n = e_ferr; idone_n = e_idone; xdone_n = e_xdone; pv_n = e_pv; pdone_n = e_pdone;
+        done = 1'b0; fault_req = 1'b0; fault_code = F_NONE; slot_free = 1'b0;
+        ev_s2 = 1'b0; ev_s6 = 1'b0; ev_comp = 1'b0; ev_push = 1'b0; ev_pop = 1'b0; ev_merge = 1'b0; ev_store = 1'b0;
+        a_init = 1'b0; a_s2 = 1'b0; a_s34 = 1'b0; a_s6 = 1'b0; a_merge = 1'b0; a_norm = 1'b0;
+        a_info = 1'b0; a_take = 1'b0; a_hdr = 1'b0; a_body = 1'b0; a_store = 1'b0;
+        hdr_tag = 8'd0; body_j = 32'd0; n_o = 0; x_now = 1'b0; ej = 32'd0; pkt_end = 1'b0; pkt_bad = 1'b0;
+        case (e_st)
+            E_IDLE: if (head_valid && !halt) begin
+                load = 1'b1;
+                word_n = 32'd0;
+                ferr_n = 1'b0;
+                if (head_fault != F_NONE || (f_opc(x_cmd) == OP_POP && !pop_avail[f_dir(x_cmd)])
+                    || (f_opc(x_cmd) == OP_MERGE && x_cmd[34] && !pop_valid[f_dir(x_cmd)])) begin
+                    fault_req = 1'b1;                                  // the faulting command is dropped
+                    fault_code = (head_fault != F_NONE) ? head_fault : F_EMPTY;
+                end else begin
+                    case (f_opc(x_cmd))
+                        OP_NOP: begin                              // INIT=1: reset S_SREG (a PE with no visible tile)
+                            a_init = x_cmd[22];
+                            done = 1'b1;
+                        end
+                        OP_LOADQ: st_n = E_WAIT_Q;
+                        OP_ATTN: st_n = E_WAIT_K;
+                        OP_POP: st_n = E_POP;
+                        OP_MERGE: if (x_cmd[34]) begin               // streamed: from the queue of DIR
+                            left_n = 32'd0; idone_n = 1'b0; xdone_n = 1'b0;
+                            pv_n = 1'b0; pdone_n = 1'b0; pword_n = 32'd0;
+                            st_n = E_SMERGE;
+                        end else begin
+                            a_merge = 1'b1;
+                            left_n = MERGE_PASSES * vcyc(32'(rows) * D) + vcyc(32'(rows));
+                            st_n = E_BUSY;
+                        end
+                        OP_PUSH: begin
+                            a_hdr = 1'b1;
+                            hdr_tag = x_cmd[39:32];
+                            st_n = E_PUSH;
+                        end
+                        OP_STORE: begin
+                            a_norm = 1'b1;
+                            left_n = vcyc(32'(rows) * D);
+                            st_n = E_BUSY;
+                        end
+                        default: done = 1'b1;
+                    endcase
+                end
+            end
+            E_WAIT_Q: if (head_ok && q_rdy[f_qreg(e_cmd)]) done = 1'b1;
+            E_WAIT_K: if (head_ok && k_rdy[head_slot]) begin
+                ev_s2 = 1'b1;
+                a_init = e_cmd[22];
+                a_s2 = 1'b1;
+                left_n = mm_cycles(rows, keys);
+                st_n = E_MM1;
+            end
+            E_MM1: if (e_left <= 32'd1) st_n = e_cmd[20] ? E_WAIT_M : E_VEC;
+                   else left_n = e_left - 32'd1;
+            E_WAIT_M: if (m_rdy[head_slot]) st_n = E_VEC;
+            E_VEC: begin
+                if (e_word == 32'd0) begin                   // first cycle: compute, set the duration
+                    a_s34 = 1'b1;
+                    left_n = (e_cmd[20] ? vcyc(32'(rows) * 32'(keys)) : 32'd0)
+                             + S4_PASSES * vcyc(32'(rows) * 32'(keys)) + vcyc(32'(rows) * D) - 32'd1;
+                    word_n = 32'd1;
+                end else if (e_left == 32'd0) begin
+                    word_n = 32'd0;
+                    st_n = E_WAIT_V;
+                end else left_n = e_left - 32'd1;
+            end
+            E_WAIT_V: if (v_rdy[head_slot]) begin
+                ev_s6 = 1'b1;
+                a_s6 = 1'b1;
+                left_n = mm_cycles(rows, keys);
+                st_n = E_MM2;
+            end
+            E_MM2: if (e_left <= 32'd1) begin
+                slot_free = 1'b1;                            // the tile buffers are free again
+                ev_comp = 1'b1;
+                if (e_cmd[21]) begin
+                    a_hdr = 1'b1;
+                    hdr_tag = e_cmd[127:120];
+                    st_n = E_PUSH;
+                end else done = 1'b1;
+            end else left_n = e_left - 32'd1;
+            E_PUSH: if (push_take) begin
+                if (e_word == e_mlen) begin
+                    ev_push = 1'b1;
+                    done = 1'b1;
+                end else begin
+                    a_body = 1'b1;
+                    body_j = e_word + 32'd1;
+                    word_n = e_word + 32'd1;
+                end
+            end
+            E_POP: if (pop_take) begin
+                if (e_word == 32'd0) begin
+                    a_info = 1'b1;
+                    if (bad_mlo_header(pop_word[23:0], rows)) ferr_n = 1'b1;
+                end else if (!e_ferr) a_take = 1'b1;
+                word_n = e_word + 32'd1;
+                if (pop_last[e_dir]) begin
+                    pkt_end = 1'b1;
+                    pkt_bad = e_ferr || (e_word == 32'd0 && bad_mlo_header(pop_word[23:0], rows)) || e_word != e_mlen;
+                end
+            end
+            E_SMERGE: begin
+                // input: the next word of the child's packet, when one is queued and the VEC is free
+                if (e_left != 32'd0) left_n = e_left - 32'd1;
+                else if (pop_take) begin
+                    if (e_word == 32'd0) begin
+                        a_info = 1'b1;
+                        if (bad_mlo_header(pop_word[23:0], rows)) ferr_n = 1'b1;
+                    end else if (!e_ferr) begin
+                        a_take = 1'b1;
+                        for (u = 0; u < EPW; u = u + 1) begin
+                            ej = 32'(EPW) * (e_word - 32'd1) + 32'(u);
+                            if (ej == 2 * 32'(rows) - 1) x_now = 1'b1;
+                            else if (ej >= 2 * 32'(rows) && ej < 2 * 32'(rows) + 32'(rows) * D) n_o = n_o + 1;
+                        end
+                    end
+                    // the VEC holds the word ceil(n_o / MLANES) cycles (at least one), the row scales v(ROWS) more
+                    left_n = ((n_o == 0) ? 32'd0 : ceil_div(32'(n_o), MLANES) - 32'd1) + (x_now ? vcyc(32'(rows)) : 32'd0);
+                    if (x_now) xdone_n = 1'b1;
+                    word_n = e_word + 32'd1;
+                    if (pop_last[e_dir]) begin
+                        idone_n = 1'b1;
+                        if (e_word != e_mlen) ferr_n = 1'b1;
+                    end
+                end
+                // output (PUSH_EN): the merged state to PDIR, each word as soon as it is final
+                if (e_cmd[21] && !e_pdone) begin
+                    if (e_pv && push_take) begin                 // the word was taken
+                        if (e_pword == e_mlen) begin
+                            pv_n = 1'b0;
+                            pdone_n = 1'b1;
+                            ev_push = 1'b1;
+                        end else begin
+                            if (e_pavail) begin
+                                a_body = 1'b1;
+                                body_j = e_pnext;
+                            end else pv_n = 1'b0;
+                            pword_n = e_pword + 32'd1;
+                        end
+                    end else if (!e_pv && e_pavail) begin
+                        if (e_pword == 32'd0) begin
+                            a_hdr = 1'b1;
+                            hdr_tag = e_cmd[47:40];
+                        end else begin
+                            a_body = 1'b1;
+                            body_j = e_pword;
+                        end
+                        pv_n = 1'b1;
+                    end
+                end
+                if (e_idone && e_left == 32'd0 && (!e_cmd[21] || e_pdone || e_ferr)) begin
+                    pkt_end = 1'b1;
+                    pkt_bad = e_ferr;
+                    ev_merge = !e_ferr;
+                end
+            end
+            E_BUSY: if (e_left <= 32'd1) begin
+                if (f_opc(e_cmd) == OP_MERGE) begin
+                    ev_merge = 1'b1;
+                    done = 1'b1;
+                end else begin                                // NORM_STORE: write the words
+                    word_n = 32'd0;
+                    st_n = E_STORE;
+                end
+            end else left_n = e_left - 32'd1;
+            E_STORE: begin
+                a_store = 1'b1;
+                if (e_word + 32'd1 == 32'(rows_bytes(rows)) / WORD_BYTES) begin
+                    ev_store = 1'b1;
+                    done = 1'b1;
+                end else word_n = e_word + 32'd1;
+            end
+            E_FAULT: ;                                        // until fault_clr (below)
+            default: st_n = E_IDLE;
+        endcase
+        if (pkt_end) begin                                    // a popped or merged packet ended
+            if (pkt_bad) begin
+                fault_req = 1'b1;                             // the packet is consumed all the same
+                fault_code = F_FRAME;
+            end else begin
+                ev_pop = 1'b1;
+                done = 1'b1;
+            end
+        end
+        if (done) st_n = E_IDLE;
+        if (fault_req) st_n = E_FAULT;
+        if (fault_clear && e_st == E_FAULT) st_n = E_IDLE;   // FAULT cleared: every queue resumes
+    end
+
+    // ---------------------------------------------------------------- state
+    always @(posedge clk) begin
+        if (!resetn) begin
+            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
+            e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
+        end else begin
+            e_st <= st_n;
+            if (load) e_cmd <= head_cmd;
+            e_left <= left_n; e_word <= word_n; e_ferr <= ferr_n;
+            e_idone <= idone_n; e_xdone <= xdone_n; e_pv <= pv_n; e_pdone <= pdone_n; e_pword <= pword_n;
+        end
+    end
+
+    // ---------------------------------------------------------------- datapath: the actions, in the order of a cycle
+    /* verilator lint_off BLKSEQ */   // the arithmetic tasks use blocking temporaries (pe_arith.vh)
+    always @(posedge clk) begin
+        if (!resetn) begin
+            push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
+            sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0;
+        end else begin
+            sl_wr_en <= 1'b0;
+            if (dma_out_valid)            // DMA words into the tile buffers, first: what lands this edge is in
+                for (t = 0; t < WORD_BF16; t = t + 1) begin   // the buffers for a stage starting at it
+                    idx = 32'(dma_out_idx) * WORD_BF16 + t;
+                    if (in_q) qbuf[32'(in_slot[1:0]) * MAXROWS * D + idx] = dma_out_data[16*t +: 16];
+                    else if (in_k) kbuf[32'(in_slot) * SLOT_K + idx] = dma_out_data[16*t +: 16];
+                    else if (in_v) vbuf[32'(in_slot) * SLOT_K + idx] = dma_out_data[16*t +: 16];
+                    else mbuf[32'(in_slot) * SLOT_M + idx] = dma_out_data[16*t +: 16];
+                end
+            if (a_init) do_init(f_sreg(x_cmd));
+            if (a_s2) do_s2(f_qreg(x_cmd), head_slot, rows, keys);
+            if (a_s34) do_s34(f_sreg(x_cmd), head_slot, rows, keys, x_cmd[20]);
+            if (a_s6) do_s6(f_sreg(x_cmd), head_slot, rows, keys);
+            if (a_merge) do_merge(f_sreg(x_cmd), f_sreg2(x_cmd), rows);
+            if (a_norm) do_norm(f_sreg(x_cmd), rows);
+            if (a_info) pop_info <= pop_word[63:0];
+            if (a_take) take_word(f_sreg(x_cmd), rows, e_word, pop_word, e_smerge);
+            if (a_hdr) push_data <= mlo_header(x_cmd[30:24], hdr_tag);  // after a_take: a streamed MERGE
+            if (a_body) push_data <= mlo_body(f_sreg(x_cmd), rows, body_j);  // pushes what it merged
+            if (a_store) begin
+                for (t = 0; t < WORD_BF16; t = t + 1)
+                    sl_wr_data[16*t +: 16] <= obuf[e_word * WORD_BF16 + t];
+                sl_wr_en <= 1'b1;
+                sl_wr_addr <= 18'(32'(x_cmd[55:38]) + e_word);
+            end
+        end
+    end
+    /* verilator lint_on BLKSEQ */
+
+    // ---------------------------------------------------------------- monitor
+    initial mon_err = 1'b0;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            mon_err <= 1'b0;
+        end else if (((e_st == E_MM1 || e_st == E_WAIT_M || e_st == E_VEC || e_st == E_WAIT_V || e_st == E_MM2)
+                      && !k_rdy[head_slot]) || (e_st == E_MM2 && !v_rdy[head_slot])) begin
+            $display("ERROR %m t=%0t: tile slot %0d was given again while the engine computed from it (k_rdy %b v_rdy %b)",
+                     $time, head_slot, k_rdy, v_rdy);
+            mon_err <= 1'b1;
+        end
+    end
+endmodule
+`undef AHBM_FP32_LIB_VH
+`default_nettype wire
