@@ -94,3 +94,14 @@ def test_one_wall_budget_for_the_backstop_and_the_in_test_watchdogs(monkeypatch:
     assert wall_budget("a machine bench run under another name") == Bench.max_wall_s
     monkeypatch.setenv("AGSIM_WALL_S", "90")
     assert wall_budget("ahbm") == wall_budget("elsewhere") == bench_wall_s(3600) == 90
+
+
+def test_module_is_refused_in_one_line_when_it_cannot_be_imported() -> None:
+    """MODULE= (one's own cocotb module on a table bench): a dotted name that imports, else one line."""
+    from tb.run.options import check_module
+
+    check_module("tb.noc.test_mesh")  # the table's own module imports
+    with pytest.raises(BadInput, match=r"^MODULE='my tb' is not a dotted Python module name"):
+        check_module("my tb")
+    with pytest.raises(BadInput, match=r"^MODULE=no_such_pkg.test_x: no such module in the project folder"):
+        check_module("no_such_pkg.test_x")
