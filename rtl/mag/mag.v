@@ -163,14 +163,7 @@ module mag #(
         end
     endgenerate
 
-    // Past the end: first word + number of words > DRAM_WORDS (36-bit arithmetic).
-    function automatic past_end(input [34:0] first, input [10:0] n);
-        reg [35:0] end_word;
-        begin
-            end_word = {1'b0, first} + {25'd0, n};
-            past_end = (end_word[35:31] != 5'd0) || (end_word[30:0] > WORDS31);
-        end
-    endfunction
+`include "mag_window.vh"
 
     // ================================================================ intake
     wire [3:0]  in_type = noc_in_data[`NOC_TYPE];
@@ -231,152 +224,23 @@ module mag #(
         end
     end
 
-    // ================================================================ write intake
-    // Reassembly state per source coordinate {x,y}: open flag, discard flag (a staging-aperture
-    // write: its beats are taken and dropped), first word, last beat, beats done, its slot. A
-    // slot per write taken and not yet acknowledged: writer, txn, beats.
-    reg [255:0] w_open;
-    reg [255:0] w_disc;
-    reg [34:0]  w_addr [0:255];
-    reg [7:0]   w_len  [0:255];
-    reg [7:0]   w_beat [0:255];
-    reg [7:0]   w_txn  [0:255];
-    reg [SLW-1:0] w_slot [0:255];
-    reg [WR_SLOTS-1:0] sl_v;
-    reg [7:0]   sl_src   [0:WR_SLOTS-1];
-    reg [7:0]   sl_txn   [0:WR_SLOTS-1];
-    reg [8:0]   sl_beats [0:WR_SLOTS-1];
-
-    wire [7:0]  wsrc      = wq[279:272];
-    wire        wq_is_req = wq[`NOC_TYPE] == T_WR_REQ;
-    /* verilator lint_off UNUSEDSIGNAL */  // bits [4:0]: the byte within a word
-    wire [39:0] wq_off    = wq[255:216] - BASE;   // byte offset into the DRAM (BASE and above)
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [34:0] wq_word   = wq_off[39:5];
-    wire        w_is_open = w_open[wsrc];
-    wire        wq_stage  = wq[255] && !wq[254];   // staging aperture (units.md M.4)
-    wire [7:0]  w_cur_len = w_len[wsrc];
-    wire [7:0]  w_cur_beat = w_beat[wsrc];
-    wire        w_final   = w_cur_beat == w_cur_len;
-
-    // lowest free slot (upstream allocates the same way)
-    reg [SLW-1:0] sl_free;
-    reg           sl_has_free;
-    integer       si;
-    always @* begin
-        sl_free     = {SLW{1'b0}};
-        sl_has_free = 1'b0;
-        for (si = WR_SLOTS - 1; si >= 0; si = si - 1)
-            if (!sl_v[si]) begin
-                sl_free     = si[SLW-1:0];
-                sl_has_free = 1'b1;
-            end
-    end
-
-    // A request that opens a slot waits for a free one; one dropped or discarded needs none.
-    wire   w_needs_slot = wq_is_req && !w_is_open && !wq_stage;
-    assign wrq_pop      = !wrq_empty && (!w_needs_slot || sl_has_free);
-    wire   w_data_in    = wrq_pop && !wq_is_req && w_is_open;
-    assign mem_wr_req   = w_data_in && !w_disc[wsrc];
-    assign mem_wr_addr  = w_addr[wsrc] + {27'd0, w_cur_beat};
-    assign mem_wr_data  = wq[255:0];
-    wire   rdyq_push    = mem_wr_req && w_final;       // all beats in: ready, in this order
-
-    reg           ws_done;    // the write machine sent wr_cur's ack last edge: free its slot
-    reg [SLW-1:0] wr_cur;
-
-    // Wedged: a request waits for a slot while every slot still receives its beats, whose data can
-    // only come from behind that request (upstream's deadlock when WR_SLOTS is below the writers).
-    reg  [8:0] sl_recv;       // slots whose write is still receiving beats
-    reg        w_wedged;
-    wire       w_wedge = !wrq_empty && w_needs_slot && !sl_has_free && sl_recv == WR_SLOTS[8:0];
-
-    reg w_err;
-    initial w_err = 1'b0;
-    always @(posedge clk) begin
-        if (!resetn) begin
-            w_open   <= 256'd0;
-            w_disc   <= 256'd0;
-            sl_v     <= {WR_SLOTS{1'b0}};
-            sl_recv  <= 9'd0;
-            w_wedged <= 1'b0;
-            w_err    <= 1'b0;
-        end else begin
-            if (ws_done) sl_v[wr_cur] <= 1'b0;
-            sl_recv <= sl_recv + {8'd0, wrq_pop && w_needs_slot} - {8'd0, rdyq_push};
-            if (w_wedge && !w_wedged) begin
-                $display("ERROR %m t=%0t: MAG(%0d,%0d) write intake wedged: MEM_WR_REQ from (%0d,%0d) waits for one of the WR_SLOTS=%0d write slots, all held by writes whose data is queued behind it; WR_SLOTS must be at least the number of units writing at once",
-                         $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], WR_SLOTS);
-                w_wedged <= 1'b1;
-                w_err    <= 1'b1;
-            end
-            if (wrq_pop) begin
-                if (wq_is_req) begin
-                    if (w_is_open) begin
-                        $display("ERROR %m t=%0t: MAG(%0d,%0d) second MEM_WR_REQ from (%0d,%0d) txn 0x%h while its write txn 0x%h is still open (%0d of %0d beats): request dropped",
-                                 $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq[`NOC_TXN], w_txn[wsrc],
-                                 w_cur_beat, w_cur_len + 9'd1);
-                        w_err <= 1'b1;
-                    end else begin
-                        if (wq[215:208] > 8'd7) begin
-                            $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_REQ from (%0d,%0d) txn 0x%h has len %0d > 7 (a write is at most 8 beats); served as %0d beats",
-                                     $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq[`NOC_TXN], wq[215:208],
-                                     wq[215:208] + 9'd1);
-                            w_err <= 1'b1;
-                        end
-                        if (wq_stage) begin
-                            $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_REQ from (%0d,%0d) txn 0x%h to the staging aperture (addr 0x%h): this agent has no staging; its %0d data beats are dropped, no ack (units.md M.4)",
-                                     $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq[`NOC_TXN], wq[255:216],
-                                     wq[215:208] + 9'd1);
-                            w_err <= 1'b1;
-                        end else begin
-                            if (past_end(wq_word, {3'd0, wq[215:208]} + 11'd1)) begin
-                                $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_REQ from (%0d,%0d) txn 0x%h writes outside the DRAM: addr 0x%h = DRAM word 0x%h + %0d, DRAM holds %0d words from byte address 0x%h",
-                                         $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq[`NOC_TXN], wq[255:216], wq_word,
-                                         wq[215:208] + 9'd1, DRAM_WORDS, BASE);
-                                w_err <= 1'b1;
-                            end
-                            sl_v[sl_free]     <= 1'b1;
-                            sl_src[sl_free]   <= wsrc;
-                            sl_txn[sl_free]   <= wq[`NOC_TXN];
-                            sl_beats[sl_free] <= {1'b0, wq[215:208]} + 9'd1;
-                            w_slot[wsrc]      <= sl_free;
-                        end
-                        w_open[wsrc] <= 1'b1;
-                        w_disc[wsrc] <= wq_stage;
-                        w_addr[wsrc] <= wq_word;
-                        w_len[wsrc]  <= wq[215:208];
-                        w_beat[wsrc] <= 8'd0;
-                        w_txn[wsrc]  <= wq[`NOC_TXN];
-                    end
-                end else if (!w_is_open) begin
-                    $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_DATA from (%0d,%0d) with no open write: dropped: %h",
-                             $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], wq);
-                    w_err <= 1'b1;
-                end else begin
-                    if (wq[`NOC_LAST] != w_final) begin
-                        $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_WR_DATA from (%0d,%0d) beat %0d of %0d (write txn 0x%h) has last=%0d; the beat count ends the burst",
-                                 $time, X, Y, wq[`NOC_SRC_X], wq[`NOC_SRC_Y], w_cur_beat + 9'd1, w_cur_len + 9'd1,
-                                 w_txn[wsrc], wq[`NOC_LAST]);
-                        w_err <= 1'b1;
-                    end
-                    if (w_final) w_open[wsrc] <= 1'b0;
-                    else         w_beat[wsrc] <= w_cur_beat + 8'd1;
-                end
-            end
-        end
-    end
-
-    // Ready slots in the order their last beat arrived (per writer: its write order).
+    // ================================================================ write intake (mag_write.v)
     wire [SLW-1:0] rdyq_head;
     wire           rdyq_empty;
     wire           ws_issue;
-    /* verilator lint_off UNUSEDSIGNAL */  // never rises: at most WR_SLOTS slots exist
-    wire           rdyq_full;
-    /* verilator lint_on UNUSEDSIGNAL */
-    noc_fifo #(.WIDTH(SLW), .DEPTH(WR_SLOTS)) u_rdyq (
-        .clk(clk), .resetn(resetn), .push(rdyq_push), .din(w_slot[wsrc]),
-        .pop(ws_issue), .dout(rdyq_head), .empty(rdyq_empty), .full(rdyq_full), .mon_err(q_err[3]));
+    wire [8:0]     w_head_beats;
+    wire [7:0]     ack_src;
+    wire [7:0]     ack_txn;
+    wire           w_none_open;
+    wire           w_err;
+    reg            ws_done;    // the write machine sent wr_cur's ack last edge: free its slot
+    reg  [SLW-1:0] wr_cur;
+    mag_write #(.X(X), .Y(Y), .DRAM_WORDS(DRAM_WORDS), .BASE(BASE), .WR_SLOTS(WR_SLOTS), .SLW(SLW)) u_write (
+        .clk(clk), .resetn(resetn), .wq(wq), .wrq_empty(wrq_empty), .wrq_pop(wrq_pop),
+        .mem_wr_req(mem_wr_req), .mem_wr_addr(mem_wr_addr), .mem_wr_data(mem_wr_data),
+        .ws_issue(ws_issue), .rdyq_head(rdyq_head), .rdyq_empty(rdyq_empty), .head_beats(w_head_beats),
+        .wr_cur(wr_cur), .ws_done(ws_done), .ack_src(ack_src), .ack_txn(ack_txn), .none_open(w_none_open),
+        .q_err(q_err[3]), .err(w_err));
 
     // ================================================================ read queue head
     // Descriptor fields (units.md M.1, M.2).
@@ -406,17 +270,25 @@ module mag #(
 
     // ================================================================ engines
     localparam [1:0] S_IDLE = 2'd0, S_RD = 2'd1, S_WR = 2'd2;        // plain read / write machine
-    localparam [1:0] RS_IDLE = 2'd0, RS_FILL = 2'd1, RS_WAIT = 2'd2;  // entry read engine
     reg [1:0]    st;
-    reg [1:0]    rs;
-    reg          e_act;       // the emit buffer holds an entry not yet sent to every destination
-    reg          q_start;     // the quantiser is re-armed this cycle: no beat taken
 
-    wire rd_free   = rs == RS_IDLE && !e_act;
+    // The entry read engine, its quantiser and the emit buffer (mag_entry.v).
+    wire         e_idle;
+    wire         e_ar_go;
+    wire [34:0]  e_ar_word;
+    wire [3:0]   e_ar_beats;
+    wire         e_fill_ready;
+    wire         emit_go;
+    wire [7:0]   emit_dest;
+    wire [7:0]   emit_tag;
+    wire         emit_last;
+    wire [1:0]   emit_word;
+    wire [255:0] emit_data;
+
     wire rq_ok     = !rdq_empty && !rq_stage;
-    wire take_rd_x = !rdq_empty && rq_stage && rd_free && st != S_RD;   // dropped (no staging here)
-    wire take_rd_e = rq_ok && rq_entry && rd_free && st != S_RD;
-    wire take_rd_p = rq_ok && !rq_entry && rd_free && st == S_IDLE;
+    wire take_rd_x = !rdq_empty && rq_stage && e_idle && st != S_RD;   // dropped (no staging here)
+    wire take_rd_e = rq_ok && rq_entry && e_idle && st != S_RD;
+    wire take_rd_p = rq_ok && !rq_entry && e_idle && st == S_IDLE;
     assign rdq_pop  = take_rd_x || take_rd_e || take_rd_p;
     assign ws_issue = st == S_IDLE && !rdyq_empty && !take_rd_p;     // a waiting plain read goes first
 
@@ -439,9 +311,8 @@ module mag #(
     reg          out_v;
     reg          out_ack;     // out_r holds a MEM_WR_ACK
     wire out_free = !out_v || !noc_out_busy;
-    wire emit_go  = e_act && out_free;
     wire st_out   = out_free && !emit_go;
-    wire r_ready  = (st == S_RD && st_out) || (rs == RS_FILL && !q_start);
+    wire r_ready  = (st == S_RD && st_out) || e_fill_ready;
     wire r_take   = r_valid && r_ready;
 
     wire port_err;
@@ -454,118 +325,113 @@ module mag #(
         .mem_rd_req(mem_rd_req), .mem_rd_addr(mem_rd_addr), .mem_rd_ready(mem_rd_ready),
         .mem_rd_valid(mem_rd_valid), .mem_rd_data(mem_rd_data), .mon_err(port_err));
 
-    // ---------------------------------------------------------------- quantiser timing
-    // A QUANT beat taken at edge b is registered (b+1) and enters the quantiser at b+2; beats 0..6
-    // are kept in q_raw, the 8th completes q_in (the converter's only input, so it converts once
-    // per entry) and starts the latency count: q_done is high the cycle after QUANT_LAT edges.
-    reg           rd_quant;
-    reg           rd_blay;
-    reg           q_bv;
-    reg  [255:0]  q_bd;
-    reg  [2:0]    q_n;
-    reg  [6:0]    q_t;
-    reg           q_done;
-    reg  [1791:0] q_raw;
-    reg  [2047:0] q_in;
-    wire [1023:0] q_out;
+    mag_entry #(.QUANT_LAT(QUANT_LAT)) u_entry (
+        .clk(clk), .resetn(resetn), .take(take_rd_e),
+        .rq_dest(rq_dest), .rq_npeer(rq_npeer), .rq_txn(rq[`NOC_TXN]), .rq_cnt(rq_cnt), .rq_quant(rq_quant),
+        .rq_blay(rq_blay), .rq_eb(rq_eb), .rq_elast(rq_ew[1:0] - 2'd1), .rq_word(rq_word), .idle(e_idle),
+        .ar_go(e_ar_go), .ar_word(e_ar_word), .ar_beats(e_ar_beats), .fill_ready(e_fill_ready),
+        .r_take(r_take), .r_last(r_last), .r_data(r_data), .out_free(out_free), .emit_go(emit_go),
+        .emit_dest(emit_dest), .emit_tag(emit_tag), .emit_last(emit_last), .emit_word(emit_word),
+        .emit_data(emit_data));
 
-    mag_quant u_quant (.raw(q_in), .blayout(rd_blay), .words(q_out));
-
-    // The quantiser's inputs, q_in and rd_blay, run on q_clk: clk gated by their write conditions
-    // (rtl/arith/clock_gate.v), so Verilator evaluates the quantiser only on the edges that load
-    // an entry (or take an entry read), not on every edge of clk.
-    wire          q_load = q_bv && !q_start && q_n == 3'd7;     // the 8th beat completes q_in
-    wire          rd_take = rs == RS_IDLE && take_rd_e;         // an entry read starts: its packing
-    wire          q_clk;
-    clock_gate u_q_gate (.clk(clk), .en(!resetn || q_load || rd_take), .gclk(q_clk));
-    always @(posedge q_clk) begin
+    // ---------------------------------------------------------------- plain reads and writes
+    // Upstream's `st`: a plain read is one burst, each beat a MEM_RD_RESP; a write transaction is
+    // AW, then B, then the MEM_WR_ACK (mag_mem_port.v 594-600, 662-760).
+    reg  [7:0]    pr_dst;     // plain read: requester {x,y}, txn
+    reg  [7:0]    pr_txn;
+    reg           wr_b;       // the write machine's B, caught while the output register was taken
+    wire          pr_beat = st == S_RD && r_take;
+    wire          wr_ack  = st == S_WR && (b_valid || wr_b) && st_out;
+    always @(posedge clk) begin
         if (!resetn) begin
-            rd_blay <= 1'b0;
+            st      <= S_IDLE;
+            m_awv   <= 1'b0;
+            wr_b    <= 1'b0;
+            ws_done <= 1'b0;
         end else begin
-            if (q_load)  q_in    <= {q_bd, q_raw};
-            if (rd_take) rd_blay <= rq_blay;
+            ws_done <= 1'b0;
+            if (m_awv && aw_ready) m_awv <= 1'b0;
+            if (b_valid && st == S_WR) wr_b <= 1'b1;
+            case (st)
+                S_IDLE: if (take_rd_p) begin
+                    pr_dst     <= rq[279:272];
+                    pr_txn     <= rq[`NOC_TXN];
+                    st         <= S_RD;
+                end else if (ws_issue) begin
+                    wr_cur     <= rdyq_head;
+                    m_awv      <= 1'b1;
+                    m_aw_beats <= w_head_beats;
+                    wr_b       <= 1'b0;
+                    st         <= S_WR;
+                end
+                S_RD: if (r_take && r_last) st <= S_IDLE;
+                S_WR: if (wr_ack) begin
+                    wr_b    <= 1'b0;
+                    ws_done <= 1'b1;
+                    st      <= S_IDLE;
+                end
+                default: st <= S_IDLE;
+            endcase
         end
     end
 
+    // ---------------------------------------------------------------- the AR register
+    // One burst at a time for both engines: a plain read's len+1 beats, an entry's eb.
     always @(posedge clk) begin
         if (!resetn) begin
-            q_bv   <= 1'b0;
-            q_n    <= 3'd0;
-            q_t    <= 7'd0;
-            q_done <= 1'b0;
+            m_arv   <= 1'b0;
+            bt_left <= 9'd0;
         end else begin
-            q_bv   <= r_take && rs == RS_FILL && rd_quant;
-            if (r_take) q_bd <= r_data;
-            q_done <= q_t == 7'd1;
-            if (q_t != 7'd0) q_t <= q_t - 7'd1;
-            if (q_start) begin
-                q_n <= 3'd0;
-            end else if (q_bv) begin
-                if (q_n != 3'd7) begin
-                    q_raw[{q_n, 8'd0} +: 256] <= q_bd;
-                    q_n <= q_n + 3'd1;
-                end else begin           // q_in is loaded on q_clk
-                    q_n  <= 3'd0;
-                    q_t  <= QUANT_LAT[6:0];
-                end
+            if (m_arv && ar_ready) m_arv <= 1'b0;
+            if (r_take) bt_left <= bt_left - 9'd1;
+            if (st == S_IDLE && take_rd_p) begin
+                m_arv      <= 1'b1;
+                m_ar_word  <= rq_word;
+                m_ar_beats <= {1'b0, rq_len} + 9'd1;
+                bt_left    <= {1'b0, rq_len} + 9'd1;
+            end
+            if (e_ar_go) begin
+                m_arv      <= 1'b1;
+                m_ar_word  <= e_ar_word;
+                m_ar_beats <= {5'd0, e_ar_beats};
+                bt_left    <= {5'd0, e_ar_beats};
             end
         end
     end
 
-    // ---------------------------------------------------------------- the engines and the output
-    reg  [7:0]    pr_dst;     // plain read: requester {x,y}, txn
-    reg  [7:0]    pr_txn;
-    reg           wr_b;       // the write machine's B, caught while the output register was taken
-    reg  [31:0]   rd_dest;    // entry read: destinations {x,y}, requester first
-    reg  [1:0]    rd_nd;      // peers
-    reg  [7:0]    rd_txn;
-    reg  [8:0]    rd_cnt;     // entries
-    reg  [7:0]    rd_ent;     // entry being fetched
-    reg  [3:0]    rd_eb;      // DRAM words per entry
-    reg  [1:0]    rd_elast;   // last response word of an entry
-    reg  [34:0]   rd_anext;   // next entry's first word
-    reg           q_rdy;      // the entry's words are ready for the emit buffer
-    reg  [255:0]  p_w [0:3];  // an entry without QUANT: its words as they arrive
-    reg  [1:0]    p_cnt;
-    reg  [1023:0] e_w;        // the emit buffer
-    reg  [7:0]    e_tag;
-    reg  [1:0]    e_dst;
-    reg  [1:0]    q_emit;
-    wire          more_ent = {1'b0, rd_ent} + 9'd1 < rd_cnt;
-    wire [7:0]    e_dest   = rd_dest[{e_dst, 3'b000} +: 8];
+    // ---------------------------------------------------------------- the output register
+    always @(posedge clk) begin
+        if (!resetn) begin
+            out_v   <= 1'b0;
+            out_ack <= 1'b0;
+        end else if (emit_go) begin
+            out_r   <= {emit_dest, X4, Y4, T_RD_RESP, emit_tag, emit_last, 1'b0, emit_word, emit_data};
+            out_v   <= 1'b1;
+            out_ack <= 1'b0;
+        end else if (wr_ack) begin
+            out_r   <= {ack_src, X4, Y4, T_WR_ACK, ack_txn, 1'b1, 3'd0, 256'd0};
+            out_v   <= 1'b1;
+            out_ack <= 1'b1;
+        end else if (pr_beat) begin
+            out_r   <= {pr_dst, X4, Y4, T_RD_RESP, pr_txn, r_last, 3'd0, r_data};
+            out_v   <= 1'b1;
+            out_ack <= 1'b0;
+        end else if (out_v && !noc_out_busy) begin
+            out_v   <= 1'b0;
+        end
+    end
 
+    // ---------------------------------------------------------------- read request checks
     reg r_err;
     initial r_err = 1'b0;
     always @(posedge clk) begin
         if (!resetn) begin
-            st       <= S_IDLE;
-            rs       <= RS_IDLE;
-            out_v    <= 1'b0;
-            out_ack  <= 1'b0;
-            m_arv    <= 1'b0;
-            m_awv    <= 1'b0;
-            wr_b     <= 1'b0;
-            ws_done  <= 1'b0;
-            e_act    <= 1'b0;
-            q_start  <= 1'b0;
-            q_rdy    <= 1'b0;
-            rd_quant <= 1'b0;
-            bt_left  <= 9'd0;
-            r_err    <= 1'b0;
+            r_err <= 1'b0;
         end else begin
-            ws_done <= 1'b0;
-            if (out_v && !noc_out_busy) out_v <= 1'b0;
-            if (m_arv && ar_ready) m_arv <= 1'b0;
-            if (m_awv && aw_ready) m_awv <= 1'b0;
-            if (b_valid && st == S_WR) wr_b <= 1'b1;
-            if (q_done) q_rdy <= 1'b1;
-            if (r_take) bt_left <= bt_left - 9'd1;
-            if (m_arv && !ar_ready && (take_rd_p || take_rd_e || (rs == RS_FILL && r_take && r_last && more_ent))) begin
+            if (m_arv && !ar_ready && (take_rd_p || e_ar_go)) begin
                 $display("ERROR %m t=%0t: MAG(%0d,%0d) read engine issued a burst while its previous one was not yet taken by the DRAM port", $time, X, Y);
                 r_err <= 1'b1;
             end
-
-            // ---- request checks at the take (both engines)
             if (rdq_pop) begin
                 if (rq_stage) begin
                     $display("ERROR %m t=%0t: MAG(%0d,%0d) MEM_RD_REQ from (%0d,%0d) txn 0x%h to the staging aperture (addr 0x%h, flags 0x%h): this agent has no staging; dropped without a response (units.md M.4)",
@@ -585,112 +451,6 @@ module mag #(
                     end
                 end
             end
-
-            // ---- plain reads and writes (upstream's `st`)
-            case (st)
-                S_IDLE: if (take_rd_p) begin
-                    pr_dst     <= rq[279:272];
-                    pr_txn     <= rq[`NOC_TXN];
-                    m_arv      <= 1'b1;
-                    m_ar_word  <= rq_word;
-                    m_ar_beats <= {1'b0, rq_len} + 9'd1;
-                    bt_left    <= {1'b0, rq_len} + 9'd1;
-                    st         <= S_RD;
-                end else if (ws_issue) begin
-                    wr_cur     <= rdyq_head;
-                    m_awv      <= 1'b1;
-                    m_aw_beats <= sl_beats[rdyq_head];
-                    wr_b       <= 1'b0;
-                    st         <= S_WR;
-                end
-                S_RD: if (r_take) begin
-                    out_r   <= {pr_dst, X4, Y4, T_RD_RESP, pr_txn, r_last, 3'd0, r_data};
-                    out_v   <= 1'b1;
-                    out_ack <= 1'b0;
-                    if (r_last) st <= S_IDLE;
-                end
-                S_WR: if ((b_valid || wr_b) && st_out) begin
-                    out_r   <= {sl_src[wr_cur], X4, Y4, T_WR_ACK, sl_txn[wr_cur], 1'b1, 3'd0, 256'd0};
-                    out_v   <= 1'b1;
-                    out_ack <= 1'b1;
-                    wr_b    <= 1'b0;
-                    ws_done <= 1'b1;
-                    st      <= S_IDLE;
-                end
-                default: st <= S_IDLE;
-            endcase
-
-            // ---- entry reads (upstream's `rs`)
-            case (rs)
-                RS_IDLE: if (take_rd_e) begin
-                    rd_dest    <= rq_dest;
-                    rd_nd      <= rq_npeer;
-                    rd_txn     <= rq[`NOC_TXN];
-                    rd_cnt     <= rq_cnt;
-                    rd_ent     <= 8'd0;
-                    rd_quant   <= rq_quant;    // rd_blay <= rq_blay on q_clk
-                    rd_eb      <= rq_eb;
-                    rd_elast   <= rq_ew[1:0] - 2'd1;
-                    rd_anext   <= rq_word + {31'd0, rq_eb};
-                    m_arv      <= 1'b1;
-                    m_ar_word  <= rq_word;
-                    m_ar_beats <= {5'd0, rq_eb};
-                    bt_left    <= {5'd0, rq_eb};
-                    q_start    <= rq_quant;
-                    p_cnt      <= 2'd0;
-                    rs         <= RS_FILL;
-                end
-                RS_FILL: begin
-                    q_start <= 1'b0;
-                    if (r_take && !rd_quant) begin
-                        p_w[p_cnt] <= r_data;
-                        p_cnt      <= p_cnt + 2'd1;
-                        if (r_last) q_rdy <= 1'b1;
-                    end
-                    if (r_take && r_last) begin
-                        rs <= RS_WAIT;
-                        if (more_ent) begin       // the next entry's burst at once
-                            m_arv      <= 1'b1;
-                            m_ar_word  <= rd_anext;
-                            m_ar_beats <= {5'd0, rd_eb};
-                            bt_left    <= {5'd0, rd_eb};
-                            rd_anext   <= rd_anext + {31'd0, rd_eb};
-                        end
-                    end
-                end
-                RS_WAIT: if (q_rdy && !e_act) begin
-                    e_w    <= rd_quant ? q_out : {p_w[3], p_w[2], p_w[1], p_w[0]};
-                    e_tag  <= rd_txn + rd_ent;
-                    e_act  <= 1'b1;
-                    e_dst  <= 2'd0;
-                    q_emit <= 2'd0;
-                    q_rdy  <= 1'b0;
-                    if (more_ent) begin
-                        rd_ent  <= rd_ent + 8'd1;
-                        q_start <= rd_quant;
-                        p_cnt   <= 2'd0;
-                        rs      <= RS_FILL;
-                    end else begin
-                        rs <= RS_IDLE;
-                    end
-                end
-                default: rs <= RS_IDLE;
-            endcase
-
-            // ---- the emit buffer: ew words to each destination in turn, one a cycle
-            if (emit_go) begin
-                out_r   <= {e_dest, X4, Y4, T_RD_RESP, e_tag, q_emit == rd_elast, 1'b0, q_emit,
-                            e_w[{q_emit, 8'd0} +: 256]};
-                out_v   <= 1'b1;
-                out_ack <= 1'b0;
-                if (q_emit == rd_elast) begin
-                    q_emit <= 2'd0;
-                    if (e_dst != rd_nd) e_dst <= e_dst + 2'd1;
-                    else                e_act <= 1'b0;
-                end else begin
-                    q_emit <= q_emit + 2'd1;
-                end
-            end
         end
     end
     assign noc_out_data  = out_r;
@@ -705,7 +465,7 @@ module mag #(
     // Read by the host's loader through the hierarchy (<agent>.writes_idle) to know that every
     // write which reached the agent is in the DRAM and acknowledged.
     /* verilator lint_off UNUSEDSIGNAL */  // read through the hierarchy only
-    wire writes_idle = wrq_empty && (w_open == 256'd0) && (sl_v == {WR_SLOTS{1'b0}}) && !(out_v && out_ack);
+    wire writes_idle = wrq_empty && w_none_open && !(out_v && out_ack);
     /* verilator lint_on UNUSEDSIGNAL */
 
     assign mon_err = in_err | w_err | r_err | (|q_err);

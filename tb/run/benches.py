@@ -37,7 +37,10 @@ CU_BASE_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
 ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
     "rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v",
     "rtl/bench/orch_harness.v")
-MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v", "rtl/mag/mag.v")
+# The memory agent without its DRAM (it also needs rtl/arith/clock_gate.v and the NoC FIFO and link monitor).
+MAG_AGENT_RTL: tuple[str, ...] = ("rtl/mag/mag_quant.v", "rtl/mag/mag_entry.v", "rtl/mag/mag_write.v",
+                                  "rtl/mag/mag_port.v", "rtl/mag/mag.v")
+MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v",) + MAG_AGENT_RTL
 MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/arith/clock_gate.v",) + MAG_RTL + (
     "rtl/bench/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
@@ -62,7 +65,7 @@ PE_CORE_RTL: tuple[str, ...] = tuple(f"rtl/ahbm/pe/pe_{m}.v" for m in (
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/ipcq/ipcq.v", "rtl/ahbm/ipcq/ipcq_node.v",
                                    "rtl/ahbm/ipcq/ipcq_mesh.v", "rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v",
                                    *PE_CORE_RTL, "rtl/ahbm/pe/pe.v", "rtl/ahbm/ahbm_cube.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/mag", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, NOC_RTL, PE_CORE_RTL, ROOT, get_bench
+from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, MAG_AGENT_RTL, NOC_RTL, PE_CORE_RTL, ROOT, get_bench
 from tb.run.content_hash import files_digest
 
 
@@ -38,6 +38,10 @@ class LintJob:
     defines: tuple[str, ...] = ()
 
 
+# The memory agent with what it instantiates (no DRAM: the agent is linted alone).
+MAG_AGENT_DEPS: tuple[str, ...] = ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v") + MAG_AGENT_RTL
+
+
 def lint_jobs() -> list[LintJob]:
     """RTL units alone, then every bench of the table as it is built."""
     jobs = [
@@ -49,11 +53,11 @@ def lint_jobs() -> list[LintJob]:
         LintJob("noc_mesh 14x14", "noc_mesh", NOC_RTL, (("NX", 14), ("NY", 14))),
         LintJob("mag_dram", "mag_dram", ("rtl/mag/mag_dram.v",)),
         LintJob("mag_quant", "mag_quant", ("rtl/mag/mag_quant.v",)),
-        LintJob("mag", "mag", ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v",
-                               "rtl/mag/mag_quant.v", "rtl/mag/mag_port.v", "rtl/mag/mag.v")),
+        LintJob("mag_entry", "mag_entry", ("rtl/arith/clock_gate.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_entry.v")),
+        LintJob("mag_write", "mag_write", ("rtl/noc/noc_fifo.v", "rtl/mag/mag_write.v")),
+        LintJob("mag", "mag", MAG_AGENT_DEPS),
         LintJob("mag BASE 0x8000_0000 WR_SLOTS 1, 1-cycle port", "mag",
-                ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v", "rtl/mag/mag_quant.v",
-                 "rtl/mag/mag_port.v", "rtl/mag/mag.v"),
+                MAG_AGENT_DEPS,
                 (("BASE", 0x8000_0000), ("WR_SLOTS", 1), ("DRAM_WORDS", 1 << 20), ("AR_FIFO_LAT", 1),
                  ("R_FIFO_LAT", 1), ("W_FIFO_LAT", 1), ("B_FIFO_LAT", 1), ("QUANT_LAT", 1))),
         LintJob("cluster_cu", "cluster_cu", tuple(s for s in get_bench("cluster").sources

@@ -35,8 +35,8 @@ from models.machine.unit_timing import unit_params
 UNIT_RTL: dict[UnitKind, tuple[str, ...]] = {
     UnitKind.CLUSTER: ("rtl/cu/cu_base.v",),  # + the cluster's own files, see unit_sources()
     UnitKind.VECTOR: ("rtl/cu/cu_base.v",),
-    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_port.v", "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v",
-                   "rtl/arith/clock_gate.v"),
+    UnitKind.MAG: ("rtl/mag/mag.v", "rtl/mag/mag_entry.v", "rtl/mag/mag_write.v", "rtl/mag/mag_port.v",
+                   "rtl/mag/mag_quant.v", "rtl/mag/mag_dram.v", "rtl/arith/clock_gate.v"),
     UnitKind.ORCH: ("rtl/orch/orch_axil_mon.v", "rtl/orch/orch_addr_dec.v", "rtl/orch/orchestrator.v"),
     UnitKind.EXT: (),
 }

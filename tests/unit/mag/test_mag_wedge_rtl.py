@@ -11,9 +11,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tb.run.benches import INCLUDE_DIRS, MAG_RTL
+
 ROOT = Path(__file__).resolve().parents[3]
-SOURCES = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v", "rtl/mag/mag_quant.v",
-           "rtl/mag/mag_port.v", "rtl/mag/mag.v", "rtl/mag/mag_dram.v"]
+SOURCES = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v", *MAG_RTL]
 
 # MAG at (0,1); writers (1,0) and (2,0); flit = {dst, src, type, txn, last, rsvd, payload}, payload of a
 # MEM_WR_REQ = {addr[39:0], len, ...}. The bench offers the flits in order, honouring busy, then counts acks.
@@ -72,7 +73,7 @@ endmodule
 def _run(tmp: Path, slots: int) -> str:
     (tmp / "wedge_tb.v").write_text(BENCH)
     build = ["iverilog", "-g2012", "-o", str(tmp / "t.vvp"), "-s", "wedge_tb", f"-Pwedge_tb.WR_SLOTS={slots}",
-             f"-I{ROOT / 'rtl/noc'}", str(tmp / "wedge_tb.v")] + [str(ROOT / s) for s in SOURCES]
+             *[f"-I{ROOT / d}" for d in INCLUDE_DIRS], str(tmp / "wedge_tb.v")] + [str(ROOT / s) for s in SOURCES]
     subprocess.run(build, check=True, capture_output=True, text=True, cwd=tmp)
     run = subprocess.run(["vvp", "-n", str(tmp / "t.vvp")], capture_output=True, text=True, timeout=60, cwd=tmp)
     return run.stdout + run.stderr
