@@ -599,6 +599,38 @@ async def load_q_fetched_ahead(dut) -> None:
 
 
 @cocotb.test()
+async def load_q_waits_across_the_queue_wrap(dut) -> None:
+    """The reload of a Q slot waits for a tile that reads its old contents wherever that tile sits in the
+    command queue's ring, including past its end: the same round of nine commands (LOAD_Q into Q0 and
+    Q1, a long Q1 tile, a short Q0 tile, a reload of Q0, a tile of the new Q0, three NORM_STOREs) runs
+    CMDQ_DEPTH times, so nine being odd, the Q0 tile reaches every ring position behind the head. The
+    long Q1 tile holds the engine, so a reload fetched ahead over the Q0 tile lands before that tile's
+    S2 reads Q0, and shows as its O computed with the new Q. Bits: every round = the model's."""
+    cube, s, v = await start_session(dut, "pe")
+    depth = cube.p["CMDQ_DEPTH"]
+    rows, keys = (4, 16, 4), (16, 64, 16)                         # Q0 old, Q1 (long), Q0 new
+    q_addrs, qs = zip(*(s.q(r) for r in rows))
+    tiles = [s.tile(k) for k in keys]
+    o_addrs = [s.alloc(np.zeros((r, s.d), np.uint16)) for r in rows]
+    await s.load()
+    models = [model_sweep(q, [t]) for q, t in zip(qs, tiles)]
+    for r in range(depth):
+        await cube.cmd(0, "LOAD_Q", rows=rows[0], qreg=0, q_addr=q_addrs[0])
+        await cube.cmd(0, "LOAD_Q", rows=rows[1], qreg=1, q_addr=q_addrs[1])
+        await s.attn(tiles[1], rows[1], sreg=1, qreg=1, init=True)
+        await s.attn(tiles[0], rows[0], sreg=0, qreg=0, init=True)
+        await cube.cmd(0, "LOAD_Q", rows=rows[2], qreg=0, q_addr=q_addrs[2])    # must wait for the tile above
+        await s.attn(tiles[2], rows[2], sreg=2, qreg=0, init=True)
+        for i in range(3):
+            await cube.cmd(0, "NORM_STORE", sreg=i, rows=rows[i], o_addr=o_addrs[i])
+        await s.finish()
+        for i, what in enumerate(("Q0 before its reload", "Q1", "Q0 reloaded")):
+            s.check_o(await s.read_o(o_addrs[i], rows[i]), models[i], f"round {r}: {what}")
+    s.check_counts(0, cnt_q=3 * depth, cnt_comp=3 * depth, cnt_store=3 * depth)
+    v.finish()
+
+
+@cocotb.test()
 async def wait_reports_missed_wakeup(dut) -> None:
     """A bounded wait whose condition turns true without any signal it awaits changing (here: time
     alone) ends at its bound as a named failure, never as a late success (the bench's guard against a

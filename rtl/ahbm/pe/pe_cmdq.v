@@ -171,7 +171,9 @@ module pe_cmdq #(
         q_busy = 4'd0;
         q_ent = 128'd0;
         for (qi = 0; qi < CMDQ_DEPTH; qi = qi + 1) begin
-            q_ent = 128'(g_ring[0].mem[rd_seq[CQA-1:0] + qi[CQA-1:0]]);   // the command, not its code
+            // The ring index is cast to CQA bits: the sum must wrap past the ring's end. Icarus evaluates an
+            // unsized index sum wider (it read X past the end, so a tile there did not hold its Q slot).
+            q_ent = 128'(g_ring[0].mem[CQA'(rd_seq[CQA-1:0] + qi[CQA-1:0])]);   // the command, not its code
             if (32'(qi) < pf_seq - rd_seq && (f_opc(q_ent) == OP_ATTN || f_opc(q_ent) == OP_LOADQ))
                 q_busy[f_qreg(q_ent)] = 1'b1;
         end
