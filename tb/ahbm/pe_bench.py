@@ -222,3 +222,38 @@ async def expect_fault(cube: CubeTB, v: Verdict, word: int, name: str, tag: int,
     v.check(int(core.last_tag.value) == nop_tag, f"{what}: last completed tag {int(core.last_tag.value):#x}, "
             f"expected the NOP's {nop_tag:#x}")
     v.check(cube.fault(0).code == 0, f"{what}: FAULT not cleared by fault_clr")
+
+
+# ---------------------------------------------------------------- sizes, fields and lines the feature tests use
+
+
+def kv_bytes(keys: int, d: int) -> int:
+    """Bytes of one K (or V) tile: keys x d bf16 (docs/ahbm.md §3 S1/S5)."""
+    return keys * d * 2
+
+
+def mask_bytes(rows: int, keys: int) -> int:
+    """Bytes of one stored mask tile: rows x mask_stride(keys) bf16."""
+    return rows * mask_stride(keys) * 2
+
+
+def mm_cycles(cube: CubeTB, rows: int, keys: int) -> int:
+    """An MM stage's length in the PE's timing model (rtl/ahbm/pe/pe_engine.v header)."""
+    return -(-rows * keys * cube.p["D"] // cube.p["MM_MACS"])
+
+
+def set_field(word: int, field: tuple[int, int], value: int) -> int:
+    """The 128-bit command word with one (lsb, width) field replaced by a raw value."""
+    lsb, width = field
+    mask = ((1 << width) - 1) << lsb
+    return (word & ~mask) | ((value << lsb) & mask)
+
+
+def bf16_nan(x: np.ndarray) -> np.ndarray:
+    """Which bf16 patterns are NaNs (exponent all ones, mantissa not zero)."""
+    return ((x & 0x7F80) == 0x7F80) & ((x & 0x007F) != 0)
+
+
+def report(dut, text: str) -> None:
+    """A line of the pe bench that tb.run.regress prints on the console (REPORT tag)."""
+    dut._log.info("REPORT pe %s", text)

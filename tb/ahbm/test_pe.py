@@ -17,11 +17,12 @@ import numpy as np
 from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 
 from models.ahbm.attention import empty_state, finalize, merge
-from models.ahbm.launch import BF16_NEG_INF, mask_stride
+from models.ahbm.launch import BF16_NEG_INF
 from models.ahbm.ipcq import COMMON_FIELDS, OP_FIELDS, OPCODES, decode_cmd, encode_cmd
-from tb.ahbm.cube import FAULT_NAMES, PERIOD_NS, CubeTB, CubeTimeout
-from tb.ahbm.pe_bench import (FAULT_CODES, MAX_CYCLES, PeTB, Tile, check_header, expect_fault, model_sweep,
-                               reserved_bit, start_session, wait_cycles, wait_done, wait_pop_avail)
+from tb.ahbm.cube import PERIOD_NS, CubeTimeout
+from tb.ahbm.pe_bench import (FAULT_CODES, MAX_CYCLES, PeTB, Tile, bf16_nan, check_header, expect_fault, kv_bytes,
+                               mask_bytes, mm_cycles, model_sweep, report, reserved_bit, set_field, start_session,
+                               wait_done, wait_pop_avail)
 from tb.lib.verdict import Verdict
 
 E, W = 1, 3                 # IPCQ directions used here
@@ -53,40 +54,6 @@ async def composite_bit_exact(dut) -> None:
     s.check_counts(0, cnt_comp=n_tiles, cnt_k=n_tiles, cnt_v=n_tiles, cnt_q=len(plan), cnt_store=len(plan),
                    cnt_mask=0)
     v.finish()
-
-
-# ---------------------------------------------------------------- helpers of the feature tests
-
-
-def kv_bytes(keys: int, d: int) -> int:
-    """Bytes of one K (or V) tile: keys x d bf16 (docs/ahbm.md §3 S1/S5)."""
-    return keys * d * 2
-
-
-def mask_bytes(rows: int, keys: int) -> int:
-    """Bytes of one stored mask tile: rows x mask_stride(keys) bf16."""
-    return rows * mask_stride(keys) * 2
-
-
-def mm_cycles(cube: CubeTB, rows: int, keys: int) -> int:
-    """An MM stage's length in the PE's timing model (rtl/ahbm/pe/pe_engine.v header)."""
-    return -(-rows * keys * cube.p["D"] // cube.p["MM_MACS"])
-
-
-def set_field(word: int, field: tuple[int, int], value: int) -> int:
-    """The 128-bit command word with one (lsb, width) field replaced by a raw value."""
-    lsb, width = field
-    mask = ((1 << width) - 1) << lsb
-    return (word & ~mask) | ((value << lsb) & mask)
-
-
-def bf16_nan(x: np.ndarray) -> np.ndarray:
-    return ((x & 0x7F80) == 0x7F80) & ((x & 0x007F) != 0)
-
-
-def report(dut, text: str) -> None:
-    """A line tb.run.regress prints on the console (REPORT tag)."""
-    dut._log.info("REPORT pe %s", text)
 
 
 # ---------------------------------------------------------------- ADR §8.1: fusion, K early / V at its own point
