@@ -20,7 +20,7 @@ and compares the ledgers row by row:
   fields 5-7); RUN.
 
 :func:`seed_report` renders the comparison of the seed case as the markdown
-block that ``models/programs/comparison.py`` and the README quote verbatim
+block that ``models/programs/comparison.py`` and docs/machine.md quote verbatim
 (``python -m models.bundle.flit_ledger --write`` re-pastes both);
 tests/unit/bundle/test_flit_ledger.py recomputes it and fails when either copy
 differs, so every number in those documents is measured here.
@@ -307,11 +307,11 @@ def seed_report() -> str:
 
 REPORT_FIRST_LINE = "| unit | flits | fused: ours"
 REPORT_LAST_LINE = "desc_writes='full'): fused"
-DOC_COPIES = (("README.md", ""), ("models/programs/comparison.py", "    "))  # (file, indent of the quoted block)
+DOC_COPIES = (("docs/machine.md", ""), ("models/programs/comparison.py", "    "))  # (file, indent of the quoted block)
 
 
 def write_docs(root: Path = Path(__file__).resolve().parents[2]) -> list[str]:
-    """Replace the quoted report in README.md and the models/programs/comparison.py docstring with
+    """Replace the quoted report in docs/machine.md and the models/programs/comparison.py docstring with
     :func:`seed_report`; returns the files that changed."""
     report = seed_report()
     changed = []

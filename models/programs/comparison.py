@@ -9,7 +9,7 @@ dispatches, ours (``desc_writes="minimal"``) against the public compiler's
 per unit kind and per role, every flit of both sides read back from the flit
 itself by ``models/bundle/flit_ledger.py`` (``python -m models.bundle.flit_ledger`` prints
 this block; tests/unit/bundle/test_flit_ledger.py fails when it differs from the
-copy here or in the README; :data:`SEED_OURS` pins our totals)::
+copy here or in docs/machine.md; :data:`SEED_OURS` pins our totals)::
 
     | unit | flits | fused: ours | fused: compiler | unfused: ours | unfused: compiler | why they differ |
     |---|---|---:|---:|---:|---:|---|

@@ -1,7 +1,7 @@
 // A log of every AXI4-Lite handshake on the host pins of a generated machine harness.
 //
 // Why: the host's bus timing is a measured fact (a write and a read each take
-// a fixed number of cycles, README "host"); a change to whatever drives the
+// a fixed number of cycles, docs/orch.md "Host timing"); a change to whatever drives the
 // pins must keep every handshake on the same cycle. With the plusarg
 // `+agsim_axil_trace` (tb/run/runner.py passes it when AGSIM_AXIL_TRACE=1) each
 // handshake is written to axil_trace.txt in the simulator's working

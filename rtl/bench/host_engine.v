@@ -6,7 +6,7 @@
 // writes. Here Python writes the batch as one file, raises `go`, and wakes
 // again when `done` rises; the bus beats are made in Verilog on exactly the
 // cycles the coroutine host made them (measured on the host pins with
-// rtl/bench/axil_trace.v, README "host"):
+// rtl/bench/axil_trace.v, docs/orch.md "Host timing"):
 //   * a WRITE offers AW and W together from the launch edge L: AW is taken at
 //     L+1, W at L+2, B at L+3 (the orchestrator's AW, W, B slave); the write
 //     completes at the B edge, the next command launches the edge after:

@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help=f"B {QUICK_BS} at {QUICK_WIDTHS[0]} bits, prefill tile 64")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--sim", choices=("icarus", "verilator"), default="verilator")
-    ap.add_argument("--publish", action="store_true", help="copy the pictures to docs/img/ (the README's)")
+    ap.add_argument("--publish", action="store_true", help="copy the pictures to docs/img/ (docs/speed.md's)")
     ap.add_argument("--no-prefill", action="store_true")
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--scheduler", default=os.environ.get("SCHEDULER") or None,

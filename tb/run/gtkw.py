@@ -356,7 +356,7 @@ def write_save_file(
 ) -> None:
     """Write a GTKWave save file for `bench`'s dump `fst_path` to `gtkw_path`.
 
-    Every group starts expanded, as in the README's picture (GTKWave flags
+    Every group starts expanded, as in docs/benches.md's picture (GTKWave flags
     @800200 / @1000200 around it; a collapsed one is @c00200 / @1401200),
     unless `open_routers` says otherwise (False, or the set of (x, y) to
     expand) or `open_links` is False for the link groups. `view` sets the

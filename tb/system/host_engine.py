@@ -12,7 +12,7 @@ first command is offered after the first rising edge following the call, as a
 coroutine master's channel offers it; a poll counts its cycles from the clock
 when it was asked (``start``, default now), so the cycles a caller sees are the
 ones tb/orch/host.py and tb/bundle/rtl_run.py saw with cocotbext-axi's AxiLiteMaster
-(equal per handshake: rtl/bench/axil_trace.v, README "host").
+(equal per handshake: rtl/bench/axil_trace.v, docs/orch.md "Host timing").
 
 Failures are named, never a hang nor plausible data: a batch longer than the
 queue is refused before anything is sent; a command the engine does not know

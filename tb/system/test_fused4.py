@@ -9,7 +9,7 @@ must equal 2*M*N*2 bytes.
 
 The reference column is the public compiler's count for the same kernel
 (protocol §9, read from its bundles by models/bundle/flit_ledger.py); ours is what
-models/programs/ builds (SEED_OURS), and the README's "Scenario 6, flit by
+models/programs/ builds (SEED_OURS), and docs/machine.md's "Scenario 6, flit by
 flit" (the same block as models/programs/comparison.py's docstring) explains
 every flit of difference, unit by unit and role by role.
 """
@@ -97,7 +97,7 @@ async def test_fused_vs_unfused(dut) -> None:
             lines.append(f"{form:8s} {r['flits']:10d} {UPSTREAM_FLITS[form]:9d} {r['read']:9d} "
                          f"{r['written']:8d} {c.temp_bytes:7d} {r['cycles']:7d}")
         lines.append(f"DRAM saving {saving} B = 2*M*N*2; every flit of difference from the reference is explained "
-                     f"in the README, 'Scenario 6, flit by flit' (python -m models.bundle.flit_ledger)")
+                     f"in docs/machine.md, 'Scenario 6, flit by flit' (python -m models.bundle.flit_ledger)")
         for line in lines:
             tb.log.info("REPORT %s", line)
 

@@ -57,10 +57,10 @@ def test_every_difference_is_explained() -> None:
     assert full == SEED_OURS["full"]
 
 
-def test_report_is_quoted_verbatim_in_the_readme_and_the_comparison_docstring() -> None:
+def test_report_is_quoted_verbatim_in_the_machine_doc_and_the_comparison_docstring() -> None:
     report = seed_report()
     fix = "run `python -m models.bundle.flit_ledger --write`"
-    assert report in (ROOT / "README.md").read_text(), f"README.md quotes another report: {fix}"
+    assert report in (ROOT / "docs/machine.md").read_text(), f"docs/machine.md quotes another report: {fix}"
     indented = "\n".join(("    " + line) if line else "" for line in report.split("\n"))
     assert indented in comparison.__doc__, f"models/programs/comparison.py's docstring quotes another report: {fix}"
 
@@ -92,12 +92,12 @@ def test_the_compilers_broadcast_constants_are_what_programs_reports() -> None:
 def test_write_docs_repairs_a_stale_copy(tmp_path) -> None:
     from models.bundle.flit_ledger import write_docs
 
-    for name in ("README.md", "models/programs/comparison.py"):
+    for name in ("docs/machine.md", "models/programs/comparison.py"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text((ROOT / name).read_text().replace("| all | total | ", "| all | total | 9"))
-    assert write_docs(tmp_path) == ["README.md", "models/programs/comparison.py"]
-    assert seed_report() in (tmp_path / "README.md").read_text()
+    assert write_docs(tmp_path) == ["docs/machine.md", "models/programs/comparison.py"]
+    assert seed_report() in (tmp_path / "docs/machine.md").read_text()
     assert write_docs(tmp_path) == []
-    (tmp_path / "README.md").write_text("no report here")
-    with pytest.raises(ValueError, match="README.md: no quoted report.*paste `python -m models.bundle.flit_ledger`"):
+    (tmp_path / "docs/machine.md").write_text("no report here")
+    with pytest.raises(ValueError, match="docs/machine.md: no quoted report.*paste `python -m models.bundle.flit_ledger`"):
         write_docs(tmp_path)
