@@ -22,16 +22,16 @@ import cloudpickle
 import pytest
 
 from tb.farm.calls import CallFailure, Reply, checked, submit_calls
-from tb.ahbm import launch_sweep as al
-from tb.ahbm import decode_sweep as sw
-from tb.noc import sweep as ns
+from tb.ahbm import launch_sweep
+from tb.ahbm import decode_sweep
+from tb.noc import sweep
 from tb.perf.points import run_points
 
 # the functions below run on the workers, which cannot import this file by its name: send them by value
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 LOADS = (0.05, 0.1)
-PLAN = ((ns.REFERENCE_DEPTH, "uniform"),)
+PLAN = ((sweep.REFERENCE_DEPTH, "uniform"),)
 WINDOW = (100, 600)  # warm-up and measured cycles: enough traffic for the fit, a second a point on Icarus
 
 
@@ -80,39 +80,41 @@ def test_points_here_keep_their_order_and_raise_as_they_always_did() -> None:
         run_points(_square_unless_two, [2, 3])
 
 
-def _without_wall(points: list[ns.Point]) -> list[ns.Point]:
+def _without_wall(points: list[sweep.Point]) -> list[sweep.Point]:
     """The records less the one figure that is not the simulation's: the wall time of the run."""
     return [dataclasses.replace(p, wall_s=0.0) for p in points]
 
 
 def test_noc_points_on_the_cluster_give_the_records_made_here(cluster: object, tmp_path: Path) -> None:
-    here = ns.sweep("icarus", 1, 2, LOADS, root=tmp_path / "here", plan=PLAN, window=WINDOW)
-    there = ns.sweep("icarus", 1, 2, LOADS, scheduler=cluster.scheduler_address, root=tmp_path / "there",
-                     plan=PLAN, window=WINDOW)
+    here = sweep.sweep("icarus", 1, 2, LOADS, root=tmp_path / "here", plan=PLAN, window=WINDOW)
+    there = sweep.sweep("icarus", 1, 2, LOADS, scheduler=cluster.scheduler_address, root=tmp_path / "there",
+                        plan=PLAN, window=WINDOW)
     assert [(p.pattern, p.load, p.measure) for p in there] == [("uniform", ld, WINDOW[1]) for ld in LOADS]
     assert _without_wall(there) == _without_wall(here)
     assert all(p.delivered > 0 for p in there)
     a, b = _without_wall(here), _without_wall(there)
-    assert ns.format_report(b, ns.summarise(b), "icarus", 0.0) == ns.format_report(a, ns.summarise(a), "icarus", 0.0)
-    assert ns.plot(b, tmp_path / "there.png").read_bytes() == ns.plot(a, tmp_path / "here.png").read_bytes()
+    assert (sweep.format_report(b, sweep.summarise(b), "icarus", 0.0)
+            == sweep.format_report(a, sweep.summarise(a), "icarus", 0.0))
+    assert sweep.plot(b, tmp_path / "there.png").read_bytes() == sweep.plot(a, tmp_path / "here.png").read_bytes()
     # the two points of one depth built it once between them, under the folder's lock, and left its stamp
-    assert (ns.build_folder("icarus", ns.REFERENCE_DEPTH, tmp_path / "there") / ns.STAMP).exists()
+    assert (sweep.build_folder("icarus", sweep.REFERENCE_DEPTH, tmp_path / "there") / sweep.STAMP).exists()
 
 
 def test_a_noc_point_that_fails_on_the_cluster_fails_the_sweep_by_name(cluster: object, tmp_path: Path) -> None:
-    with pytest.raises(ns.SweepError, match=r"^NoC diagonal load 0.05 FIFO_DEPTH 4 \(icarus\): KeyError: 'diagonal'$"):
-        ns.sweep("icarus", 1, 2, (0.05,), scheduler=cluster.scheduler_address, root=tmp_path,
-                 plan=((ns.OLD_DEPTH, "diagonal"),), window=WINDOW)
+    with pytest.raises(sweep.SweepError,
+                       match=r"^NoC diagonal load 0.05 FIFO_DEPTH 4 \(icarus\): KeyError: 'diagonal'$"):
+        sweep.sweep("icarus", 1, 2, (0.05,), scheduler=cluster.scheduler_address, root=tmp_path,
+                    plan=((sweep.OLD_DEPTH, "diagonal"),), window=WINDOW)
 
 
 def test_the_load_bench_is_built_once_and_again_when_its_inputs_change(tmp_path: Path) -> None:
-    run = ns.built(ns.OLD_DEPTH, "icarus", tmp_path)
+    run = sweep.built(sweep.OLD_DEPTH, "icarus", tmp_path)
     target = Path(run[-1])
     first = target.stat().st_mtime_ns
-    assert ns.built(ns.OLD_DEPTH, "icarus", tmp_path) == run and target.stat().st_mtime_ns == first
-    (tmp_path / ns.STAMP).write_text("{}")  # as if a source had changed since
+    assert sweep.built(sweep.OLD_DEPTH, "icarus", tmp_path) == run and target.stat().st_mtime_ns == first
+    (tmp_path / sweep.STAMP).write_text("{}")  # as if a source had changed since
     time.sleep(0.01)
-    ns.built(ns.OLD_DEPTH, "icarus", tmp_path)
+    sweep.built(sweep.OLD_DEPTH, "icarus", tmp_path)
     assert target.stat().st_mtime_ns != first
 
 
@@ -121,18 +123,18 @@ def _all_fail(fn: object, specs: list, **_: object) -> list[CallFailure]:
 
 
 def test_a_decode_point_whose_task_failed_is_a_failed_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sw, "run_points", _all_fail)
-    points = sw.run_sweep((2,), (64,), seed=5, scheduler="tcp://nowhere:8786")
+    monkeypatch.setattr(decode_sweep, "run_points", _all_fail)
+    points = decode_sweep.run_sweep((2,), (64,), seed=5, scheduler="tcp://nowhere:8786")
     assert [(p.prefetch, p.tile, p.passed, p.seed) for p in points] == [(2, 64, False, 5)]
-    assert "FAILED: KilledWorker: the worker died 3 times" in sw.format_table(points)
+    assert "FAILED: KilledWorker: the worker died 3 times" in decode_sweep.format_table(points)
 
 
 def test_launch_and_prefill_points_whose_tasks_failed_are_failed_rows(monkeypatch: pytest.MonkeyPatch,
                                                                       tmp_path: Path) -> None:
-    monkeypatch.setattr(al, "run_points", _all_fail)
-    launches, prefills = al.run_launches((1,), (256,), (64,), 5, False, "verilator", tmp_path, 100,
-                                         scheduler="tcp://nowhere:8786")
+    monkeypatch.setattr(launch_sweep, "run_points", _all_fail)
+    launches, prefills = launch_sweep.run_launches((1,), (256,), (64,), 5, False, "verilator", tmp_path, 100,
+                                                   scheduler="tcp://nowhere:8786")
     assert [(p.b, p.width, p.passed) for p in launches] == [(1, 256, False)]
-    assert [(p.q_block, p.tile, p.passed) for p in prefills] == [(q, 64, False) for q in al.PREFILL_QBLOCKS]
-    assert "FAILED: KilledWorker" in al.format_launch_table(launches)
-    assert "FAILED: KilledWorker" in al.format_prefill_table(prefills)
+    assert [(p.q_block, p.tile, p.passed) for p in prefills] == [(q, 64, False) for q in launch_sweep.PREFILL_QBLOCKS]
+    assert "FAILED: KilledWorker" in launch_sweep.format_launch_table(launches)
+    assert "FAILED: KilledWorker" in launch_sweep.format_prefill_table(prefills)

@@ -171,3 +171,15 @@ def test_a_run_without_upstream_timing_is_not_judged(capsys: pytest.CaptureFixtu
                          900, 1.0, upstream_timing=[far.to_json()])
     assert print_timing([own, timed]) is False
     assert "  not judged: own: no reference" in capsys.readouterr().out
+
+
+def test_a_reference_with_nothing_timed_fails_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bundle with timing_rtl.json whose round was not timed (the run ended early) is not one's own export:
+    its timing is NOT MET, and the command fails on it."""
+    theirs = RoundTiming(0, 188, (0,), ((1, 1, 1000),), 1000)
+    early = BundleReport("k", "rtl", True, [], [RoundRow(0, "k:0", "MG", 8, 8, 900, 1, 1, 4, 0, None)], 900, 1.0,
+                         upstream_timing=[theirs.to_json()])
+    assert print_timing([early]) is False
+    out = capsys.readouterr().out
+    assert "timing against upstream's RTL: NOT MET (1 reason(s)); 0 bundle(s)" in out
+    assert "  not judged: k: not measured (0 of 1 rounds timed: the run ended early)" in out

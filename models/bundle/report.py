@@ -139,11 +139,6 @@ def format_rounds(rep: BundleReport) -> str:
     return "\n".join(lines)
 
 
-def machine_ours(rep: BundleReport) -> int:
-    """Our machine cycles summed over the rounds timed (a bundle with no reference to pair them with)."""
-    return sum(RoundTiming.from_json(r.timing).machine_cycles for r in rep.rows if r.timing)
-
-
 def format_timing(rep: BundleReport) -> str:
     """One line: the bundle's machine cycles, ours beside upstream's, the ratio and the worst round; or why
     there is no comparison."""
@@ -152,7 +147,7 @@ def format_timing(rep: BundleReport) -> str:
         return f"  timing: {NO_TIMING} (a run on the golden models: their clock is network deliveries, not cycles)"
     if t.note == NO_REFERENCE:
         return (f"  timing: {NO_REFERENCE} (the bundle has no timing_rtl.json); machine cycles "
-                f"{machine_ours(rep)} ours")
+                f"{t.machine_ours} ours")
     if t.note:
         return f"  timing: {t.note}"
     w = t.worst
@@ -176,7 +171,7 @@ def format_table(reports: Iterable[BundleReport]) -> str:
             cols = (f"{t.machine_ours:12d} {t.machine_upstream:12d} {t.machine_ratio:6.3f} "
                     f"{f'r{t.worst.round} {t.worst.machine_ratio:.3f}':>13s}")
         elif t.note == NO_REFERENCE:
-            cols = f"{machine_ours(rep):12d} {NO_REFERENCE:>12s} {'-':>6s} {'-':>13s}"
+            cols = f"{t.machine_ours:12d} {NO_REFERENCE:>12s} {'-':>6s} {'-':>13s}"
         else:
             cols = f"{NO_TIMING if t.note == NO_TIMING else 'not measured':>12s} {'-':>12s} {'-':>6s} {'-':>13s}"
         lines.append(f"  {rep.bundle:34s} {'PASS' if rep.passed else 'FAIL':7s} {len(rep.rows):6d} "
@@ -213,5 +208,5 @@ def format_summary(reports: Iterable[BundleReport]) -> str:
     return f"{len(bad)} of {len(reps)} bundle(s) FAILED: {', '.join(bad)}"
 
 
-__all__ = ["BundleReport", "RoundRow", "format_bound", "format_rounds", "format_summary", "format_table", "machine_ours",
+__all__ = ["BundleReport", "RoundRow", "format_bound", "format_rounds", "format_summary", "format_table",
            "format_timing", "format_verdict", "round_rows"]

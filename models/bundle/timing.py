@@ -16,13 +16,22 @@ the round, both figures and the ratio (ours / upstream). A bundle without
 timing" (their clock is network deliveries, not cycles): neither is judged,
 and neither gets a made-up number.
 
+The verdict is met, not met, or not judged (:class:`TimingState`). Not judged
+is one's own export: no bundle of the run has a reference at all, so there is
+nothing upstream's to hold ours against. Nothing compared while some bundle has
+a reference (its run ended early, its rounds do not pair) is not met: a
+reference was there and was not used. Only met is a pass (``passed``).
+
 The bench and ``python -m tb.client`` print the verdict on every RTL run, and
-a missed target fails them as a wrong lane does.
+a missed target fails them as a wrong lane does. The bench, whose bundles all
+carry a reference, fails on not judged too; the client lets a run that is not
+judged stand on its bundles' verdicts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Iterable, Sequence
 
 from models.bundle.round_timing import RoundTiming
@@ -83,6 +92,9 @@ class BundleTiming:
     bundle: str
     pairs: tuple[RoundPair, ...] = ()
     note: str = ""
+    # our rounds timed when upstream has none to pair them with (NO_REFERENCE): the machine cycles are still
+    # ours to say, as the verdict of one's own export does
+    unpaired: tuple[RoundTiming, ...] = ()
 
     @property
     def compared(self) -> bool:
@@ -90,7 +102,7 @@ class BundleTiming:
 
     @property
     def machine_ours(self) -> int:
-        return sum(p.ours.machine_cycles for p in self.pairs)
+        return sum(p.ours.machine_cycles for p in self.pairs) + sum(t.machine_cycles for t in self.unpaired)
 
     @property
     def machine_upstream(self) -> int:
@@ -112,9 +124,9 @@ def compare(bundle: str, units: Sequence[str], ours: Sequence[RoundTiming | None
     `units` names each round's unit (MG, VC)."""
     if ours is None:
         return BundleTiming(bundle, note=NO_TIMING)
-    if upstream is None:
-        return BundleTiming(bundle, note=NO_REFERENCE)
     timed = [t for t in ours if t is not None]
+    if upstream is None:
+        return BundleTiming(bundle, note=NO_REFERENCE, unpaired=tuple(timed))
     if len(timed) != len(upstream):
         return BundleTiming(bundle, note=f"not measured ({len(timed)} of {len(upstream)} rounds timed: the run "
                                          f"ended early)")
@@ -144,21 +156,38 @@ def judge_rounds(timing: BundleTiming, targets: Targets = TARGETS) -> list[str]:
     return out
 
 
+class TimingState(Enum):
+    """The judge's three answers; only MET lets a bench that requires the targets pass."""
+
+    MET = "MET"
+    NOT_MET = "NOT MET"
+    NOT_JUDGED = "not judged"  # no bundle has a reference (one's own export): nothing to hold ours against
+
+
 @dataclass
 class TimingVerdict:
     """The judge's answer over a set of bundles."""
 
-    passed: bool
-    reasons: list[str]
+    state: TimingState
+    reasons: list[str]  # why the targets are not shown met: empty exactly when the state is MET
     judged: list[str]  # bundles compared
     not_judged: dict[str, str] = field(default_factory=dict)  # bundle -> why (no timing, no reference, ...)
-    machine_ours: int = 0
+    machine_ours: int = 0  # over the bundles compared; when not judged, over every bundle timed
     machine_upstream: int = 0
     rounds: int = 0
     targets: Targets = TARGETS
 
+    @property
+    def passed(self) -> bool:
+        """Whether the targets were met; not judged is not met (a bench that requires them fails on it)."""
+        return self.state is TimingState.MET
+
     def lines(self) -> list[str]:
-        """The verdict as printed: a head line, then one line per reason and per bundle not judged."""
+        """The verdict as printed: a head line, then one line per reason and per bundle not judged. Not judged
+        is the head alone: each bundle's own timing line has said it has no reference."""
+        if self.state is TimingState.NOT_JUDGED:
+            return [f"timing against upstream's RTL: not judged, no bundle has a timing_rtl.json to compare with; "
+                    f"machine cycles {self.machine_ours} ours"]
         word = "MET" if self.passed else f"NOT MET ({len(self.reasons)} reason(s))"
         head = (f"timing against upstream's RTL: {word}; {len(self.judged)} bundle(s), {self.rounds} round(s) "
                 f"judged, machine cycles {self.machine_ours} ours / {self.machine_upstream} upstream, ratio "
@@ -171,7 +200,8 @@ class TimingVerdict:
 
 def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS) -> TimingVerdict:
     """Every target over `timings`: per round (machine, host) and the machine cycles summed over the bundles
-    compared. Nothing compared is not a pass: the verdict then says why."""
+    compared. Nothing compared is not a pass: not judged when no bundle has a reference at all (one's own
+    export), else not met, and the reasons say why."""
     timings = list(timings)
     compared = [t for t in timings if t.compared]
     reasons = [r for t in compared for r in judge_rounds(t, targets)]
@@ -180,12 +210,18 @@ def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS) -> Timing
     if compared and not within(ours, theirs, targets.total_machine_pct):
         reasons.append(_reason(f"{len(compared)} bundle(s) summed machine cycles", ours, theirs,
                                targets.total_machine_pct))
-    if not compared:
+    if compared:
+        state = TimingState.NOT_MET if reasons else TimingState.MET
+    elif timings and all(t.note == NO_REFERENCE for t in timings):
+        state, ours = TimingState.NOT_JUDGED, sum(t.machine_ours for t in timings)
+        reasons.append("no bundle has a reference timing (timing_rtl.json): not judged, so not met")
+    else:
+        state = TimingState.NOT_MET
         reasons.append("no bundle with a reference timing (timing_rtl.json) was timed: nothing to judge")
-    return TimingVerdict(not reasons, reasons, [t.bundle for t in compared],
+    return TimingVerdict(state, reasons, [t.bundle for t in compared],
                          {t.bundle: t.note for t in timings if not t.compared}, ours, theirs,
                          sum(len(t.pairs) for t in compared), targets)
 
 
 __all__ = ["BundleTiming", "NO_REFERENCE", "NO_TIMING", "RoundPair", "TARGETS", "Targets",
-           "TimingVerdict", "compare", "judge", "judge_rounds", "ratio", "within"]
+           "TimingState", "TimingVerdict", "compare", "judge", "judge_rounds", "ratio", "within"]

@@ -47,20 +47,32 @@ def e8m15(x: float) -> int:
 
 
 def program_payloads(words: Sequence[int], descriptors: Mapping[int, Descriptor] | None = None,
-                     base: int = 0) -> list[int]:
-    """IMEM writes of `words` from IMEM address `base`, then base + four dims of each descriptor (5 DESC each)."""
-    if base + len(words) > IMEM_WORDS:
+                     base: int = 0, *, wrap: bool = False) -> list[int]:
+    """IMEM writes of `words` from IMEM address `base`, then base + four dims of each descriptor (5 DESC each).
+
+    The core's 9-bit pc wraps modulo IMEM_WORDS (docs/vector_core.md), so a program may be loaded across
+    the last IMEM word: with `wrap` its addresses run on from word 0, as the pc will fetch them. Without it
+    a program that runs past the last word is refused, since a caller that loads from `base` and runs
+    elsewhere most likely placed it wrongly. More words than IMEM holds would overwrite their own start and
+    are refused either way."""
+    if len(words) > IMEM_WORDS:
+        raise ValueError(f"{len(words)} words do not fit the {IMEM_WORDS}-word IMEM")
+    if not wrap and base + len(words) > IMEM_WORDS:
         raise ValueError(f"{len(words)} words from IMEM address {base} run past word {IMEM_WORDS - 1}")
-    out = [imem_payload(base + i, w) for i, w in enumerate(words)]
+    out = [imem_payload((base + i) % IMEM_WORDS, w) for i, w in enumerate(words)]
     for ad, d in sorted((descriptors or {}).items()):
         out.extend(desc_payload(ad, fld, v) for fld, v in d.writes())
     return out
 
 
 def program_flits(unit: Coord, src: Coord, words: Sequence[int], descriptors: Mapping[int, Descriptor],
-                  pc: int = 0, *, txn: int = 0x40, run_last: int = 0, base: int = 0) -> list[int]:
-    """CU_INSTs that load a program and its descriptors and RUN it from `pc` (the RUN is the last flit)."""
-    payloads = program_payloads(words, descriptors, base) + [run_payload(pc)]
+                  pc: int = 0, *, txn: int = 0x40, run_last: int = 0, base: int = 0,
+                  wrap: bool = False) -> list[int]:
+    """CU_INSTs that load a program and its descriptors and RUN it from `pc` (the RUN is the last flit).
+
+    `base` and `wrap` place the words as program_payloads does; a program that runs where it is loaded
+    passes base=pc, and wrap=True when it may cross IMEM's last word."""
+    payloads = program_payloads(words, descriptors, base, wrap=wrap) + [run_payload(pc)]
     return [cu_inst(unit, src, txn, run_last if i == len(payloads) - 1 else 0, p) for i, p in enumerate(payloads)]
 
 

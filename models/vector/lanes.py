@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 
 from .isa import CMP_OPS, LANES, VL_MAX, RedKind
 
@@ -39,8 +39,8 @@ def run_chain(stages: Sequence[Stage]) -> tuple[Vec, Vec | None]:
     pred: Vec | None = None
     for s in stages:
         a, b, c = (value if x is None else x for x in (s.a, s.b, s.c))
-        value = np.asarray(ar.alu(s.op, a, b, c), dtype=np.uint32)
-        pred = np.asarray(ar.compare(s.op, a, b), dtype=bool) if s.op in CMP_OPS else None
+        value = np.asarray(e8m15.alu(s.op, a, b, c), dtype=np.uint32)
+        pred = np.asarray(e8m15.compare(s.op, a, b), dtype=bool) if s.op in CMP_OPS else None
     assert value is not None, "a chain has at least one stage"
     return value, pred
 
@@ -54,10 +54,10 @@ IDENTITY = {RedKind.SUM: 0x000000, RedKind.MAX: 0xFF8000, RedKind.MIN: 0x7F8000,
 
 def _combine(kind: RedKind) -> Combine:
     if kind == RedKind.MAX:
-        return lambda x, y: ar.vmax(x, y)
+        return lambda x, y: e8m15.vmax(x, y)
     if kind == RedKind.MIN:
-        return lambda x, y: ar.vmin(x, y)
-    return lambda x, y: ar.vadd(x, y)  # SUM, SUMSQ, DOT, EXPSUM: ADD (a + c)
+        return lambda x, y: e8m15.vmin(x, y)
+    return lambda x, y: e8m15.vadd(x, y)  # SUM, SUMSQ, DOT, EXPSUM: ADD (a + c)
 
 
 def _pairs(f: Combine, x: Vec) -> Vec:
@@ -87,10 +87,10 @@ def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None
         acc[:n] = f(tree8(f, _pairs(f, x)), np.full(n, ident, dtype=np.uint32))
     else:
         if kind == RedKind.EXPSUM:
-            expo = np.asarray(ar.vexp2(a), dtype=np.uint32)
+            expo = np.asarray(e8m15.vexp2(a), dtype=np.uint32)
             leaf = expo[: n * LANES]
         else:  # SUMSQ and DOT: va[e] * vb[e]
-            leaf = np.asarray(ar.vmul(a[: n * LANES], b[: n * LANES]), dtype=np.uint32)
+            leaf = np.asarray(e8m15.vmul(a[: n * LANES], b[: n * LANES]), dtype=np.uint32)
         beats = leaf.reshape(2 * n, 8)
         acc[: 2 * n] = f(tree8(f, beats), np.full(2 * n, ident, dtype=np.uint32))
     result = int(tree8(f, _pairs(f, acc)))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 
 from . import isa
 from .isa import IMEM_WORDS, L1_WORDS, LANES, SRC_S, VL_MAX, Fault, Mode, RedKind, Word
@@ -52,7 +52,7 @@ class WordsMixin:
         if w.dt not in (isa.DT_CVT_ROUND, isa.DT_CVT_RAW):
             raise WordFault(Fault.F_DTYPE)
         src = self.v[w.va]
-        res = src if w.dt == isa.DT_CVT_RAW else cvt.fp16_to_e8m15(cvt.e8m15_to_fp16(src))
+        res = src if w.dt == isa.DT_CVT_RAW else e8m15_cvt.fp16_to_e8m15(e8m15_cvt.e8m15_to_fp16(src))
         self.v[w.vd] = np.where(chunk_mask(self.vl), np.asarray(res, dtype=np.uint32), self.v[w.vd])
 
     def _vred(self, w: Word) -> None:
@@ -86,10 +86,10 @@ class WordsMixin:
         n = self._nchunk()
         if w.dt == isa.DT_FP16:
             words = self.l1[self._l1_walk(w, n)]
-            vals = cvt.fp16_to_e8m15(words.reshape(-1))
+            vals = e8m15_cvt.fp16_to_e8m15(words.reshape(-1))
         else:
             words = self.l1[self._l1_walk(w, 2 * n)].reshape(2 * n, 8, 2).astype(np.uint32)
-            vals = cvt.fp32_to_e8m15((words[..., 1] << 16 | words[..., 0]).reshape(-1))
+            vals = e8m15_cvt.fp32_to_e8m15((words[..., 1] << 16 | words[..., 0]).reshape(-1))
         self.v[w.vd, : n * LANES] = np.asarray(vals, dtype=np.uint32)
 
     def _vst(self, w: Word) -> None:
@@ -98,9 +98,9 @@ class WordsMixin:
         n = self._nchunk()
         src = self.v[w.vd, : n * LANES]  # VST's source register is vd
         if w.dt == isa.DT_FP16:
-            lanes = np.asarray(cvt.e8m15_to_fp16(src), dtype=np.uint16).reshape(n, LANES)
+            lanes = np.asarray(e8m15_cvt.e8m15_to_fp16(src), dtype=np.uint16).reshape(n, LANES)
         else:
-            f = np.asarray(cvt.e8m15_to_fp32(src), dtype=np.uint32).reshape(2 * n, 8)
+            f = np.asarray(e8m15_cvt.e8m15_to_fp32(src), dtype=np.uint32).reshape(2 * n, 8)
             lanes = np.stack([f & 0xFFFF, f >> 16], axis=-1).reshape(2 * n, LANES).astype(np.uint16)
         for addr, word in zip(self._l1_walk(w, len(lanes)), lanes):
             self.l1[addr] = word  # in walk order: a repeated address keeps the last chunk

@@ -28,11 +28,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 from cocotb.triggers import RisingEdge
 
-from models.cu.base import SigCode, cu_inst, signal_fields
+from models.cu.base import SigCode, signal_fields
 from models.noc.flit import FIELDS, FlitType, describe_flit
 from models.numerics import E8M15, decode
 from models.vector.core import VectorCore
-from models.vector import Descriptor, imem_payload, program_payloads, run_payload
+from models.vector import Descriptor, program_flits
 from models.vector.lanes import word_to_u16
 from models.vector.disasm import disassemble, listing
 from models.vector.isa import L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, VL_MAX, Mode
@@ -121,11 +121,9 @@ class CaseResult:
 
 def program(words: Sequence[int], descriptors: Mapping[int, Descriptor], *, src: tuple[int, int] = HOST,
             txn: int = 0x40, last: int = 0, pc: int = 0) -> list[int]:
-    """The CU_INST flits that load and start a program from `src`: IMEM writes of `words` from address `pc`
-    (wrapping past 511), the descriptors' DESC writes, then RUN at `pc` (`last` on the RUN alone)."""
-    payloads = [imem_payload((pc + i) % 512, w) for i, w in enumerate(words)]
-    payloads += program_payloads([], descriptors) + [run_payload(pc)]
-    return [cu_inst(UNIT, src, txn, last if i == len(payloads) - 1 else 0, p) for i, p in enumerate(payloads)]
+    """models.vector.program_flits to this bench's core, loaded where it runs (from `pc`, wrapping past the last
+    IMEM word); kept by this name for docs/getting-started.md, whose example calls it."""
+    return program_flits(UNIT, src, words, descriptors, pc, txn=txn, run_last=last, base=pc, wrap=True)
 
 
 class VectorTB:

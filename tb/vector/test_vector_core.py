@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import cocotb
 
-from models.vector import Descriptor, assemble, cu_data_burst, u16_to_word
+from models.vector import Descriptor, assemble, cu_data_burst, program_flits, u16_to_word
 from tb.vector.hazard_counts import HAZARD_IDS
-from tb.vector.bench import HOST, UNIT, VectorTB, compare_state, program
+from tb.vector.bench import HOST, UNIT, VectorTB, compare_state
 
 
 @cocotb.test()
@@ -29,7 +29,7 @@ async def test_smoke_silu(dut) -> None:
     text += ["VDRAIN A2, 32", "VHALT"]
     words = assemble(text)
     descs = {0: Descriptor(0, ((1, 8),)), 1: Descriptor(32, ((1, 8),)), 2: Descriptor(0x8000_1000, ((32, 32),))}
-    flits = cu_data_burst(UNIT, HOST, data, off=0) + program(words, descs)
+    flits = cu_data_burst(UNIT, HOST, data, off=0) + program_flits(UNIT, HOST, words, descs)
     r = await b.run_case({HOST: flits}, label="silu", words=words)
     b.record(r)
     b.v.finish()
@@ -44,7 +44,8 @@ async def test_checkers_fail_on_planted_errors(dut) -> None:
     words = assemble(["VSETI s0, 16", "VSETVL s0", "VLD v0, A0", "VADD v1, v0, v0", "VST v1, A0+8",
                       "VDRAIN A1, 8", "VHALT"])
     descs = {0: Descriptor(0, ((1, 1),)), 1: Descriptor(0x8000_0400, ((32, 1),))}
-    b.record(await b.run_case({HOST: cu_data_burst(UNIT, HOST, data) + program(words, descs)}, label="clean"))
+    flits = cu_data_burst(UNIT, HOST, data) + program_flits(UNIT, HOST, words, descs)
+    b.record(await b.run_case({HOST: flits}, label="clean"))
     core = b.model.core
     rtl = b.read_state()
 
@@ -67,17 +68,18 @@ async def test_checkers_fail_on_planted_errors(dut) -> None:
     b.v.check(bool(errors), "the DRAM comparison did not report a planted word")
     b.model.dram[word] ^= 1 << 200
     core.s[3] ^= 1  # a model now one S register off: the next case must fail on it, and so must a wrong flit
-    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted S")
+    halt = program_flits(UNIT, HOST, assemble(["VHALT"]), {}, run_last=1)
+    run = await b.run_case({HOST: halt}, label="planted S")
     b.v.check(any("S3" in e for e in run.errors), "run_case did not report the planted S3")
     core.s[3] ^= 1
     for hid in HAZARD_IDS:  # the RTL now seems to have reported one report of this id that the model did not
         b.rtl_hazards[hid] -= 1
-        run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label=f"planted {hid}")
+        run = await b.run_case({HOST: halt}, label=f"planted {hid}")
         named = [e for e in run.errors if "HAZARD" in e]
         b.v.check(len(named) == 1 and named[0].endswith(f"HAZARD {hid} reports: RTL 1, model 0"),
                   f"run_case did not report the planted {hid} count alone: {named}")
     core.coord = (1, 2)  # every predicted flit now names another source: each captured flit must differ
-    run = await b.run_case({HOST: program(assemble(["VHALT"]), {}, last=1)}, label="planted flit")
+    run = await b.run_case({HOST: halt}, label="planted flit")
     b.v.check(any("WRONG" in e for e in run.errors), "run_case did not report a wrong captured flit")
     core.coord = UNIT
     b.v.finish()
@@ -94,13 +96,13 @@ async def test_directed(dut, case: str) -> None:
     b = VectorTB(dut, f"test_directed/case={case}")
     d = CASES[case]
     pro = assemble(PROLOGUE)
-    flits = cu_data_burst(UNIT, HOST, fp16_words(b.rng, 64), off=0) + program(pro, PROLOGUE_DESC)
+    flits = cu_data_burst(UNIT, HOST, fp16_words(b.rng, 64), off=0) + program_flits(UNIT, HOST, pro, PROLOGUE_DESC)
     b.record(await b.run_case({HOST: flits}, label="prologue", words=pro))
     words = assemble(d.lines)
     flits = []
     for src, off, n, buf in d.bursts_before:
         flits += cu_data_burst(UNIT, src, fp16_words(b.rng, n), off=off, buf=buf)
-    flits += program(words, d.descriptors, pc=d.pc)
+    flits += program_flits(UNIT, HOST, words, d.descriptors, d.pc, base=d.pc, wrap=True)
     res = await b.run_case({HOST: flits}, dram=d.dram, label=case, words=words)
     b.record(res)
     if d.reports is not None:  # hazard cases: the reports the program must (and must not) make, RTL = model

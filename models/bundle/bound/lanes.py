@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 from models.vector.isa import CMP_OPS, LANES, RedKind
 from models.vector.lanes import IDENTITY
 
 from . import rules
 from .rules import BoundError, e8
 
-SIGN_OF = {ar.VSUB: -1.0, ar.VFNMA: -1.0}
+SIGN_OF = {e8m15.VSUB: -1.0, e8m15.VFNMA: -1.0}
 
 
 @dataclass
@@ -66,35 +66,35 @@ def alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.
 
 
 def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
-    bits = np.asarray(ar.alu(op, a.bits, None if b is None else b.bits, None if c is None else c.bits),
+    bits = np.asarray(e8m15.alu(op, a.bits, None if b is None else b.bits, None if c is None else c.bits),
                       dtype=np.uint32)
     r = e8(bits)
     av, ea = a.value, a.err
-    if op == ar.VMOV:
+    if op == e8m15.VMOV:
         return Lanes(bits, ea.copy(), a.floor), None
-    if op in (ar.VNEG, ar.VABS):
-        return Lanes(bits, ea.copy(), np.maximum(a.low, 0.0) if op == ar.VABS else None), None
-    if op in (ar.VADD, ar.VSUB):
+    if op in (e8m15.VNEG, e8m15.VABS):
+        return Lanes(bits, ea.copy(), np.maximum(a.low, 0.0) if op == e8m15.VABS else None), None
+    if op in (e8m15.VADD, e8m15.VSUB):
         assert c is not None
-        floor = _down(a.low + c.low) if op == ar.VADD else None
+        floor = _down(a.low + c.low) if op == e8m15.VADD else None
         return Lanes(bits, rules.add(av, ea, c.value, c.err, r, SIGN_OF.get(op, 1.0)), floor), None
-    if op == ar.VMUL:
+    if op == e8m15.VMUL:
         assert b is not None
         nonneg = (a.low >= 0) & (b.low >= 0)
         floor = np.where(nonneg, _down(np.where(nonneg, a.low * b.low, 0.0)), -np.inf)
         return Lanes(bits, rules.mul(av, ea, b.value, b.err, r), floor), None
-    if op in (ar.VFMA, ar.VFNMA):
+    if op in (e8m15.VFMA, e8m15.VFNMA):
         assert b is not None and c is not None
         return Lanes(bits, rules.fma(av, ea, b.value, b.err, c.value, c.err, r, SIGN_OF.get(op, 1.0))), None
-    if op in (ar.VMAX, ar.VMIN):
+    if op in (e8m15.VMAX, e8m15.VMIN):
         assert b is not None
-        floor = np.maximum(a.low, b.low) if op == ar.VMAX else np.minimum(a.low, b.low)
-        return Lanes(bits, rules.extreme(av, ea, b.value, b.err, op == ar.VMAX), floor), None
-    if op == ar.VSEL:
+        floor = np.maximum(a.low, b.low) if op == e8m15.VMAX else np.minimum(a.low, b.low)
+        return Lanes(bits, rules.extreme(av, ea, b.value, b.err, op == e8m15.VMAX), floor), None
+    if op == e8m15.VSEL:
         assert b is not None and c is not None
         cv = c.value
         maybe = (c.err > 0) & (np.abs(cv) <= c.err)  # c might be zero (or not) in the exact math
-        took_a = (c.bits & ar.MAG) != 0
+        took_a = (c.bits & e8m15.MAG) != 0
         chosen, other = np.where(took_a, av, b.value), np.where(took_a, b.value, av)
         ec, eo = np.where(took_a, ea, b.err), np.where(took_a, b.err, ea)
         return Lanes(bits, rules.flip(chosen, ec, other, eo, maybe), np.minimum(a.low, b.low)), None
@@ -102,20 +102,20 @@ def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np
         assert b is not None
         maybe = rules.unsure(av, ea, b.value, b.err)
         return Lanes(bits, np.where(maybe, 1.0, 0.0)), maybe  # the chain value 1.0 / +0
-    if op == ar.VEXP2:
+    if op == e8m15.VEXP2:
         err = rules.exp2(av, ea, r)
         return Lanes(bits, err, np.where(np.isfinite(err), _down(2.0 ** (av - ea)), -np.inf)), None
     lo = a.low  # the smallest the exact input can be (|a*| for VINV of a negative a: |a| - ea)
-    if op == ar.VINV:
+    if op == e8m15.VINV:
         mag_lo = np.where(av > 0, lo, np.abs(av) - ea)
         err = rules.inv(av, ea, mag_lo, r)
         pos = (av > 0) & np.isfinite(err)
         return Lanes(bits, err, np.where(pos, _down(1.0 / np.where(pos, av + ea, 1.0)), -np.inf)), None
-    if op == ar.VRSQRT:
+    if op == e8m15.VRSQRT:
         err = rules.rsqrt(av, ea, lo, r)
         ok = np.isfinite(err)
         return Lanes(bits, err, np.where(ok, _down(1.0 / np.sqrt(np.where(ok, av + ea, 1.0))), -np.inf)), None
-    if op == ar.VLOG2:
+    if op == e8m15.VLOG2:
         return Lanes(bits, rules.log2(av, ea, lo, r)), None
     raise BoundError(f"the error analysis knows no rule for ALU opcode {op:#04x}")
 
@@ -135,10 +135,10 @@ def chain(stages: list[tuple[int, Lanes | None, Lanes | None, Lanes | None]]) ->
 # ---------------------------------------------------------------- VRED (V.9)
 def _combine(kind: RedKind, x: Lanes, y: Lanes) -> Lanes:
     if kind == RedKind.SUM:
-        bits = np.asarray(ar.vadd(x.bits, y.bits), dtype=np.uint32)
+        bits = np.asarray(e8m15.vadd(x.bits, y.bits), dtype=np.uint32)
         return Lanes(bits, rules.add(x.value, x.err, y.value, y.err, e8(bits)), _down(x.low + y.low))
     larger = kind == RedKind.MAX
-    fn = ar.vmax if larger else ar.vmin
+    fn = e8m15.vmax if larger else e8m15.vmin
     return Lanes(np.asarray(fn(x.bits, y.bits), dtype=np.uint32),
                  rules.extreme(x.value, x.err, y.value, y.err, larger),
                  np.maximum(x.low, y.low) if larger else np.minimum(x.low, y.low))

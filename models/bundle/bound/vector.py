@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.noc.flit import FIELDS
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 from models.vector import isa
 from models.vector.core import Sources, VectorCore, _Run
 from models.vector.link import Event
@@ -111,7 +111,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
     def _vcvt(self, w: Word) -> None:
         src, err = self.v[w.va], self.v_err[w.va]
         if w.dt == isa.DT_CVT_ROUND:
-            err = err + fp16_store(e8(src), f16(cvt.e8m15_to_fp16(src)))
+            err = err + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
         floor = self.v_floor[w.va].copy()  # the exact value is what it was: only the machine's rounds
         super()._vcvt(w)
         mask = chunk_mask(self.vl)
@@ -147,7 +147,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
         super()._vst(w)
         n = self._nchunk()
         src = self.v[w.vd, : n * LANES]
-        err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), f16(cvt.e8m15_to_fp16(src)))
+        err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
         floor = self.v_floor[w.vd, : n * LANES].reshape(n, LANES)
         for addr, chunk, low in zip(self._l1_walk(w, n), err.reshape(n, LANES), floor):
             self.l1_err[addr], self.l1_floor[addr] = chunk, low  # walk order, as the golden store

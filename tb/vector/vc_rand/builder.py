@@ -8,7 +8,7 @@ from typing import Callable, Sequence
 
 from models.vector import (
     DT_FP16, IMEM_WORDS, LANES, N_DESC, SRC_K, SRC_S, VL_MAX, Mode, desc_payload, encode_alu, encode_bare,
-    encode_mem, encode_seti, encode_vloop, imem_payload, pack_dim, run_payload,
+    encode_mem, encode_seti, encode_vloop, pack_dim, program_payloads, run_payload,
 )
 from models.vector import isa
 
@@ -171,7 +171,7 @@ class Builder(Units):
         rng = self.rng
         txn = lambda: rng.randrange(256)  # noqa: E731
         last = lambda: int(rng.random() < 0.05)  # noqa: E731
-        out = [(txn(), last(), imem_payload((pc + i) % IMEM_WORDS, w)) for i, w in enumerate(words)]
+        out = [(txn(), last(), p) for p in program_payloads(words, base=pc, wrap=True)]
         for ad in range(N_DESC):
             old, new = self.prev_desc[ad], self.desc[ad]
             again = ad in self.fixed and rng.random() < 0.15

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.ahbm import numerics as nm
+from models.ahbm import numerics
 from models.numerics.reference import bit_mismatches
 from tb.lib.verilog_vectors import VerilogVectors, read_hex_words
 
@@ -207,7 +207,7 @@ def test_fp32_max():
 
 
 def test_bf16_to_fp32_exhaustive():
-    exp = nm.bf16_to_f32(ALL_BF16.astype(np.uint16)).view(np.uint32).astype(np.int64)
+    exp = numerics.bf16_to_f32(ALL_BF16.astype(np.uint16)).view(np.uint32).astype(np.int64)
     run_and_check("bf16_to_fp32", ALL_BF16, exp, ALL_BF16)
 
 
@@ -217,7 +217,7 @@ def test_fp32_to_bf16():
     near = (r.integers(0, 1 << 16, 8000, dtype=np.int64) << 16) | r.choice([0x7FFF, 0x8001, 0, 0xFFFF], 8000)
     f = np.concatenate([F32_EDGE, ties, near, r.integers(0, 1 << 32, 25000, dtype=np.int64),
                         [0x7F7F8000, 0x7F7F7FFF, 0xFF7FFFFF, 0x007F8000, 0x80008000, 0x00018000]])
-    exp = nm.f32_to_bf16(as_f32(f)).astype(np.int64)
+    exp = numerics.f32_to_bf16(as_f32(f)).astype(np.int64)
     run_and_check("fp32_to_bf16", f, exp, f)
 
 
@@ -233,7 +233,7 @@ def exp_vectors() -> np.ndarray:
     span = r.uniform(-90.0, 90.0, 16000).astype(np.float32).view(np.uint32).astype(np.int64)
     # x near (k + 1/2) / log2e: t lands on and around the rint ties
     k = np.arange(-127, 128)
-    ties = (np.float32(k + 0.5) / nm.LOG2E).astype(np.float32).view(np.uint32).astype(np.int64)
+    ties = (np.float32(k + 0.5) / numerics.LOG2E).astype(np.float32).view(np.uint32).astype(np.int64)
     ties = np.concatenate([ties + d for d in (-2, -1, 0, 1, 2)])
     top = np.arange(0x42B10000, 0x42B16700, 17, dtype=np.int64)  # E7 overflow and the 88.7 edge
     bot = np.arange(0xC2AFA000, 0xC2B00100, 17, dtype=np.int64)  # E7 flush and the -88 edge
@@ -246,7 +246,7 @@ def test_fp32_exp(chunk):
     # sorted (kept from the module-chain days, when it kept Icarus' glitch count low)
     x = np.unique(exp_vectors())[chunk::EXP_CHUNKS]
     with np.errstate(all="ignore"):
-        exp = nm.exp_f32(as_f32(x)).view(np.uint32).astype(np.int64)
+        exp = numerics.exp_f32(as_f32(x)).view(np.uint32).astype(np.int64)
     nan = np.isnan(as_f32(x))
     assert (exp[nan] == CANON_NAN).all()  # defined by the model: compared as is
     run_and_check("fp32_exp", x, exp, x, tag=f"_{chunk}")
@@ -257,7 +257,7 @@ def test_chain_bf16_exp_exhaustive(chunk):
     """bf16 load -> exp -> bf16 store on every bf16 pattern (chunk-interleaved)."""
     h = ALL_BF16[chunk::CHAIN_CHUNKS]
     with np.errstate(all="ignore"):
-        exp = nm.f32_to_bf16(nm.exp_f32(nm.bf16_to_f32(h.astype(np.uint16)))).astype(np.int64)
+        exp = numerics.f32_to_bf16(numerics.exp_f32(numerics.bf16_to_f32(h.astype(np.uint16)))).astype(np.int64)
     run_and_check("chain_bf16_exp", h, exp, h, tag=f"_{chunk}")
 
 
@@ -463,7 +463,7 @@ def test_fp32_lib_include():
     assert "MISMATCH" not in proc.stdout, proc.stdout[:2000]
     with np.errstate(all="ignore"):
         exp_sub = as_bits(as_f32(a) - as_f32(b))
-    exp_wid = nm.bf16_to_f32((a & 0xFFFF).astype(np.uint16)).view(np.uint32).astype(np.int64)
+    exp_wid = numerics.bf16_to_f32((a & 0xFFFF).astype(np.uint16)).view(np.uint32).astype(np.int64)
     msgs = bit_mismatches(packed(exp_sub, exp_wid), read_hex_words(out.read_text()), inputs=packed(a, b),
                           limit=8, what="{f32_sub, bf16_to_f32}")
     assert not msgs, "\n".join(msgs)
@@ -485,7 +485,7 @@ def test_fp32_lib_include():
 def test_checker_catches_corruption():
     x = np.concatenate([F32_EDGE, gen(7).integers(0, 1 << 32, 300, dtype=np.int64)])
     with np.errstate(all="ignore"):
-        exp = nm.exp_f32(as_f32(x)).view(np.uint32).astype(np.int64)
+        exp = numerics.exp_f32(as_f32(x)).view(np.uint32).astype(np.int64)
     got = simulate("fp32_exp", x, tag="_corrupt")
     assert not diffs(exp, got)
     bad = list(got)

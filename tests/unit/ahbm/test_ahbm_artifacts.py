@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from models.ahbm import kernel as kn
+from models.ahbm import kernel
 from models.ahbm.archive import recheck_launch
 from tb.lib import artifacts
 
@@ -20,7 +20,7 @@ def _archive(ring: bool) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(7)
     if ring:
         q, k, v = _bf16(rng, 8, 11, 32), _bf16(rng, 11, 32), _bf16(rng, 11, 32)
-        o = kn.ring_prefill(q, k, v, 2).O
+        o = kernel.ring_prefill(q, k, v, 2).O
         meta = {"case": "ring", "ring": True, "n": 2}
     else:
         out = {}
@@ -29,7 +29,7 @@ def _archive(ring: bool) -> dict[str, np.ndarray]:
             q, k, v = _bf16(rng, 8, 1, 32), _bf16(rng, counter, 32), _bf16(rng, counter, 32)
             x = "" if r == 0 else f"_req{r}"
             out.update({f"q{x}": q, f"k{x}": k, f"v{x}": v,
-                        f"obs_o{x}": kn.kv_parallel(q, k, v, counter - 1, 4, rid, 8, None, (2, 4)).O})
+                        f"obs_o{x}": kernel.kv_parallel(q, k, v, counter - 1, 4, rid, 8, None, (2, 4)).O})
             reqs.append({"counter": counter, "q_start": counter - 1, "tq": 1, "request_id": rid, "q_block": None})
         meta = {"case": "decode", "n": 4, "tile": 8, "mesh": [2, 4], "requests": reqs}
         return {**out, "launch": np.asarray(json.dumps(meta))}

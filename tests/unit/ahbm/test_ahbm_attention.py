@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from models.ahbm import attention as at
+from models.ahbm import attention
 from models.ahbm.tolerance import accumulation_steps, attention_bound, bf16_store_bound, check_attention, check_within, dot_running_bound, gamma, matmul_f64
 from models.ahbm.numerics import F32, bf16_to_f32, exp_f32, f32_to_bf16, to_bf16
 
@@ -18,10 +18,10 @@ def _data(seed, rows, seq, d, qscale=1.0):
 
 
 def _tiled(q, k, v, tile, mask=None):
-    st = at.empty_state(q.shape[0], q.shape[1])
+    st = attention.empty_state(q.shape[0], q.shape[1])
     for j in range(0, k.shape[0], tile):
         mt = None if mask is None else mask[:, j:j + tile]
-        st = at.attn_tile(q, k[j:j + tile], v[j:j + tile], mt, st)
+        st = attention.attn_tile(q, k[j:j + tile], v[j:j + tile], mt, st)
     return st
 
 
@@ -34,9 +34,9 @@ def _tiled(q, k, v, tile, mask=None):
 ])
 def test_tiled_within_derived_bound(seed, rows, seq, d, tile, qscale):
     q, k, v = _data(seed, rows, seq, d, qscale)
-    tiled = at.finalize_f32(_tiled(q, k, v, tile))
+    tiled = attention.finalize_f32(_tiled(q, k, v, tile))
     assert check_attention(tiled, q, k, v, None, tile=tile) == []
-    stored = bf16_to_f32(at.f32_to_bf16(tiled))
+    stored = bf16_to_f32(attention.f32_to_bf16(tiled))
     assert check_attention(stored, q, k, v, None, tile=tile, stored_bf16=True) == []
 
 
@@ -47,19 +47,19 @@ def test_causal_mask_and_fully_masked_rows():
     st = _tiled(q, k, v, 8, mask)
     assert np.all(np.isfinite(st.l)) and np.all(np.isfinite(st.O))
     assert st.m[5] == -np.inf and st.l[5] == 0 and np.all(st.O[5] == 0)
-    tiled = at.finalize_f32(st)
+    tiled = attention.finalize_f32(st)
     assert np.all(tiled[5] == 0)
     assert check_attention(tiled, q, k, v, mask, tile=8) == []
 
 
 def test_empty_state_first_tile_no_nan_and_masked_tile_is_noop():
     q, k, v = _data(8, 2, 4, 8)
-    st0 = at.empty_state(2, 8)
+    st0 = attention.empty_state(2, 8)
     full_mask = np.full((2, 4), -np.inf, dtype=F32)
-    st1 = at.attn_tile(q, k, v, full_mask, st0)
+    st1 = attention.attn_tile(q, k, v, full_mask, st0)
     assert np.all(st1.m == -np.inf) and np.all(st1.l == 0) and np.all(st1.O == 0)
-    st2 = at.attn_tile(q, k, v, None, st0)
-    st3 = at.attn_tile(q, k, v, full_mask, st2)   # masked tile leaves a live state alone
+    st2 = attention.attn_tile(q, k, v, None, st0)
+    st3 = attention.attn_tile(q, k, v, full_mask, st2)  # masked tile leaves a live state alone
     for a, b in ((st2.m, st3.m), (st2.l, st3.l), (st2.O, st3.O)):
         assert np.array_equal(a.view(np.uint32), b.view(np.uint32))
 
@@ -67,8 +67,8 @@ def test_empty_state_first_tile_no_nan_and_masked_tile_is_noop():
 def test_attn_tile_step_order_bitexact():
     """One composite re-done from the documented S2..S6 order."""
     q, k, v = _data(9, 3, 6, 8)
-    prev = at.attn_tile(q, k[:3], v[:3], None, at.empty_state(3, 8))
-    got = at.attn_tile(q, k[3:], v[3:], None, prev)
+    prev = attention.attn_tile(q, k[:3], v[:3], None, attention.empty_state(3, 8))
+    got = attention.attn_tile(q, k[3:], v[3:], None, prev)
     qf, kf, vf = bf16_to_f32(q), bf16_to_f32(k[3:]), bf16_to_f32(v[3:])
     scale = F32(1 / np.sqrt(8))
     for i in range(3):
@@ -96,12 +96,12 @@ def test_merge_split_within_rule_commutative_and_associative():
     q, k, v = _data(10, 8, 192, 64)
     parts = [_tiled(q, k[s:s + 64], v[s:s + 64], 16) for s in (0, 64, 128)]
     a, b, c = parts
-    ab = at.merge(a, b)
-    ba = at.merge(b, a)
+    ab = attention.merge(a, b)
+    ba = attention.merge(b, a)
     for x, y in ((ab.m, ba.m), (ab.l, ba.l), (ab.O, ba.O)):
         assert np.array_equal(x.view(np.uint32), y.view(np.uint32))
-    left = at.finalize_f32(at.merge(ab, c))
-    right = at.finalize_f32(at.merge(a, at.merge(b, c)))
+    left = attention.finalize_f32(attention.merge(ab, c))
+    right = attention.finalize_f32(attention.merge(a, attention.merge(b, c)))
     ref, bound = attention_bound(q, k, v, None, 64, 16, accumulation_steps(192, 16, 3))
     assert check_within(left, ref, bound) == []
     assert check_within(right, ref, bound) == []
@@ -111,22 +111,22 @@ def test_merge_split_within_rule_commutative_and_associative():
 def test_merge_identical_split_and_empty_are_exact():
     q, k, v = _data(11, 4, 50, 16)
     a = _tiled(q, k, v, 7)
-    aa = at.merge(a, a)
+    aa = attention.merge(a, a)
     assert np.array_equal(aa.m, a.m)
     assert np.array_equal(aa.l, a.l * F32(2)) and np.array_equal(aa.O, a.O * F32(2))
-    assert np.array_equal(at.finalize(aa), at.finalize(a))
-    e = at.empty_state(4, 16)
-    for st in (at.merge(a, e), at.merge(e, a)):
+    assert np.array_equal(attention.finalize(aa), attention.finalize(a))
+    e = attention.empty_state(4, 16)
+    for st in (attention.merge(a, e), attention.merge(e, a)):
         assert np.array_equal(st.m, a.m) and np.array_equal(st.l, a.l)
         assert np.array_equal(st.O, a.O)
-    ee = at.merge(e, e)
+    ee = attention.merge(e, e)
     assert np.all(ee.m == -np.inf) and np.all(ee.l == 0) and not np.isnan(ee.O).any()
 
 
 def test_finalize_casts_rne_and_zero_rows():
-    st = at.State(np.array([0, -np.inf], F32), np.array([3, 0], F32),
-                  np.array([[1, 2], [0, 0]], F32))
-    out = at.finalize(st)
+    st = attention.State(np.array([0, -np.inf], F32), np.array([3, 0], F32),
+                         np.array([[1, 2], [0, 0]], F32))
+    out = attention.finalize(st)
     assert out.dtype == np.uint16
     assert out[0, 0] == f32_to_bf16(F32(1) / F32(3)) and out[1, 0] == 0 and out[1, 1] == 0
 
@@ -135,7 +135,7 @@ def test_bound_fails_on_wrong_value():
     """The derived bound bites: one element moved past it, a NaN, a wrong shape, a nonzero output
     of a fully masked row (bound 0), and a bf16 store one step off all fail, each named."""
     q, k, v = _data(12, 8, 128, 128)
-    tiled = at.finalize_f32(_tiled(q, k, v, 32))
+    tiled = attention.finalize_f32(_tiled(q, k, v, 32))
     ref, bound = attention_bound(q, k, v, None, 128, 32, accumulation_steps(128, 32))
     assert check_within(tiled, ref, bound) == []
     # the bound means something: the fp32 kernel's worst error reaches a measurable share of it (the

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.ahbm import batch as bt
+from models.ahbm import batch as batch_model
 from models.ahbm import expect
-from models.ahbm import kernel as kn
-from models.ahbm import launch as la
+from models.ahbm import kernel
+from models.ahbm import launch
 
 G, D, TILE = 8, 32, 8
 KERNEL_COUNTS = {"cnt_k": "k_loads", "cnt_v": "v_loads", "cnt_comp": "composites", "cnt_mask": "masked",
@@ -31,11 +31,12 @@ def _bf16(rng: np.random.Generator, *shape: int) -> np.ndarray:
 @pytest.mark.parametrize("n", [1, 2, 4, 8])
 def test_a_batch_predicts_what_the_reference_kernel_does(n: int) -> None:
     rng = np.random.default_rng(n)
-    reqs = [bt.Request(40 + 9 * r, 39 + 9 * r, 1, r) for r in range(3)] + [bt.Request(64, 48, 16, 5, q_block=8)]
-    batch = bt.plan_batch(reqs, n, G, D, TILE)
+    reqs = [batch_model.Request(40 + 9 * r, 39 + 9 * r, 1, r) for r in range(3)]
+    reqs.append(batch_model.Request(64, 48, 16, 5, q_block=8))
+    batch = batch_model.plan_batch(reqs, n, G, D, TILE)
     ranks = expect.batch_counters(batch)
-    ran = [kn.kv_parallel(_bf16(rng, G, req.tq, D), k := _bf16(rng, req.counter, D), k, req.q_start, n,
-                          req.request_id, TILE, req.q_block, batch.first.mesh) for req in reqs]
+    ran = [kernel.kv_parallel(_bf16(rng, G, req.tq, D), k := _bf16(rng, req.counter, D), k, req.q_start, n,
+                              req.request_id, TILE, req.q_block, batch.first.mesh) for req in reqs]
     for rank, exp in enumerate(ranks):
         did = {c: sum(blk["pe"][rank][key] for res in ran for blk in res.per_block) for c, key in KERNEL_COUNTS.items()}
         assert {c: exp.counters[c] for c in KERNEL_COUNTS} == did, f"rank {rank}"
@@ -53,8 +54,8 @@ def test_a_ring_sends_and_receives_n_minus_one_blocks_and_pushes_nothing() -> No
     rng = np.random.default_rng(3)
     seq, n = 24, 4
     q, k = _bf16(rng, G, seq, D), _bf16(rng, seq, D)
-    rl = la.plan_ring(seq, n, G, D, tile=TILE)
-    ref = kn.ring_prefill(q, k, k, n, rl.args[0].q_block, rl.args[0].tile)
+    rl = launch.plan_ring(seq, n, G, D, tile=TILE)
+    ref = kernel.ring_prefill(q, k, k, n, rl.args[0].q_block, rl.args[0].tile)
     ranks = expect.ring_counters(rl, ref)
     links = [(r.counters["cnt_tx"], r.counters["cnt_rx"], r.counters["cnt_push"]) for r in ranks]
     assert links == [(n - 1, n - 1, 0)] * n

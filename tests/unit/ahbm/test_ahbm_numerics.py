@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from models.ahbm import numerics as nm
+from models.ahbm import numerics
 
 # ------------------------------------------------------------ independent fp32 rounding
 
@@ -39,21 +39,21 @@ def _exp_steps(x: float) -> int:
     """The documented exp_f32 step list, re-done with exact rationals and an
     independent rounding to binary32.  Returns the result bit pattern."""
     xf = _fr(np.float32(x))
-    if xf > _fr(nm.EXP_X_MAX):
+    if xf > _fr(numerics.EXP_X_MAX):
         return 0x7F800000
-    if xf < _fr(nm.EXP_X_MIN):
+    if xf < _fr(numerics.EXP_X_MIN):
         return 0
-    t = _round_f32(xf * _fr(nm.LOG2E))                         # E1
-    fl = t.numerator // t.denominator                          # E2 rint, half even
+    t = _round_f32(xf * _fr(numerics.LOG2E))                     # E1
+    fl = t.numerator // t.denominator                            # E2 rint, half even
     frac = t - fl
     n = fl + (1 if frac > Fraction(1, 2) or (frac == Fraction(1, 2) and fl % 2) else 0)
-    nf = Fraction(n)                                           # E3
-    r1 = _round_f32(xf - _round_f32(nf * _fr(nm.LN2_HI)))      # E4
-    r = _round_f32(r1 - _round_f32(nf * _fr(nm.LN2_LO)))       # E5
-    p = _fr(nm.EXP_COEFFS[7])                                  # E6
+    nf = Fraction(n)                                             # E3
+    r1 = _round_f32(xf - _round_f32(nf * _fr(numerics.LN2_HI)))  # E4
+    r = _round_f32(r1 - _round_f32(nf * _fr(numerics.LN2_LO)))   # E5
+    p = _fr(numerics.EXP_COEFFS[7])                              # E6
     for k in range(6, -1, -1):
-        p = _round_f32(_round_f32(p * r) + _fr(nm.EXP_COEFFS[k]))
-    pb = int(nm.f32_to_bits(np.float32(float(p)))[()])         # E7
+        p = _round_f32(_round_f32(p * r) + _fr(numerics.EXP_COEFFS[k]))
+    pb = int(numerics.f32_to_bits(np.float32(float(p)))[()])     # E7
     E = ((pb >> 23) & 0xFF) + n
     if E <= 0:
         return 0
@@ -69,7 +69,7 @@ def test_exp_bit_exact_against_step_list():
         np.array([0.0, -0.0, 1.0, -1.0, 0.5 * np.log(2), -0.5 * np.log(2), 88.0, 88.7,
                   -87.0, -87.9, -88.0, 1e-8, -1e-30, 3.0e-39]),
     ]).astype(np.float32)
-    got = nm.f32_to_bits(nm.exp_f32(xs))
+    got = numerics.f32_to_bits(numerics.exp_f32(xs))
     want = np.array([_exp_steps(x) for x in xs], dtype=np.uint32)
     bad = np.nonzero(got != want)[0]
     assert bad.size == 0, [(float(xs[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
@@ -77,12 +77,12 @@ def test_exp_bit_exact_against_step_list():
 
 def test_exp_specials():
     x = np.array([np.nan, np.inf, -np.inf, 89.0, -89.0, 0.0, -0.0], dtype=np.float32)
-    y = nm.exp_f32(x)
-    assert nm.f32_to_bits(y[0]) == 0x7FC00000
+    y = numerics.exp_f32(x)
+    assert numerics.f32_to_bits(y[0]) == 0x7FC00000
     assert y[1] == np.inf and y[3] == np.inf
-    assert nm.f32_to_bits(y[2]) == 0 and nm.f32_to_bits(y[4]) == 0
+    assert numerics.f32_to_bits(y[2]) == 0 and numerics.f32_to_bits(y[4]) == 0
     assert y[5] == 1.0 and y[6] == 1.0
-    assert nm.exp_f32(np.float32(-3.0)).shape == ()
+    assert numerics.exp_f32(np.float32(-3.0)).shape == ()
 
 
 def test_exp_accuracy_vs_float64():
@@ -90,14 +90,14 @@ def test_exp_accuracy_vs_float64():
     (measured 1.21 ulp).  Flushed results (true value < 2^-126) are 0."""
     x = np.linspace(-88.0, 88.7, 1_000_003).astype(np.float32)
     x = np.concatenate([x, (np.random.default_rng(3).uniform(-1, 1, 200_000)).astype(np.float32)])
-    y = nm.exp_f32(x).astype(np.float64)
+    y = numerics.exp_f32(x).astype(np.float64)
     r = np.exp(x.astype(np.float64))
     normal = r >= 2.0 ** -126
-    ulps = np.abs(y - r)[normal] / nm.ulp_f32(r[normal])
+    ulps = np.abs(y - r)[normal] / numerics.ulp_f32(r[normal])
     print(f"exp_f32 max error {ulps.max():.3f} ulp, mean {ulps.mean():.3f} ulp")
     assert ulps.max() <= 1.5
     assert np.all(y[~normal] == 0.0)
-    assert np.all(np.diff(nm.exp_f32(np.linspace(-30, 0, 100_001).astype(np.float32))) >= 0)
+    assert np.all(np.diff(numerics.exp_f32(np.linspace(-30, 0, 100_001).astype(np.float32))) >= 0)
 
 
 def test_bf16_cast_edge_cases():
@@ -120,32 +120,32 @@ def test_bf16_cast_edge_cases():
         0xFFC12345: 0xFFC0,  # negative NaN keeps sign
     }
     src = np.array(list(cases), dtype=np.uint32)
-    got = nm.f32_to_bf16(nm.bits_to_f32(src))
+    got = numerics.f32_to_bf16(numerics.bits_to_f32(src))
     assert [hex(g) for g in got] == [hex(v) for v in cases.values()]
 
 
 def test_bf16_roundtrip_and_rne_vs_float64():
     b = np.arange(0, 1 << 16, dtype=np.uint32).astype(np.uint16)
-    f = nm.bf16_to_f32(b)
+    f = numerics.bf16_to_f32(b)
     finite = np.isfinite(f)
-    assert np.array_equal(nm.f32_to_bf16(f)[finite], b[finite])
+    assert np.array_equal(numerics.f32_to_bf16(f)[finite], b[finite])
     # random fp32: result is the nearest bf16 neighbour
     x = np.random.default_rng(5).standard_normal(20000).astype(np.float32) * 100
-    r = nm.bf16_to_f32(nm.f32_to_bf16(x)).astype(np.float64)
+    r = numerics.bf16_to_f32(numerics.f32_to_bf16(x)).astype(np.float64)
     ulp = 2.0 ** (np.floor(np.log2(np.abs(x.astype(np.float64)))) - 7)
     assert np.all(np.abs(r - x) <= ulp / 2)
 
 
 def test_scale_constant():
-    assert int(nm.f32_to_bits(nm.softmax_scale(128))) == 0x3DB504F3
-    assert nm.softmax_scale(64) == np.float32(0.125)
+    assert int(numerics.f32_to_bits(numerics.softmax_scale(128))) == 0x3DB504F3
+    assert numerics.softmax_scale(64) == np.float32(0.125)
 
 
 def test_dot_order_matches_scalar_loop():
     rng = np.random.default_rng(2)
     a = rng.standard_normal((3, 17)).astype(np.float32)
     b = rng.standard_normal((4, 17)).astype(np.float32)
-    got = nm.dot_rows_seq(a, b)
+    got = numerics.dot_rows_seq(a, b)
     for i in range(3):
         for j in range(4):
             acc = np.float32(0)
@@ -154,12 +154,12 @@ def test_dot_order_matches_scalar_loop():
             assert got[i, j].view(np.uint32) == acc.view(np.uint32)
     p = rng.random((2, 5)).astype(np.float32)
     v = rng.standard_normal((5, 3)).astype(np.float32)
-    mm = nm.matmul_seq(p, v)
+    mm = numerics.matmul_seq(p, v)
     acc = np.float32(0)
     for t in range(5):
         acc = np.float32(acc + np.float32(p[1, t] * v[t, 2]))
     assert mm[1, 2] == acc
-    rs = nm.rowsum_seq(p)
+    rs = numerics.rowsum_seq(p)
     acc = np.float32(0)
     for t in range(5):
         acc = np.float32(acc + p[0, t])
@@ -168,7 +168,7 @@ def test_dot_order_matches_scalar_loop():
 
 @pytest.mark.parametrize("bad", [0x3F81, 0x3F7F])
 def test_bf16_cast_wrong_value_detected(bad):
-    assert nm.f32_to_bf16(np.float32(1.0)) != bad
+    assert numerics.f32_to_bf16(np.float32(1.0)) != bad
 
 
 def test_bench_table_scale_equals_model_scale():
@@ -176,7 +176,7 @@ def test_bench_table_scale_equals_model_scale():
     from tb.run.benches import get_bench, softmax_scale_bits
 
     for d in (32, 64, 96, 128):
-        assert softmax_scale_bits(d) == int(np.float32(nm.softmax_scale(d)).view(np.uint32))
+        assert softmax_scale_bits(d) == int(np.float32(numerics.softmax_scale(d)).view(np.uint32))
     for name in ("pe", "ahbm", "ahbm_llama"):
         b = get_bench(name)
-        assert b.parameters["SCALE"] == int(np.float32(nm.softmax_scale(b.parameters["D"])).view(np.uint32))
+        assert b.parameters["SCALE"] == int(np.float32(numerics.softmax_scale(b.parameters["D"])).view(np.uint32))

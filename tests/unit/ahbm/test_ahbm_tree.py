@@ -2,7 +2,7 @@
 
 import pytest
 
-from models.ahbm import tree as tr
+from models.ahbm import tree
 
 STEP = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 
@@ -13,9 +13,9 @@ def test_tree_mapping_one_hop(n, rows, cols):
     if (rows, cols) == (1, 8) and n == 8:
         # root 7 has three children: impossible on a line, must be refused
         with pytest.raises(ValueError):
-            tr.build_tree(n, rows, cols)
+            tree.build_tree(n, rows, cols)
         return
-    t = tr.build_tree(n, rows, cols)
+    t = tree.build_tree(n, rows, cols)
     assert t.root == n - 1 and t.nodes[t.root].parent is None
     assert t.depth == {1: 0, 2: 1, 4: 2, 8: 3}[n]
     assert t.pushes == n - 1 and len(t.edges()) == n - 1
@@ -39,31 +39,31 @@ def test_tree_mapping_one_hop(n, rows, cols):
 
 
 def test_adr_pairs_for_8():
-    assert tr.tree_edges(8) == [(0, 1, 0), (2, 3, 0), (4, 5, 0), (6, 7, 0),
-                                (1, 3, 1), (5, 7, 1), (3, 7, 2)]
-    t = tr.build_tree(8, 2, 4)
+    assert tree.tree_edges(8) == [(0, 1, 0), (2, 3, 0), (4, 5, 0), (6, 7, 0),
+                                  (1, 3, 1), (5, 7, 1), (3, 7, 2)]
+    t = tree.build_tree(8, 2, 4)
     assert t.nodes[7].children == [6, 5, 3]
 
 
 def test_non_neighbour_mapping_refused():
     row_major = [(r // 4, r % 4) for r in range(8)]      # 3->7 ok, 1->3 is 2 hops
-    fails = tr.check_mapping(8, row_major, 2, 4)
+    fails = tree.check_mapping(8, row_major, 2, 4)
     assert any("1->3" in f for f in fails)
     with pytest.raises(ValueError):
-        tr.build_tree(8, 2, 4, coords=row_major)
-    assert tr.check_mapping(2, [(0, 0), (1, 1)], 2, 2)     # diagonal is not a hop
-    assert tr.check_mapping(2, [(0, 0), (0, 0)], 2, 2)     # shared PE
-    assert tr.check_mapping(2, [(0, 0), (0, 5)], 2, 2)     # off mesh
+        tree.build_tree(8, 2, 4, coords=row_major)
+    assert tree.check_mapping(2, [(0, 0), (1, 1)], 2, 2)   # diagonal is not a hop
+    assert tree.check_mapping(2, [(0, 0), (0, 0)], 2, 2)   # shared PE
+    assert tree.check_mapping(2, [(0, 0), (0, 5)], 2, 2)   # off mesh
     with pytest.raises(ValueError):
-        tr.build_tree(8, 2, 2)                             # too small
+        tree.build_tree(8, 2, 2)                           # too small
     with pytest.raises(ValueError):
-        tr.tree_edges(6)
+        tree.tree_edges(6)
 
 
 def test_reduce_order_and_push_count():
-    t = tr.build_tree(8, 2, 4)
+    t = tree.build_tree(8, 2, 4)
     log = []
-    out, pushes = tr.reduce(t, [str(r) for r in range(8)],
-                            lambda a, b: log.append((a, b)) or f"({a}+{b})")
+    out, pushes = tree.reduce(t, [str(r) for r in range(8)],
+                              lambda a, b: log.append((a, b)) or f"({a}+{b})")
     assert pushes == 7
     assert out == "(((7+6)+(5+4))+((3+2)+(1+0)))"

@@ -18,7 +18,7 @@ import pytest
 
 from models.bundle.bound import rules
 from models.bundle.bound.lanes import Lanes, alu, reduce
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 from models.numerics import mxfp7
 from models.numerics.formats import E8M15, encode
 from models.vector.isa import RedKind
@@ -29,16 +29,16 @@ N = 4000
 Exact = Callable[..., np.ndarray]
 CASES: dict[str, tuple[int, int, Exact, tuple[float, float]]] = {
     # name: (opcode, operands, the exact function, range of the exact operands)
-    "VADD": (ar.VADD, 2, lambda a, c: a + c, (-50.0, 50.0)),
-    "VSUB": (ar.VSUB, 2, lambda a, c: a - c, (-50.0, 50.0)),
-    "VMUL": (ar.VMUL, 2, lambda a, b: a * b, (-50.0, 50.0)),
-    "VFMA": (ar.VFMA, 3, lambda a, b, c: a * b + c, (-20.0, 20.0)),
-    "VMAX": (ar.VMAX, 2, np.maximum, (-5.0, 5.0)),
-    "VMIN": (ar.VMIN, 2, np.minimum, (-5.0, 5.0)),
-    "VEXP2": (ar.VEXP2, 1, lambda a: 2.0 ** a, (-30.0, 30.0)),
-    "VINV": (ar.VINV, 1, lambda a: 1.0 / a, (0.01, 100.0)),
-    "VRSQRT": (ar.VRSQRT, 1, lambda a: 1.0 / np.sqrt(a), (0.01, 100.0)),
-    "VLOG2": (ar.VLOG2, 1, np.log2, (0.01, 100.0)),
+    "VADD": (e8m15.VADD, 2, lambda a, c: a + c, (-50.0, 50.0)),
+    "VSUB": (e8m15.VSUB, 2, lambda a, c: a - c, (-50.0, 50.0)),
+    "VMUL": (e8m15.VMUL, 2, lambda a, b: a * b, (-50.0, 50.0)),
+    "VFMA": (e8m15.VFMA, 3, lambda a, b, c: a * b + c, (-20.0, 20.0)),
+    "VMAX": (e8m15.VMAX, 2, np.maximum, (-5.0, 5.0)),
+    "VMIN": (e8m15.VMIN, 2, np.minimum, (-5.0, 5.0)),
+    "VEXP2": (e8m15.VEXP2, 1, lambda a: 2.0 ** a, (-30.0, 30.0)),
+    "VINV": (e8m15.VINV, 1, lambda a: 1.0 / a, (0.01, 100.0)),
+    "VRSQRT": (e8m15.VRSQRT, 1, lambda a: 1.0 / np.sqrt(a), (0.01, 100.0)),
+    "VLOG2": (e8m15.VLOG2, 1, np.log2, (0.01, 100.0)),
 }
 
 
@@ -57,7 +57,7 @@ def test_a_lane_rule_covers_the_golden_arithmetic(name: str) -> None:
     exact = [rng.uniform(lo, hi, N) for _ in range(arity)]
     lanes = [_machine(rng, x, 1e-3) for x in exact]
     a, b, c = (lanes + [None, None])[:3] if arity > 1 else (lanes[0], None, None)
-    if op in (ar.VADD, ar.VSUB):  # a and c are the operands
+    if op in (e8m15.VADD, e8m15.VSUB):  # a and c are the operands
         a, b, c = lanes[0], None, lanes[1]
     out, _ = alu(op, a, b, c)
     want = fn(*exact)
@@ -71,10 +71,10 @@ def test_a_lane_rule_covers_the_golden_arithmetic(name: str) -> None:
 
 def test_an_exact_result_adds_no_rounding() -> None:
     one, half = encode(np.array([1.0]), E8M15).astype(np.uint32), encode(np.array([0.5]), E8M15).astype(np.uint32)
-    out, _ = alu(ar.VMUL, Lanes(one, np.zeros(1)), Lanes(half, np.zeros(1)), None)
+    out, _ = alu(e8m15.VMUL, Lanes(one, np.zeros(1)), Lanes(half, np.zeros(1)), None)
     assert out.err[0] == 0.0
     third = encode(np.array([1 / 3]), E8M15).astype(np.uint32)
-    out, _ = alu(ar.VMUL, Lanes(third, np.zeros(1)), Lanes(third, np.zeros(1)), None)
+    out, _ = alu(e8m15.VMUL, Lanes(third, np.zeros(1)), Lanes(third, np.zeros(1)), None)
     assert 0.0 < out.err[0] <= rules.ue(np.array([1 / 9]))[0]
 
 
@@ -94,7 +94,7 @@ def test_an_extreme_whose_winner_is_certain_keeps_only_its_error() -> None:
 
 def test_an_uncertain_input_outside_a_domain_is_unbounded() -> None:
     bits = encode(np.array([0.5]), E8M15).astype(np.uint32)
-    out, _ = alu(ar.VINV, Lanes(bits, np.array([0.6])), None, None)
+    out, _ = alu(e8m15.VINV, Lanes(bits, np.array([0.6])), None, None)
     assert np.isinf(out.err[0])
 
 

@@ -9,7 +9,9 @@ models/bundle/timing.py, models/bundle/report.py).
   and fails on each kind of wrong value (a round's machine cycles at +11 %,
   the summed machine cycles at +4 %, a round's host cycles at −6 %), naming
   bundle, round, both figures and the ratio; every value is constructed here;
-* a bundle with no reference or no timing is not judged and says why;
+* a bundle with no reference or no timing is not judged and says why; the
+  verdict is not judged only when no bundle has a reference (one's own
+  export), and not met when one has but nothing was compared;
 * the report prints ours beside upstream's and "no timing" on the models.
 """
 
@@ -21,7 +23,7 @@ import pytest
 
 from models.bundle.reader import Bundle, bundle_names
 from models.bundle.report import BundleReport, RoundRow, format_rounds, format_table, format_timing
-from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, judge, within
+from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, TimingState, compare, judge, within
 from models.bundle.executor import execute, run_sync, stage_writes
 from models.bundle.loader import Poll
 from models.machine.event_model import MachineModel, ModelHost
@@ -103,7 +105,7 @@ def test_in_target_values_pass() -> None:
     # a round at +10 % and one at -10 % (the boundaries), hosts at +5 % and -5 %, the sum at +2 %
     verdict = judge([_bundle("a", (1050, 1000, 2200, 2000), (190, 200, 900, 1000)),
                      _bundle("b", (400, 400, 3000, 3000), (950, 1000, 1020, 1000))])
-    assert verdict.passed and verdict.reasons == []
+    assert verdict.state is TimingState.MET and verdict.passed and verdict.reasons == []
     assert verdict.judged == ["a", "b"] and verdict.rounds == 4
     assert (verdict.machine_ours, verdict.machine_upstream) == (7120, 7000)
     assert verdict.lines()[0].startswith("timing against upstream's RTL: MET; 2 bundle(s), 4 round(s) judged")
@@ -112,7 +114,8 @@ def test_in_target_values_pass() -> None:
 def test_a_round_at_plus_11_percent_fails() -> None:
     # the sum stays at +1.5 %: only the round is out
     verdict = judge([_bundle("a", (200, 200, 1110, 1000)), _bundle("b", (200, 200, 920, 1000))])
-    assert not verdict.passed
+    assert verdict.state is TimingState.NOT_MET and not verdict.passed
+    assert verdict.lines()[0].startswith("timing against upstream's RTL: NOT MET (1 reason(s)); 2 bundle(s)")
     assert verdict.reasons == ["bundle a round 0 (MG) machine cycles: ours 1110, upstream 1000, ratio 1.110 "
                                "(target 0.90..1.10)"]
 
@@ -141,14 +144,39 @@ def test_a_machine_timed_at_a_quarter_of_upstream_fails_every_machine_target() -
 
 def test_what_cannot_be_compared_is_not_judged_and_says_why() -> None:
     up = [_round(0, 200, 1000), _round(1, 200, 1000)]
-    assert compare("m", ["MG", "VC"], None, up).note == NO_TIMING
+    models, early = compare("m", ["MG", "VC"], None, up), compare("e", ["MG"], [_round(0, 1, 1)], up)
+    assert models.note == NO_TIMING
     assert compare("r", ["MG", "VC"], [_round(0, 1, 1), _round(1, 1, 1)], None).note == NO_REFERENCE
-    assert compare("e", ["MG"], [_round(0, 1, 1)], up).note.startswith("not measured (1 of 2 rounds timed")
+    assert early.note.startswith("not measured (1 of 2 rounds timed")
     assert compare("s", ["MG", "VC"], [_round(0, 1, 1), _round(2, 1, 1)], up).note.startswith("not comparable")
-    verdict = judge([compare("r", ["MG"], [_round(0, 1, 1)], None)])
-    assert not verdict.passed and verdict.not_judged == {"r": NO_REFERENCE}
-    assert verdict.reasons == ["no bundle with a reference timing (timing_rtl.json) was timed: nothing to judge"]
-    assert "  not judged: r: no reference" in verdict.lines()
+    verdict = judge([early, models])
+    assert verdict.not_judged == {"e": "not measured (1 of 2 rounds timed: the run ended early)", "m": NO_TIMING}
+    assert "  not judged: e: not measured (1 of 2 rounds timed: the run ended early)" in verdict.lines()
+
+
+def test_no_reference_anywhere_is_not_judged_and_not_met() -> None:
+    """One's own export: no bundle has timing_rtl.json. The verdict says so with our machine cycles, and is not
+    a pass: a bench that requires the targets met fails on it."""
+    verdict = judge([compare("r", ["MG"], [_round(0, 1, 300)], None),
+                     compare("s", ["MG", "VC"], [_round(0, 1, 200), _round(1, 1, 40)], None)])
+    assert verdict.state is TimingState.NOT_JUDGED and not verdict.passed
+    assert verdict.not_judged == {"r": NO_REFERENCE, "s": NO_REFERENCE} and verdict.judged == []
+    assert verdict.reasons == ["no bundle has a reference timing (timing_rtl.json): not judged, so not met"]
+    assert verdict.lines() == ["timing against upstream's RTL: not judged, no bundle has a timing_rtl.json to "
+                               "compare with; machine cycles 540 ours"]
+
+
+def test_a_reference_with_nothing_compared_is_not_met() -> None:
+    """A bundle has timing_rtl.json but its run ended early: nothing was compared, and that is a failure, not
+    an export without a reference; so is a set of bundles with no timing at all, or none."""
+    up = [_round(0, 200, 1000), _round(1, 200, 1000)]
+    early = compare("e", ["MG"], [_round(0, 1, 1)], up)
+    for timings in ([early], [early, compare("r", ["MG"], [_round(0, 1, 1)], None)],
+                    [compare("m", ["MG"], None, up)], []):
+        verdict = judge(timings)
+        assert verdict.state is TimingState.NOT_MET and not verdict.passed
+        assert verdict.reasons == ["no bundle with a reference timing (timing_rtl.json) was timed: nothing to judge"]
+        assert verdict.lines()[0].startswith("timing against upstream's RTL: NOT MET (1 reason(s)); 0 bundle(s)")
 
 
 def _report(machine: str, upstream: list[RoundTiming] | None) -> BundleReport:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import models.programs.comparison as comparison
-from models import vector as vc
+from models import vector
 from models.bundle.flit_ledger import (
     BUNDLE_DIR, MG, SEED_BUNDLES, VC, WHY, Kick, bundle_kicks, compare, desc_fields, imem_image, ledger,
     load_bundle, roles_of, seed_kicks, seed_report, word_differences,
@@ -66,16 +66,16 @@ def test_report_is_quoted_verbatim_in_the_machine_doc_and_the_comparison_docstri
 
 
 def test_roles_are_read_from_the_flits() -> None:
-    words = vc.assemble(["VSETI s3, 16", "VSETI s5, 1.5", "VSETI k3, 2", "VSETVL s3",
-                         "VDRAIN A1, 0, node=(1,0), buf=0, sig", "VHALT"])
-    payloads = [vc.imem_payload(i, w) for i, w in enumerate(words)]
-    payloads += [vc.desc_payload(1, f, 0) for f in (0, 1, 2, 4, 5)] + [vc.run_payload(0)]
+    words = vector.assemble(["VSETI s3, 16", "VSETI s5, 1.5", "VSETI k3, 2", "VSETVL s3",
+                             "VDRAIN A1, 0, node=(1,0), buf=0, sig", "VHALT"])
+    payloads = [vector.imem_payload(i, w) for i, w in enumerate(words)]
+    payloads += [vector.desc_payload(1, f, 0) for f in (0, 1, 2, 4, 5)] + [vector.run_payload(0)]
     roles = roles_of(Kick((1, 0), VC, tuple(payloads)))
     assert roles == ["VSETI VL"] * 2 + ["VSETI constant"] * 4 + ["VSETVL", "VDRAIN node", "VHALT", "DESC base",
                                                                 "DESC dim 1", "DESC dims 2-4", "DESC dims 2-4",
                                                                 "DESC fld 5-7 (no effect)", "RUN"]
     with pytest.raises(ValueError, match="do not cover 0..1 contiguously"):
-        roles_of(Kick((1, 0), VC, (vc.imem_payload(0, words[0]), vc.imem_payload(5, 0))))
+        roles_of(Kick((1, 0), VC, (vector.imem_payload(0, words[0]), vector.imem_payload(5, 0))))
     with pytest.raises(FileNotFoundError, match="no bundle .nope.*known: .*linear_silu_fused"):
         load_bundle("nope")
 

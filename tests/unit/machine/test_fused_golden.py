@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import cluster as cl
+from models import cluster
 from models.machine.fused_golden import (
     MEASURED, TOLERANCES, accumulate, accumulator_error_bound, check_bits, d1_elements, derived_tolerance,
     emit_fp16, end_to_end_failures, exp2_specified, gated_pairs, golden_words, golden_y, measure, random_case,
@@ -26,12 +26,12 @@ def test_accumulate_is_the_cluster_sweep() -> None:
     rng = np.random.default_rng(11)
     c = random_case(rng, 8, 12, 96, kind="mixed")  # gm=2, gn=3, nk=3
     x, w = c["x"], c["ws"][0]
-    cm = cl.ClusterModel()
-    for side, entries in ((cl.Buf.L1A, cl.a_entries(x, c["x_scales"])),
-                          (cl.Buf.L1B, cl.b_entries(w.T, c["w_scales"][0].T))):
-        for i, g in enumerate(cl.granules_of(entries)):
+    cm = cluster.ClusterModel()
+    for side, entries in ((cluster.Buf.L1A, cluster.a_entries(x, c["x_scales"])),
+                          (cluster.Buf.L1B, cluster.b_entries(w.T, c["w_scales"][0].T))):
+        for i, g in enumerate(cluster.granules_of(entries)):
             cm.l1[side][i] = g
-    cm.run_gemm(cl.decode_inst(cl.gemm(2, 3, 3, anchor=38)))
+    cm.run_gemm(cluster.decode_inst(cluster.gemm(2, 3, 3, anchor=38)))
     got = accumulate(x, w, x_scales=c["x_scales"], w_scales=c["w_scales"][0], anchor=38)
     tiles = got.reshape(2, 4, 3, 4).transpose(0, 2, 1, 3).reshape(6, 4, 4)
     assert np.array_equal(tiles, cm.acc[:6])

@@ -7,8 +7,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from models import cluster as cl
-from models import vector as vc
+from models import cluster
+from models import vector
 from models.cu.base import SigCode, signal_fields
 from models.machine.fused_golden import check_bits, golden_y, vector_stage
 from models.machine.kernel_run import run_on_models
@@ -68,7 +68,7 @@ def test_gated_mlp_sweep_drain_sweep_drain_slots_and_acks() -> None:
     kp = build_kernel(32, 32, 32, 8, 8, 1, GATED, FUSED4)  # 2 x 64 sub-tiles into one core
     (ip,) = kp.instances
     assert ip.cluster.ops() == ("FILL", "FILL", "GEMM", "DRAIN", "FILL", "GEMM", "DRAIN")
-    drains = [f for f in ip.cluster.fields() if f["op"] == cl.Op.DRAIN]
+    drains = [f for f in ip.cluster.fields() if f["op"] == cluster.Op.DRAIN]
     assert [f["addr"] // 32 for f in drains] == [0, 64] == list(kp.plan.slots)
     assert kp.counts.acks == {ip.vector.core: 16}
     assert kp.plan.result_word == 128
@@ -98,7 +98,7 @@ def test_fused_vector_program_has_no_fill_and_constants_only_in_vseti() -> None:
             vl_reg = None
             for pc, w in program_words(words):
                 if w.name == "VSETI":
-                    assert w.sa != vc.SRC_K  # K3 is never written
+                    assert w.sa != vector.SRC_K  # K3 is never written
                     set_s.add(w.vd)
                     if words[pc + 1] == 128 and w.vd == 0:
                         vl_reg = w.vd
@@ -108,9 +108,9 @@ def test_fused_vector_program_has_no_fill_and_constants_only_in_vseti() -> None:
                     assert w.va == vl_reg  # VL = S0 = 128, set before it is read
                 elif w.op <= 0x11:
                     for sel, idx in zip(w.selectors, (w.va, w.vb, w.vc)):
-                        if sel == vc.SRC_S:
+                        if sel == vector.SRC_S:
                             assert idx in set_s  # scalar read only after its VSETI
-                        if sel == vc.SRC_K:
+                        if sel == vector.SRC_K:
                             assert idx in (0, 1, 2)  # built-ins only; K3 holds nothing of ours
             assert vl_reg == 0
         names = [r[0] for r in kp.layout.regions()]
@@ -124,14 +124,14 @@ def test_descriptors_and_desc_writes() -> None:
     ip = kp.instances[1]
     d = ip.vector.descriptors
     assert [(u.ad, u.role) for u in ip.vector.uses] == [(0, "fill 0"), (1, "slot 0"), (2, "result"), (3, "drain")]
-    assert d[0] == vc.Descriptor(kp.layout.temp_addr(0, ip.row, ip.col), ((32, 32),))
-    assert d[1] == vc.Descriptor(0, ((1, 8),))
-    assert d[2] == vc.Descriptor(kp.plan.result_word, ((1, 8),)) and kp.plan.result_word == 32
-    assert d[3] == vc.Descriptor(kp.layout.y_addr(ip.row, ip.col), ((32, 32),))
+    assert d[0] == vector.Descriptor(kp.layout.temp_addr(0, ip.row, ip.col), ((32, 32),))
+    assert d[1] == vector.Descriptor(0, ((1, 8),))
+    assert d[2] == vector.Descriptor(kp.plan.result_word, ((1, 8),)) and kp.plan.result_word == 32
+    assert d[3] == vector.Descriptor(kp.layout.y_addr(ip.row, ip.col), ((32, 32),))
     assert [(ad, fld) for ad, fld, _ in ip.vector.desc_writes] == \
         [(0, f) for f in range(5)] + [(1, 0), (1, 1), (2, 0), (2, 1)] + [(3, f) for f in range(5)]
     for ad, fld, value in ip.vector.desc_writes:  # the fixed packing: base 40 bits, dim {stride[33:16], bound}
-        assert value == (d[ad].base if fld == 0 else vc.pack_dim(*d[ad].full_dims[fld - 1]))
+        assert value == (d[ad].base if fld == 0 else vector.pack_dim(*d[ad].full_dims[fld - 1]))
     assert ip.vector.lines[4:6] == ("VFILL A0, 0", "VBAR")
     assert ip.vector.lines[-2] == "VDRAIN A3, 32"
     fused = build_kernel(**SEED_CASE, epilogue=SILU, machine=FUSED4).instances[0].vector
@@ -303,17 +303,17 @@ def test_every_operation_lowers_to_what_the_golden_computes() -> None:
         ["VMAX", "VSUB", "VMIN", "VNEG", "VADD", "VEXP2", "VMUL", "VINV"])
     rng = np.random.default_rng(3)
     h = rng.integers(0, 0x7C00, size=(2, 8 * 16)) | (rng.integers(0, 2, size=(2, 8 * 16)) << 15)
-    mem = CoreWithMemory(vc.VectorCore((1, 0)))
+    mem = CoreWithMemory(vector.VectorCore((1, 0)))
     for s in range(2):
         for i in range(8):
-            mem.core.write_l1(s * 8 + i, vc.u16_to_word(h[s, 16 * i:16 * i + 16]))
+            mem.core.write_l1(s * 8 + i, vector.u16_to_word(h[s, 16 * i:16 * i + 16]))
     text = ["VSETI s0, 128"] + [f"VSETI s{r}, {p:#x}" for r, p in low.scalars] + ["VSETVL s0", "VSETMODE FLAT"]
     text += [f"VLD v{i}, A0+{8 * s}" for i, s in enumerate(low.slots)] + list(low.body)
     text += [f"VST v{low.result}, A0+16", "VHALT"]
-    flits = vc.program_flits((1, 0), HOST, vc.assemble(text), {0: vc.Descriptor(0, ((1, 8),))})
+    flits = vector.program_flits((1, 0), HOST, vector.assemble(text), {0: vector.Descriptor(0, ((1, 8),))})
     events = mem.take_all(flits)
     assert not [e for e in events if signal_fields(e.flit)[0] == SigCode.FAULT]
-    got = np.concatenate([vc.word_to_u16(mem.core.l1_word(16 + i)) for i in range(8)])
+    got = np.concatenate([vector.word_to_u16(mem.core.l1_word(16 + i)) for i in range(8)])
     assert check_bits(vector_stage(epi, [h[0], h[1]]), got) == []
 
 
@@ -337,8 +337,8 @@ def test_tiled_layout_round_trip() -> None:
     words = pack_tiled(y, 4, 8)
     assert np.array_equal(unpack_tiled(words, 32, 32, 4, 8), y)
     # word 0 is sub-tile (g=0, h=0) of instance 0: rows 0..3, cols 0..3, lane 4r + c
-    assert list(vc.word_to_u16(words[0])) == list(y[:4, :4].reshape(16))
-    assert list(vc.word_to_u16(words[32])) == list(y[16:20, 0:4].reshape(16))  # instance (1, 0)
+    assert list(vector.word_to_u16(words[0])) == list(y[:4, :4].reshape(16))
+    assert list(vector.word_to_u16(words[32])) == list(y[16:20, 0:4].reshape(16))  # instance (1, 0)
 
 
 def test_determinism() -> None:

@@ -24,7 +24,7 @@ from models.numerics import cluster, e8m15, e8m15_cvt
 from models.numerics.layout import entry_to_int, pack_a_entry, pack_acc_tile, pack_b_entry
 from models.numerics.reference import bit_mismatches
 from tb.lib.verilog_vectors import VerilogVectors, read_hex_words
-from tests.unit.cluster import cluster_ref as cref
+from tests.unit.cluster import cluster_ref
 
 ROOT = Path(__file__).resolve().parents[3]
 RTL = ROOT / "rtl" / "arith"
@@ -407,17 +407,17 @@ def test_chain_silu_exhaustive():
 # equal the model on every one.
 
 def test_acc_add():
-    t, x = (np.array(c, dtype=np.int64) for c in zip(*cref.ADD))
+    t, x = (np.array(c, dtype=np.int64) for c in zip(*cluster_ref.ADD))
     check("acc_add", pairs(t, x, 22), cluster.acc_add(t, x))
 
 
 def test_acc_to_fp16():
-    a = np.array(cref.EMIT, dtype=np.int64)
+    a = np.array(cluster_ref.EMIT, dtype=np.int64)
     check("acc_to_fp16", a, cluster.acc_emit(a), a)
 
 
 def test_acc_convert():
-    d, sa, sb, anchor = (np.array(c, dtype=np.int64) for c in zip(*cref.CONVERT))
+    d, sa, sb, anchor = (np.array(c, dtype=np.int64) for c in zip(*cluster_ref.CONVERT))
     vec = (anchor << 35) | (sb << 27) | (sa << 19) | (d & 0x7FFFF)
     check("acc_convert", vec, cluster.acc_convert(d, sa, sb, anchor), vec)
 
@@ -426,10 +426,10 @@ def test_spec_examples_on_the_rtl():
     """A few C.7 lines checked on the RTL against the literal reference, without the model."""
     adds = [(0x0FC000, 0x2FC000), (126 << 14 | 0x3FFF, 126 << 14 | 0x3FFF), (0, 127 << 14 | 5), (0x3ABC, 0)]
     got = run_rtl("acc_add", [(p << 22) | q for p, q in adds], "_spec")
-    assert got == [cref.ref_add(p, q) for p, q in adds] == [0, 127 << 14 | 0x3FFF, 127 << 14 | 5, 0]
+    assert got == [cluster_ref.ref_add(p, q) for p, q in adds] == [0, 127 << 14 | 0x3FFF, 127 << 14 | 5, 0]
     emits = [78 << 14 | 0x3FF0, 78 << 14 | 0x3FF8, 1 << 21 | 48 << 14 | 0x3FFF, 0x0FC000]
-    assert run_rtl("acc_to_fp16", emits, "_spec") == [cref.ref_emit(v) for v in emits] == [0x7BFF, 0x7BFF, 0x8400,
-                                                                                           0x3C00]
+    assert run_rtl("acc_to_fp16", emits, "_spec") == [cluster_ref.ref_emit(v) for v in emits] == [0x7BFF, 0x7BFF,
+                                                                                                  0x8400, 0x3C00]
 
 
 def acc_random(r: np.random.Generator, n: int, lo: int = 0, hi: int = 127) -> np.ndarray:

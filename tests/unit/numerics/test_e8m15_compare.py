@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from models.numerics import e8m15 as m8
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 from models.numerics.formats import E8M15, decode
 from tests.unit.numerics.e8m15_ref import RNG, SIGN, INF, QNAN, ONE, P0, N0, rand_pat
 
@@ -102,6 +102,6 @@ def test_shapes_and_dtypes() -> None:
     a = rand_pat(12).reshape(3, 4)
     assert m8.vfma(a, ONE, np.zeros((1, 4), np.uint32)).shape == (3, 4)
     assert m8.vexp2(a.astype(np.uint32)).dtype == np.uint32 and m8.cmp_lt(a, a.T[:1].T).dtype == bool
-    assert cvt.e8m15_to_fp16(a).dtype == np.uint16 and cvt.fp16_to_e8m15(a & 0xFFFF).dtype == np.uint32
+    assert e8m15_cvt.e8m15_to_fp16(a).dtype == np.uint16 and e8m15_cvt.fp16_to_e8m15(a & 0xFFFF).dtype == np.uint32
     assert (m8.K0, m8.K1, m8.K2, m8.QNAN, m8.POS_INF, m8.NEG_INF) == (0, 0x3F8000, 0xBF8000, QNAN, INF, 0xFF8000)
     assert m8.NEG_LOG2E == 0xBFB8AA == 12564650 and abs(decode(m8.NEG_LOG2E, E8M15) + 1 / np.log(2)) < 2.0 ** -15

@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 
 from models.numerics import e8m15 as m8
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 from models.numerics.formats import E8M15, FP16, FP32, decode, encode
 from models.numerics.reference import bit_mismatches
 from tests.unit.numerics.e8m15_ref import RNG, SIGN, INF, QNAN, ONE, P0, N0, fields, pat, rand_pat, CORNERS
@@ -45,7 +45,7 @@ def fp16_load_mismatches(h: np.ndarray, got) -> list[str]:
 
 
 def test_fp16_load_every_pattern() -> None:
-    got = cvt.fp16_to_e8m15(ALL_FP16)
+    got = e8m15_cvt.fp16_to_e8m15(ALL_FP16)
     bad = fp16_load_mismatches(ALL_FP16, got)
     assert not bad, "\n".join(bad)
     assert int(got[0x0001]) == pat(0, 103, 0) and int(got[0x03FF]) == pat(0, 112, 0x7FC0)  # subnormals
@@ -53,7 +53,7 @@ def test_fp16_load_every_pattern() -> None:
 
 
 def test_fp16_round_trip_every_pattern() -> None:
-    back = np.asarray(cvt.e8m15_to_fp16(cvt.fp16_to_e8m15(ALL_FP16)), np.int64)
+    back = np.asarray(e8m15_cvt.e8m15_to_fp16(e8m15_cvt.fp16_to_e8m15(ALL_FP16)), np.int64)
     nan = ((ALL_FP16 >> 10) & 0x1F == 0x1F) & ((ALL_FP16 & 0x3FF) != 0)
     assert np.array_equal(back[~nan], ALL_FP16[~nan])  # Inf included: stored as Inf
     assert np.array_equal(back[nan], ALL_FP16[nan] | 0x200)  # NaN: quiet bit set, 9 payload bits kept
@@ -93,15 +93,15 @@ def test_fp16_store_edges_and_random() -> None:
     x = np.concatenate([E8_STORE_EDGE, CORNERS, rand_pat(15000, 95, 150), rand_pat(3000, 0, 255),
                         pat(RNG.integers(0, 2, 3000), RNG.integers(100, 143, 3000),
                             (RNG.integers(0, 1 << 10, 3000) << 5) | 0x10)])  # exact ties at 11 bits
-    got = cvt.e8m15_to_fp16(x)
+    got = e8m15_cvt.e8m15_to_fp16(x)
     bad = fp16_store_mismatches(x, got)
     assert not bad, "\n".join(bad)
-    st = lambda v: int(cvt.e8m15_to_fp16(v))  # noqa: E731
+    st = lambda v: int(e8m15_cvt.e8m15_to_fp16(v))  # noqa: E731
     assert st(0x477FE0) == 0x7BFF and st(0x477FF0) == 0x7BFF and st(0xFF7FFF) == 0xFBFF  # saturation
     assert st(INF) == 0x7C00 and st(SIGN | INF) == 0xFC00 and st(QNAN) == 0x7E00 and st(0xFF8020) == 0xFE01
     assert st(0x330000) == 0x0000 and st(0x330001) == 0x0001 and st(0xB34000) == 0x8001  # 2^-25 tie
     assert st(0x387FF0) == 0x0400  # rounds up into the smallest normal (carry into the exponent)
-    x2 = int(cvt.fp16_to_e8m15(0xF8BB))
+    x2 = int(e8m15_cvt.fp16_to_e8m15(0xF8BB))
     assert st(m8.vadd(x2, x2)) == 0xFBFF  # the protocol's known case
 
 
@@ -144,43 +144,43 @@ def fp32_store_expected(x: np.ndarray) -> list[int]:
 def test_fp32_conversions() -> None:
     f = np.concatenate([FP32_EDGE, RNG.integers(0, 1 << 32, 8000, dtype=np.int64),
                         (RNG.integers(0, 1 << 24, 2000, dtype=np.int64) << 8) | 0x80])  # ties
-    got = cvt.fp32_to_e8m15(f)
+    got = e8m15_cvt.fp32_to_e8m15(f)
     bad = bit_mismatches(fp32_load_expected(f), got, inputs=f, what="fp32_to_e8m15")
     assert not bad, "\n".join(bad)
-    ld = lambda v: int(cvt.fp32_to_e8m15(v))  # noqa: E731
+    ld = lambda v: int(e8m15_cvt.fp32_to_e8m15(v))  # noqa: E731
     assert ld(0x007FFFFF) == P0 and ld(0x807FFFFF) == N0  # subnormals flush, even next to 2^-126
     assert ld(0x7F7FFF80) == INF and ld(0xFF7FFF80) == SIGN | INF and ld(0x7F7FFF7F) == 0x7F7FFF  # carry
     assert ld(0x3F800080) == ONE and ld(0x3F800180) == 0x3F8002 and ld(0x7F800100) == 0x7FC001
     x = np.concatenate([CORNERS, RNG.integers(0, 1 << 24, 8000, dtype=np.int64)])
-    got = cvt.e8m15_to_fp32(x)
+    got = e8m15_cvt.e8m15_to_fp32(x)
     bad = bit_mismatches(fp32_store_expected(x), got, inputs=x, what="e8m15_to_fp32")
     assert not bad, "\n".join(bad)
-    assert int(cvt.e8m15_to_fp32(0x7F8005)) == 0x7F800500 and int(cvt.e8m15_to_fp32(0x804321)) == 0x80000000
+    assert int(e8m15_cvt.e8m15_to_fp32(0x7F8005)) == 0x7F800500 and int(e8m15_cvt.e8m15_to_fp32(0x804321)) == 0x80000000
     fin = x[((x >> 15) & 0xFF) != 0xFF]
-    assert np.array_equal(cvt.fp32_to_e8m15(cvt.e8m15_to_fp32(fin)),
+    assert np.array_equal(e8m15_cvt.fp32_to_e8m15(e8m15_cvt.e8m15_to_fp32(fin)),
                           np.where(((fin >> 15) & 0xFF) == 0, fin & SIGN, fin))  # store-load: identity
 
 
 # ===================================================================== the checkers catch planted wrong values
 def test_conversion_checkers_catch_planted_values() -> None:
-    got = np.asarray(cvt.fp16_to_e8m15(ALL_FP16)).astype(np.int64)
+    got = np.asarray(e8m15_cvt.fp16_to_e8m15(ALL_FP16)).astype(np.int64)
     for i in (0x0001, 0x7C01, 0x8000):  # a subnormal, a NaN payload, -0
         wrong = got.copy()
         wrong[i] ^= 1 << 5
         assert len(fp16_load_mismatches(ALL_FP16, wrong)) == 1
     x = E8_STORE_EDGE
-    st = np.asarray(cvt.e8m15_to_fp16(x)).astype(np.int64)
+    st = np.asarray(e8m15_cvt.e8m15_to_fp16(x)).astype(np.int64)
     assert fp16_store_mismatches(x, st) == []
     for i, v in ((0, 0x7C00), (2, 0x7C00), (6, 0x0001), (23, 0xFE00), (20, 0x7BFF)):
         wrong = st.copy()
         wrong[i] = v  # overflow to Inf, tie rounded up, a NaN payload lost, Inf saturated
         assert len(fp16_store_mismatches(x, wrong)) == 1, (i, hex(v))
     f = FP32_EDGE
-    ld = np.asarray(cvt.fp32_to_e8m15(f)).astype(np.int64)
+    ld = np.asarray(e8m15_cvt.fp32_to_e8m15(f)).astype(np.int64)
     wrong = ld.copy()
     wrong[3] = 0x008000  # the old rule: subnormal rounding up to 2^-126
     assert bit_mismatches(fp32_load_expected(f), ld) == [] and len(bit_mismatches(fp32_load_expected(f), wrong)) == 1
     x = CORNERS
-    wrong = np.asarray(cvt.e8m15_to_fp32(x)).astype(np.int64)
+    wrong = np.asarray(e8m15_cvt.e8m15_to_fp32(x)).astype(np.int64)
     wrong[24] = 0x7FC00000  # 0xFFFFFF's payload and sign lost (the old canonical NaN)
     assert len(bit_mismatches(fp32_store_expected(x), wrong)) == 1

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from models.numerics import e8m15 as m8
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 from models.numerics.formats import E8M15, FP16, decode, encode
 from models.numerics.reference import bit_mismatches, ulp_failures
 from tests.unit.numerics.e8m15_ref import RNG, SIGN, INF, QNAN, ONE, P0, N0, pat, CORNERS
@@ -234,11 +234,11 @@ def test_transcendental_float64_bounds(fn: str) -> None:
 # ===================================================================== SiLU
 def test_silu_is_the_five_instructions() -> None:
     h = np.arange(0, 65536, 7)
-    x = cvt.fp16_to_e8m15(h)
+    x = e8m15_cvt.fp16_to_e8m15(h)
     t = m8.vmul(x, 0xBFB8AA)
     r = m8.vinv(m8.vadd(m8.vexp2(t), m8.K1))
     assert np.array_equal(m8.silu_e8m15(x), m8.vmul(r, x))
-    assert np.array_equal(m8.silu_fp16(h), cvt.e8m15_to_fp16(m8.vmul(r, x)))
+    assert np.array_equal(m8.silu_fp16(h), e8m15_cvt.e8m15_to_fp16(m8.vmul(r, x)))
     assert int(m8.silu_fp16(0x0000)) == 0x0000 and int(m8.silu_fp16(0x7BFF)) == 0x7BFF
     # D1 in the compiled sequence: x = 100 gives t ~ -144, VEXP2 returns 2^(t + 256): silu ~ 0
     assert int(m8.silu_fp16(0x5640)) == 0x0000
@@ -249,7 +249,7 @@ def test_silu_accuracy_outside_d1() -> None:
     h = np.arange(65536)
     h = h[((h >> 10) & 0x1F) != 0x1F]
     v = decode(h, FP16)
-    t = np.abs(decode(m8.vmul(cvt.fp16_to_e8m15(h), m8.NEG_LOG2E), E8M15))
+    t = np.abs(decode(m8.vmul(e8m15_cvt.fp16_to_e8m15(h), m8.NEG_LOG2E), E8M15))
     keep = ~((t >= 128) & (t < 256))
     assert (~keep).sum() == 2048  # 88.7 < |x| < 177.4
     bad = ulp_failures(m8.silu_fp16(h[keep]), FP16, m8.silu_ref(v[keep]), 0.75, inputs=h[keep])

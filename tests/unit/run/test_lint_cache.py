@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import tb.run.lint as lint
+from tb.run import lint
 
 
 def _job(src: Path, **extra) -> lint.LintJob:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models import cluster as cl
+from models import cluster
 from models.cu.base import cu_inst
 from models.noc.flit import FlitType, flit_field
 from models.machine.layouts import FUSED4, MM_MESH, MM_MESH_SYS
-from tb.lib import artifacts as arts
+from tb.lib import artifacts
 from models.cu.base import cu_data_bursts
 from tb.system.host_sequence import HostSequence, SequenceAwaitError
 
@@ -47,8 +47,8 @@ def test_dram_addresses_are_the_machines() -> None:
 
 def test_payloads_become_instructions_last_on_the_final_one() -> None:
     s = seq()
-    burst = cl.cu_data_bursts(CL, ORCH, 0, 0, [1, 2, 3])
-    flits = s.instruction_flits(CL, burst + [cl.gemm(1, 1, 1), cl.drain(1)])
+    burst = cluster.cu_data_bursts(CL, ORCH, 0, 0, [1, 2, 3])
+    flits = s.instruction_flits(CL, burst + [cluster.gemm(1, 1, 1), cluster.drain(1)])
     assert flits[:4] == burst
     assert [flit_field(f, "type") for f in flits[4:]] == [FlitType.CU_INST] * 2
     assert [flit_field(f, "last") for f in flits[4:]] == [0, 1]
@@ -76,29 +76,29 @@ def test_await_error_names_coordinate_counts_and_missing() -> None:
 
 
 def test_fp16_doubled_saturates() -> None:
-    assert arts.fp16_doubled(0xF8BB) == 0xFBFF
-    assert arts.fp16_doubled(0x78BB) == 0x7BFF
-    assert arts.fp16_doubled(0x3C00) == 0x4000
-    assert arts.fp16_doubled(0x8000) == 0x8000
-    assert arts.fp16_doubled(0x0200) == 0x0400
+    assert artifacts.fp16_doubled(0xF8BB) == 0xFBFF
+    assert artifacts.fp16_doubled(0x78BB) == 0x7BFF
+    assert artifacts.fp16_doubled(0x3C00) == 0x4000
+    assert artifacts.fp16_doubled(0x8000) == 0x8000
+    assert artifacts.fp16_doubled(0x0200) == 0x0400
     for h in range(0, 0x7800, 97):  # below the top binade doubling is exact
-        assert np.uint16(arts.fp16_doubled(h)).view(np.float16) == 2 * np.uint16(h).view(np.float16)
+        assert np.uint16(artifacts.fp16_doubled(h)).view(np.float16) == 2 * np.uint16(h).view(np.float16)
 
 
 def test_artifacts_merge_load_and_recheck(tmp_path) -> None:
-    a = arts.Artifacts("t/x=1", tmp_path)
+    a = artifacts.Artifacts("t/x=1", tmp_path)
     a.words("obs_w", [1, 2 << 240])
     a.words("exp_w", [1, 2 << 240])
     a.count("acks", 2, 2)
     a.save({"seed": 3, "run_seed": 4, "verdict": "PASS"})
-    b = arts.Artifacts("other", tmp_path)
+    b = artifacts.Artifacts("other", tmp_path)
     b.count("acks", 1, 0)
     b.save({"seed": 5, "run_seed": 4})
-    data = arts.load(tmp_path / arts.FILE_NAME)
+    data = artifacts.load(tmp_path / artifacts.FILE_NAME)
     assert set(data) == {"t.x=1", "other"}
     assert data["t.x=1"]["obs_w"].dtype == np.uint16 and data["t.x=1"]["obs_w"].shape == (2, 16)
-    assert arts.lanes_to_words(data["t.x=1"]["obs_w"]) == [1, 2 << 240]
-    checks, errors = arts.recheck(tmp_path / arts.FILE_NAME)
+    assert artifacts.lanes_to_words(data["t.x=1"]["obs_w"]) == [1, 2 << 240]
+    checks, errors = artifacts.recheck(tmp_path / artifacts.FILE_NAME)
     assert checks == 3 and len(errors) == 1 and "other" in errors[0]
     with pytest.raises(ValueError):
         a.add("Bad-Name", 1)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 from tests.unit.vector.vc_spec import (
     F_VSRC, F_CHAIN, F_OPCODE, V, S, C, K, ONE, VMOV, VNEG, VABS, VADD, VSUB, VMUL, VFMA, VFNMA, VMAX, VMIN, VSEL,
     VCMPLT, VCMPGT, VCMPEQ, VEXP2, VLOG2, VINV, VRSQRT, VBCAST, VSHUF, NAME, alu, vld, vcvt, W_HALT, vseti, pro,
@@ -25,14 +25,15 @@ from tests.unit.vector.vc_spec import (
 
 # ================================================================ V.5 tail rules, V.8 ALU opcodes
 ALU_VALUE = {
-    VMOV: lambda a, b, c: ar.vmov(a), VNEG: lambda a, b, c: ar.vneg(a), VABS: lambda a, b, c: ar.vabs(a),
-    VADD: lambda a, b, c: ar.vadd(a, c), VSUB: lambda a, b, c: ar.vsub(a, c), VMUL: lambda a, b, c: ar.vmul(a, b),
-    VFMA: lambda a, b, c: ar.vfma(a, b, c), VFNMA: lambda a, b, c: ar.vfnma(a, b, c),
-    VMAX: lambda a, b, c: ar.vmax(a, b), VMIN: lambda a, b, c: ar.vmin(a, b),
-    VSEL: lambda a, b, c: ar.vsel(a, b, c), VEXP2: lambda a, b, c: ar.vexp2(a),
-    VLOG2: lambda a, b, c: ar.vlog2(a), VINV: lambda a, b, c: ar.vinv(a), VRSQRT: lambda a, b, c: ar.vrsqrt(a),
+    VMOV: lambda a, b, c: e8m15.vmov(a), VNEG: lambda a, b, c: e8m15.vneg(a), VABS: lambda a, b, c: e8m15.vabs(a),
+    VADD: lambda a, b, c: e8m15.vadd(a, c), VSUB: lambda a, b, c: e8m15.vsub(a, c),
+    VMUL: lambda a, b, c: e8m15.vmul(a, b),
+    VFMA: lambda a, b, c: e8m15.vfma(a, b, c), VFNMA: lambda a, b, c: e8m15.vfnma(a, b, c),
+    VMAX: lambda a, b, c: e8m15.vmax(a, b), VMIN: lambda a, b, c: e8m15.vmin(a, b),
+    VSEL: lambda a, b, c: e8m15.vsel(a, b, c), VEXP2: lambda a, b, c: e8m15.vexp2(a),
+    VLOG2: lambda a, b, c: e8m15.vlog2(a), VINV: lambda a, b, c: e8m15.vinv(a), VRSQRT: lambda a, b, c: e8m15.vrsqrt(a),
 }
-CMP_PRED = {VCMPLT: ar.cmp_lt, VCMPGT: ar.cmp_gt, VCMPEQ: ar.cmp_eq}
+CMP_PRED = {VCMPLT: e8m15.cmp_lt, VCMPGT: e8m15.cmp_gt, VCMPEQ: e8m15.cmp_eq}
 
 
 def _abc(seed):
@@ -97,7 +98,7 @@ def test_alu_tail_writes_below_vl_under_pm(pm):
     rig.core.p[2] = p2
     retired(rig.go(pro(vl=20) + [alu(VADD, vd=5, va=1, vc=3, pr=2, pm=pm), W_HALT]))
     mask = below(20) & (True if pm == 0 else p2 if pm == 1 else ~p2)
-    same(rig.vec(5), np.where(mask, ar.vadd(a, c), old), f"VADD at VL 20, pm {pm}")
+    same(rig.vec(5), np.where(mask, e8m15.vadd(a, c), old), f"VADD at VL 20, pm {pm}")
 
 
 def test_vcmp_writes_predicate_bits_below_vl_only():
@@ -108,7 +109,7 @@ def test_vcmp_writes_predicate_bits_below_vl_only():
     rig.setv(1, a), rig.setv(2, b)
     rig.core.p[1] = p1
     retired(rig.go(pro(vl=20) + [alu(VCMPGT, vd=7, va=1, vb=2, pr=1, pm=2), W_HALT]))
-    same(rig.core.p[1], np.where(below(20), ar.cmp_gt(a, b), p1), "V.8: P bits at or above VL unchanged")
+    same(rig.core.p[1], np.where(below(20), e8m15.cmp_gt(a, b), p1), "V.8: P bits at or above VL unchanged")
     assert not rig.vec(7).any(), "V.8: a compare writes no vector"
 
 
@@ -122,7 +123,7 @@ def test_predicates_are_interlocked():
         rig.setv(i, v)
     retired(rig.go([alu(VCMPLT, va=1, vb=2, pr=0), alu(VMOV, vd=5, va=3, pr=0, pm=1),
                     alu(VMOV, vd=5, va=4, pr=0, pm=2), W_HALT]))
-    same(rig.vec(5), np.where(ar.cmp_lt(a, b), x, y), "where(a < b, x, y)")
+    same(rig.vec(5), np.where(e8m15.cmp_lt(a, b), x, y), "where(a < b, x, y)")
 
 
 # ================================================================ V.5 chains
@@ -138,7 +139,7 @@ def test_chain_d2():
     head = alu(VMUL, vd=9, va=1, vb=2, vc=4, sc=S, pr=0, pm=2)  # head vd/pm ignored
     stage = alu(VFMA, vd=5, va=0, vb=4, vc=6, sa=C, sb=S, sc=S, pr=3, pm=1)
     retired(rig.go(pro(vl=40, mode=1) + [head, stage] + vseti(0x777, 10) + [W_HALT]))
-    value = ar.vfma(ar.vmul(a, b), np.full(128, e8(1.5)), np.full(128, e8(-3.0)))
+    value = e8m15.vfma(e8m15.vmul(a, b), np.full(128, e8(1.5)), np.full(128, e8(-3.0)))
     same(rig.vec(5), np.where(below(40) & p3, value, old5), "D2: v5 = (v1*v2)*S4 + S6 where P3, e < 40")
     same(rig.vec(9), old9, "D2: the head's vd is ignored")
     assert rig.core.s[10] == 0x777, "D2: pc advances by 2 and the word after the chain executes"
@@ -158,9 +159,9 @@ def test_chain_d4_with_a_compare_mid_chain():
              alu(VCMPGT, vd=14, sa=C, va=0, sb=S, vb=3, sc=K, pr=2),      # (x+1 > S3) -> 1.0 / +0
              alu(VFMA, vd=6, sa=C, sb=S, vb=7, sc=C, pr=0, pm=2)]          # v * S7 + v
     retired(rig.go(pro(mode=2) + words + [W_HALT]))
-    t = ar.vadd(ar.vmul(a, np.full(128, e8(0.5))), np.full(128, ONE))
-    pred_val = np.where(ar.cmp_gt(t, np.full(128, e8(0.25))), ONE, 0)
-    value = ar.vfma(pred_val, np.full(128, e8(5.0)), pred_val)
+    t = e8m15.vadd(e8m15.vmul(a, np.full(128, e8(0.5))), np.full(128, ONE))
+    pred_val = np.where(e8m15.cmp_gt(t, np.full(128, e8(0.25))), ONE, 0)
+    value = e8m15.vfma(pred_val, np.full(128, e8(5.0)), pred_val)
     same(rig.vec(6), np.where(~p0, value, old), "D4: v6 = cmp * 5 + cmp where !P0")
     assert not rig.core.p[[1, 2, 3]].any(), "a compare mid-chain writes no predicate"
     same(rig.core.p[0], p0, "P0 unchanged")
@@ -179,7 +180,7 @@ def test_chain_last_stage_compare_writes_the_predicate():
     retired(rig.go(pro(vl=70, mode=1) + [alu(VADD, vd=2, va=1, vc=1, sc=K, pm=1),
                                            alu(VCMPLT, vd=7, sa=C, va=0, sb=S, vb=5, sc=K, pr=3, pm=1),
                                            W_HALT]))
-    pred = ar.cmp_lt(ar.vadd(a, np.full(128, ONE)), np.zeros(128, dtype=np.uint32))
+    pred = e8m15.cmp_lt(e8m15.vadd(a, np.full(128, ONE)), np.zeros(128, dtype=np.uint32))
     same(rig.core.p[3], np.where(below(70), pred, p3), "D2 ending in a compare: P3 below VL")
     assert not rig.vec(7).any() and not rig.vec(2).any(), "a chain ending in a compare writes no vector"
 
@@ -192,7 +193,7 @@ def test_chain_head_compare_with_a_non_compare_last_stage_writes_the_vector():
     rig.core.s[4] = e8(3.0)
     retired(rig.go(pro(mode=1) + [alu(VCMPLT, vd=6, va=1, vb=2, pr=1),
                                   alu(VMUL, vd=5, sa=C, sb=S, vb=4, sc=K), W_HALT]))
-    same(rig.vec(5), ar.vmul(np.where(ar.cmp_lt(a, b), ONE, 0), np.full(128, e8(3.0))),
+    same(rig.vec(5), e8m15.vmul(np.where(e8m15.cmp_lt(a, b), ONE, 0), np.full(128, e8(3.0))),
          "a compare head gives 1.0 / +0 to the next stage")
     assert not rig.core.p.any(), "the head's compare-ness is ignored: no predicate write"
 

@@ -17,8 +17,8 @@ import random
 import numpy as np
 import pytest
 
-from models.numerics import e8m15 as ar
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15
+from models.numerics import e8m15_cvt
 from models.vector import VectorCore, walk_total
 from tests.unit.vector.vc_spec import (
     UNIT, MAG, PEER, PEER2, T_RD_REQ, SIG_INST, SIG_BATCH, SIG_FAULT, F_LEN, F_VL, S, C, K, ONE, MONE, M40, VMOV, VADD,
@@ -75,7 +75,7 @@ def test_run_keeps_everything_but_the_loop():
     # run 3: the mode (D2) and K3 are kept: a head and a stage form one chain
     rig.load([alu(VMOV, vd=9, va=1), alu(VADD, vd=7, sa=C, sb=K, sc=K, vc=3), W_HALT], at=200)
     retired(rig.run(200))
-    exp7 = np.where(below(48), ar.vadd(ar.vmov(v1), np.full(128, k3)), 0x222222)
+    exp7 = np.where(below(48), e8m15.vadd(e8m15.vmov(v1), np.full(128, k3)), 0x222222)
     same(rig.vec(7), exp7, "run 3: D2 chain VMOV(v1) + K3 below VL 48 (mode, K3, VL kept)")
     same(rig.core.p[1], p1, "P1 kept across RUNs")
     assert (rig.core.vl, rig.core.mode, rig.core.k3) == (48, 1, k3)
@@ -193,7 +193,7 @@ def test_walk_vld_mixed_radix_repeat_wrap_and_signed_off(off):
     dims = [(1, 3), (16, 2)]  # total 6: steps 6, 7 repeat the last address
     rig.go([vld(4, 1, off), W_HALT], {1: (base, dims)})
     addrs = [a & 511 for a in spec_walk(base, dims, 8, off)[0]]
-    exp = np.concatenate([cvt.fp16_to_e8m15(lanes16(l1[a])) for a in addrs])
+    exp = np.concatenate([e8m15_cvt.fp16_to_e8m15(lanes16(l1[a])) for a in addrs])
     same(rig.vec(4), exp, f"VLD off {off}: chunks from L1 {addrs} (V.3: i0 fastest, repeat, wrap mod 512)")
 
 
@@ -208,7 +208,7 @@ def test_walk_vst_negative_stride_wrap_and_repeat():
     assert addrs == [509, 508, 507, 506, 506, 506, 506, 506]
     exp = dict(enumerate(before))
     for c, a in enumerate(addrs):  # in walk order: the repeated address keeps the last chunk
-        exp[a] = word16(cvt.e8m15_to_fp16(v[16 * c:16 * c + 16]))
+        exp[a] = word16(e8m15_cvt.e8m15_to_fp16(v[16 * c:16 * c + 16]))
     same([rig.l1w(a) for a in range(512)], [exp[a] for a in range(512)], "L1 after VST (V.3 walk, V.5 whole chunks)")
 
 

@@ -19,7 +19,7 @@ import random
 import numpy as np
 import pytest
 
-from models.numerics import e8m15_cvt as cvt
+from models.numerics import e8m15_cvt
 from models.vector.memory import CoreWithMemory
 from models.vector import VectorCore
 from tests.unit.vector.vc_spec import (
@@ -52,7 +52,7 @@ def test_op_12_vcvt(dt):
     a, old = rnd_e8(rng, lo=100, hi=150), rnd_e8(rng)
     rig.setv(2, a), rig.setv(1, old)
     retired(rig.go(pro(vl=20) + [vcvt(1, 2, dt), W_HALT]))
-    res = cvt.fp16_to_e8m15(cvt.e8m15_to_fp16(a)) if dt == 1 else a
+    res = e8m15_cvt.fp16_to_e8m15(e8m15_cvt.e8m15_to_fp16(a)) if dt == 1 else a
     same(rig.vec(1), np.where(chunks(20), res, old), f"VCVT dt {dt} at VL 20: chunks 0, 1 whole")
 
 
@@ -70,9 +70,9 @@ def test_op_14_vld(dt):
     n = 3
     addrs = [a & 511 for a in spec_walk(33, dims, n * dt, -7)[0]]
     if dt == 1:
-        vals = np.concatenate([cvt.fp16_to_e8m15(lanes16(l1[a])) for a in addrs])
+        vals = np.concatenate([e8m15_cvt.fp16_to_e8m15(lanes16(l1[a])) for a in addrs])
     else:
-        vals = np.concatenate([cvt.fp32_to_e8m15(elems32(l1[a])) for a in addrs])
+        vals = np.concatenate([e8m15_cvt.fp32_to_e8m15(elems32(l1[a])) for a in addrs])
     same(rig.vec(7), np.concatenate([vals, old[n * 16:]]), f"VLD dt {dt} at VL 40 (whole chunks 0..2)")
 
 
@@ -91,9 +91,9 @@ def test_op_15_vst(dt):
     exp = dict(enumerate(before))
     if dt == 1:
         for c, a in enumerate(addrs):
-            exp[a] = word16(cvt.e8m15_to_fp16(v[16 * c:16 * c + 16]))
+            exp[a] = word16(e8m15_cvt.e8m15_to_fp16(v[16 * c:16 * c + 16]))
     else:
-        f = cvt.e8m15_to_fp32(v[:32])
+        f = e8m15_cvt.e8m15_to_fp32(v[:32])
         for k, a in enumerate(addrs):
             exp[a] = word32(f[8 * k:8 * k + 8])
     same([rig.l1w(a) for a in range(512)], [exp[a] for a in range(512)], f"L1 after VST dt {dt} at VL 20")

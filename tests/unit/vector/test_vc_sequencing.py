@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 from tests.unit.vector.vc_spec import (
     F_LOOP, F_VL, V, S, C, K, ONE, VMOV, VADD, VSETMODE, alu, W_HALT, vseti, vsetvl, vsetmode, vloop, pro, retired,
     faulted, same, e8, Rig, below,
@@ -64,7 +64,7 @@ def test_op_1a_vseti(sa):
     assert rig.core.s[7] == 0x42, "pc += 2: the immediate word is not executed"
     if sa == K:
         assert rig.core.k3 == 0xA5B4C3 and rig.core.s[6] == 0
-        same(rig.vec(3), ar.vmov(np.full(128, 0xA5B4C3)), "K3 as a source")
+        same(rig.vec(3), e8m15.vmov(np.full(128, 0xA5B4C3)), "K3 as a source")
     else:
         assert rig.core.s[6] == 0xA5B4C3 and rig.core.k3 == 0
 
@@ -78,7 +78,7 @@ def test_op_1b_vloop_count(count, runs):
                                       alu(VADD, vd=3, va=3, vc=4, sc=S), W_HALT]))
     exp2, exp3 = np.zeros(128, np.uint32), np.zeros(128, np.uint32)
     for _ in range(runs):
-        exp2, exp3 = ar.vadd(exp2, np.full(128, ONE)), ar.vadd(exp3, np.full(128, e8(0.5)))
+        exp2, exp3 = e8m15.vadd(exp2, np.full(128, ONE)), e8m15.vadd(exp3, np.full(128, e8(0.5)))
     same(rig.vec(2), exp2, f"VLOOP count {count}: the body runs max(count, 1) = {runs} times")
     same(rig.vec(3), exp3, "second body word")
     assert not rig.core.loop.active

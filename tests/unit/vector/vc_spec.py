@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.numerics import e8m15 as ar
+from models.numerics import e8m15
 from models.vector import VectorCore
 
 
@@ -355,7 +355,7 @@ IDENT = {0: 0, 1: NEG_INF, 2: POS_INF, 3: 0, 4: 0, 5: 0}
 
 
 def _f(kind):
-    op = ar.vmax if kind == 1 else ar.vmin if kind == 2 else ar.vadd
+    op = e8m15.vmax if kind == 1 else e8m15.vmin if kind == 2 else e8m15.vadd
     return lambda x, y: int(op(np.uint32(x), np.uint32(y)))
 
 
@@ -375,8 +375,8 @@ def spec_vred(kind, va, vb, vl):
     else:
         def leaf(e):
             if kind == 5:
-                return int(ar.vexp2(np.uint32(va[e])))
-            return int(ar.vmul(np.uint32(va[e]), np.uint32(vb[e])))
+                return int(e8m15.vexp2(np.uint32(va[e])))
+            return int(e8m15.vmul(np.uint32(va[e]), np.uint32(vb[e])))
         for b in range(2 * n):
             acc[b] = f(T([leaf(16 * (b // 2) + 8 * (b % 2) + j) for j in range(8)]), ident)
     return T([f(acc[2 * j], acc[2 * j + 1]) for j in range(8)])
@@ -388,9 +388,9 @@ def alt_orders(kind, va, vb, vl):
     if kind <= 2:
         leaves = [int(v) for v in va[:vl]]
     elif kind == 5:
-        leaves = [int(ar.vexp2(np.uint32(v))) for v in va[:vl]]
+        leaves = [int(e8m15.vexp2(np.uint32(v))) for v in va[:vl]]
     else:
-        leaves = [int(ar.vmul(np.uint32(x), np.uint32(y))) for x, y in zip(va[:vl], vb[:vl])]
+        leaves = [int(e8m15.vmul(np.uint32(x), np.uint32(y))) for x, y in zip(va[:vl], vb[:vl])]
     fold = ident
     for x in leaves:
         fold = f(fold, x)
