@@ -32,7 +32,6 @@ from models.cu.base import SigCode, signal_fields
 from models.noc.flit import FIELDS, FlitType, describe_flit
 from models.numerics import E8M15, decode
 from models.vector.core import VectorCore
-from models.vector import Descriptor, program_flits
 from models.vector.lanes import word_to_u16
 from models.vector.disasm import disassemble, listing
 from models.vector.isa import L1_WORDS, LANES, N_PREGS, N_SREGS, N_VREGS, VL_MAX, Mode
@@ -117,13 +116,6 @@ class CaseResult:
     instructions: int
     hazards: dict[str, int]  # HAZARD reports of the case, by id (H1..H4)
     run_cycles: list[int] = field(default_factory=list)  # the RUN results (cycle counts) the RTL returned
-
-
-def program(words: Sequence[int], descriptors: Mapping[int, Descriptor], *, src: tuple[int, int] = HOST,
-            txn: int = 0x40, last: int = 0, pc: int = 0) -> list[int]:
-    """models.vector.program_flits to this bench's core, loaded where it runs (from `pc`, wrapping past the last
-    IMEM word); kept by this name for docs/getting-started.md, whose example calls it."""
-    return program_flits(UNIT, src, words, descriptors, pc, txn=txn, run_last=last, base=pc, wrap=True)
 
 
 class VectorTB:

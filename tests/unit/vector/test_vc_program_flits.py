@@ -12,7 +12,6 @@ import pytest
 
 import models.vector
 from models.vector import Descriptor, VectorCore, assemble, e8m15, program_flits
-from tb.vector import bench
 from tests.unit.vector.vc_spec import HOST, T_INST, UNIT, mkflit, p_desc, p_dim, p_imem, p_run
 
 WORDS = assemble(["VSETI s5, 1.5", "VSETVL s5", "VHALT"])  # 4 words: the VSETI's immediate is the second
@@ -52,9 +51,3 @@ def test_a_wrong_wrap_is_caught() -> None:
 def test_words_that_do_not_fit_imem_are_refused_even_with_wrap() -> None:
     with pytest.raises(ValueError, match="513 words do not fit the 512-word IMEM"):
         program_flits(UNIT, HOST, [0] * 513, {}, 0, wrap=True)
-
-
-def test_the_bench_helper_is_the_model_function_at_the_bench_core() -> None:
-    """tb.vector.bench.program (docs/getting-started.md calls it) loads where it runs, wrapping."""
-    assert bench.program(WORDS, DESCS, pc=510, last=1) == program_flits(bench.UNIT, bench.HOST, WORDS, DESCS, 510,
-                                                                         run_last=1, base=510, wrap=True)
