@@ -31,7 +31,10 @@
 //   * any other type is taken and dropped (a plain $display line, not an error).
 //
 // Micro-architecture: upstream's memory port, one of them (fused4 has MEM_PORTS 1), so every
-// unit shares one read queue, one read engine and one write machine:
+// unit shares one read queue, one read engine and one write machine. This file holds the intake,
+// the plain read / write machine, the AR register, the output register and the read checks; the
+// entry read engine with its quantiser timing and emit buffer is rtl/mag/mag_entry.v (u_entry),
+// the write intake with its slots rtl/mag/mag_write.v (u_write):
 //   intake: a read queue (MEM_RD_REQ) and a write queue (MEM_WR_REQ, MEM_WR_DATA) of RDQ_DEPTH and
 //     WRQ_DEPTH flits; busy once either holds DEPTH - Q_MARGIN (it depends only on our state);
 //   reads, strictly one request at a time in arrival order (one head for every requester):
