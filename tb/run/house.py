@@ -1,0 +1,213 @@
+"""The house rules measured from the code itself: file lengths, clocked-process lengths, import circles.
+
+`python -m tb.run.house` prints the three measurements; tests/unit/run/test_house.py holds the rules:
+
+* a source file (Python or Verilog) past FILE_LINES lines has a stated reason in LONG_FILES, and every
+  reason there still names a file past the limit (a file split below it drops its reason);
+* no clocked process (`always @(posedge ...)`, `always_ff`) is longer than PROCESS_LINES lines;
+* no two Python modules of the project import each other, directly or through others (imports inside
+  functions count: a lazy import hides a circle from the interpreter, not from a reader).
+
+Why: a file or process a reader cannot hold in one view is where the next bug hides; a circle means two
+modules are one concern split badly. The limits are the style guide's (guides/style.md: ~500 lines a file,
+~150 a process); the measurement is plain text and `ast`, so it runs in the unit tests without a simulator.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE_LINES = 500
+PROCESS_LINES = 150
+PY_ROOTS = ("models", "tb", "tests", "tools")
+RTL_ROOT = "rtl"
+VERILOG_SUFFIXES = (".v", ".vh", ".sv")
+
+# Files past FILE_LINES, and why they stay whole.
+LONG_FILES: dict[str, str] = {
+    "rtl/vector/vc_exec.v":
+        "the vector core's architectural state (IMEM, L1, V, S, P, descriptors) and the processes that write it, "
+        "each register by exactly one of six processes (longest 69 lines); its sub-blocks (walk, transfer, lanes, "
+        "reduction, timing, hazard reports) are modules of their own; a module boundary inside would have to "
+        "carry the register file through ports",
+    "rtl/cluster/cluster_cu.v":
+        "the cluster's sequencer over its L1 and accumulator arrays; the datapath (GEMM sub-tile, conversion, "
+        "accumulate), the monitor and the endpoint are modules of their own; its longest process is 74 lines",
+    "rtl/ahbm/fp32/fp32_lib.vh":
+        "the PE's FP32 function library (add, multiply, exp2, reciprocal, conversions), one self-contained function "
+        "each, included where a module computes; its header states the rounding of every function once",
+    "rtl/ahbm/pe/pe_engine.v":
+        "the PE engine: one command's stages and its timing model as one combinational decision and its "
+        "registers; the command queue, front-end, links, faults and counters are modules of their own",
+    "models/machine/fused_golden.py":
+        "the fused drain's golden chain (operands, accumulation, its derived error bound, the epilogue) in one "
+        "place, so the bound's derivation reads beside the arithmetic it bounds",
+    "models/numerics/e8m15.py":
+        "the E8M15 format bit for bit: pack, round, add, multiply, fused multiply-add, compare, each beside the "
+        "spec clause it implements; split, a reader would hop between files for one rounding rule",
+    "tb/system/test_mm_mesh_sys.py":
+        "the mm_mesh_sys bench's cocotb module: a bench runs one module, and its seven tests (scenarios 3, 7a-7e "
+        "and the reference epilogue) are its cases; what they share is tb/system/mm_mesh_case.py",
+    "tb/ahbm/test_pe.py":
+        "the pe bench's cocotb module: a bench runs one module, and its tests are one ADR §8 feature, command or "
+        "fault each; what they share is tb/ahbm/pe_bench.py",
+    "tb/mag/test_mag.py":
+        "the mag bench's cocotb module: a bench runs one module; what its tests share is tb/mag/bench.py",
+    "tests/unit/numerics/test_arith_rtl.py":
+        "the E8M15 RTL units against the model, one table-driven test per unit; the shared driver is at its top",
+    "tests/unit/ahbm/test_ahbm_arith_rtl.py":
+        "the PE's FP32 RTL functions against the model, one table-driven test per function",
+}
+
+
+def line_count(path: Path) -> int:
+    return len(path.read_text(errors="replace").splitlines())
+
+
+def source_files(root: Path = ROOT) -> list[Path]:
+    """Every Python and Verilog source of the project (not .venv, not build folders)."""
+    out = [p for r in PY_ROOTS for p in (root / r).rglob("*.py")]
+    out += [p for p in (root / RTL_ROOT).rglob("*") if p.suffix in VERILOG_SUFFIXES]
+    return sorted(out)
+
+
+def long_files(root: Path = ROOT, limit: int = FILE_LINES) -> dict[str, int]:
+    """{path relative to root: lines} of every source past `limit`."""
+    return {str(p.relative_to(root)): n for p in source_files(root) if (n := line_count(p)) > limit}
+
+
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_CLOCKED = re.compile(r"\balways\s*@\s*\(\s*(posedge|negedge)\b|\balways_ff\b")
+
+
+def clocked_processes(text: str) -> list[tuple[int, int]]:
+    """(first line, lines) of every clocked process in Verilog text, its extent found by begin/end nesting
+    (strings and // comments are not read; a process without begin ends at its first semicolon)."""
+    lines = [_STRING.sub('""', re.sub(r"//.*", "", ln)) for ln in text.splitlines()]
+    out: list[tuple[int, int]] = []
+    i = 0
+    while i < len(lines):
+        if not _CLOCKED.search(lines[i]):
+            i += 1
+            continue
+        depth, opened, j = 0, False, i
+        while j < len(lines):
+            depth += len(re.findall(r"\bbegin\b", lines[j])) - len(re.findall(r"\bend\b", lines[j]))
+            opened = opened or bool(re.search(r"\bbegin\b", lines[j]))
+            if (opened and depth <= 0) or (not opened and lines[j].rstrip().endswith(";")):
+                break
+            j += 1
+        out.append((i + 1, j - i + 1))
+        i = j + 1
+    return out
+
+
+def long_processes(root: Path = ROOT, limit: int = PROCESS_LINES) -> dict[str, int]:
+    """{"path:line": lines} of every clocked process longer than `limit`."""
+    out: dict[str, int] = {}
+    for p in source_files(root):
+        if p.suffix in VERILOG_SUFFIXES:
+            for first, n in clocked_processes(p.read_text(errors="replace")):
+                if n > limit:
+                    out[f"{p.relative_to(root)}:{first}"] = n
+    return out
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """{module: project modules it imports}, from every import statement (a `from pkg import name` whose name
+    is a module counts as importing that module)."""
+    files = {module_name(p, root): p for r in PY_ROOTS for p in (root / r).rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for mod, path in files.items():
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(errors="replace"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
+            for t in targets:
+                while t and t not in files:
+                    t = t.rpartition(".")[0]
+                if t and t != mod:
+                    graph[mod].add(t)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    comp.append(m)
+                    if m == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def main() -> int:
+    files = long_files()
+    procs = long_processes()
+    loops = circles(import_graph())
+    print(f"files past {FILE_LINES} lines: {len(files)}")
+    for path, n in sorted(files.items(), key=lambda kv: -kv[1]):
+        print(f"  {n:5d} {path}: {LONG_FILES.get(path, 'NO STATED REASON')}")
+    print(f"clocked processes past {PROCESS_LINES} lines: {len(procs)}")
+    for where, n in procs.items():
+        print(f"  {n:5d} {where}")
+    print(f"import circles: {len(loops)}")
+    for loop in loops:
+        print("  " + " <-> ".join(loop))
+    unexplained = [p for p in files if p not in LONG_FILES]
+    return 1 if unexplained or procs or loops else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
