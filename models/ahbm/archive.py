@@ -1,10 +1,9 @@
 """An archived AHBM launch re-derived from its inputs: the reference's half of `python -m tb.lib.artifacts`.
 
-A launch's artifacts (written by tb/ahbm/score.py) hold its inputs, the
-O the device stored, and a JSON `launch` entry describing the plan; this
-module names those entries and recomputes O from the inputs with the
-reference kernel, so an archive can be re-checked years later with the
-models alone (docs/ahbm.md §11). Nothing here reads a simulator.
+A launch's artifacts (written by tb/ahbm/score.py, which registers :func:`recheck_launch` with the
+archive) hold its inputs, the O the device stored, and a JSON `launch` entry describing the plan; this
+module names those entries and recomputes O from the inputs with the reference kernel, so an archive
+can be re-checked years later with the models alone (docs/ahbm.md §11). Nothing here reads a simulator.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import numpy as np
 
 from .kernel import kv_parallel, ring_prefill
 
-LAUNCH_KEYS = ("launch", "q", "k", "v", "obs_o")  # an artifacts entry holding these is an archived launch
+LAUNCH_KEYS = ("launch", "q", "k", "v", "obs_o")  # what every archived launch holds (request 0 of a batch)
 
 
 def request_suffix(r: int) -> str:
@@ -24,13 +23,12 @@ def request_suffix(r: int) -> str:
     return "" if r == 0 else f"_req{r}"
 
 
-def is_launch(arrays: Mapping[str, np.ndarray]) -> bool:
-    return all(k in arrays for k in LAUNCH_KEYS)
-
-
 def recheck_launch(arrays: Mapping[str, np.ndarray]) -> list[str]:
     """Re-derive O of an archived launch from its inputs with the reference kernel: one line per O that
     differs from what the device stored."""
+    missing = [k for k in LAUNCH_KEYS if k not in arrays]
+    if missing:
+        return [f"the launch re-check needs {', '.join(missing)}, absent from the archive"]
     meta = json.loads(str(arrays["launch"]))
     if meta.get("ring"):
         ref = ring_prefill(arrays["q"], arrays["k"], arrays["v"], meta["n"], meta.get("q_block"),
@@ -48,4 +46,4 @@ def recheck_launch(arrays: Mapping[str, np.ndarray]) -> list[str]:
     return errors
 
 
-__all__ = ["LAUNCH_KEYS", "is_launch", "recheck_launch", "request_suffix"]
+__all__ = ["LAUNCH_KEYS", "recheck_launch", "request_suffix"]

@@ -24,7 +24,7 @@ from models.ahbm import expect
 from models.ahbm.kernel import kv_parallel, ring_prefill
 from models.ahbm.launch import Launch, RingLaunch, walk
 from models.ahbm.placement import predicted_ring_skips
-from models.ahbm.archive import request_suffix
+from models.ahbm.archive import recheck_launch, request_suffix
 from models.ahbm.numerics import bf16_to_f32
 from models.ahbm.tolerance import check_attention
 from tb.ahbm.cube import CubeTB
@@ -132,6 +132,7 @@ def score_batch(v: Verdict, cube: CubeTB, batch: Batch, runs: list[PeRun], outs:
     stores = sum(cube.counters(lp.pe_of(r))["cnt_store"] - (before or {}).get(lp.pe_of(r), {}).get("cnt_store", 0)
                  for r in range(n))
     art.count("o_writes", units, stores)
+    art.recheck_with(recheck_launch)
     art.add("launch", json.dumps({"case": case, "n": n, "tile": tile, "mesh": list(lp.mesh),
                                   "requests": [asdict(x) for x in batch.requests],
                                   "args": [[asdict(x) for x in lr.args] for lr in batch.launches]}, default=list))
@@ -187,6 +188,7 @@ def score_ring(v: Verdict, cube: CubeTB, rl: RingLaunch, runs: list[PeRun], o_rt
     art.add("v", vv, np.uint16)
     art.add("exp_o", ref.O, np.uint16)
     art.add("obs_o", o_rtl, np.uint16)
+    art.recheck_with(recheck_launch)
     art.add("launch", json.dumps({"case": case, "ring": True, "n": n, "pes": list(rl.pes),
                                   "q_block": a0.q_block, "tile": a0.tile,
                                   "args": [asdict(x) for x in rl.args]}, default=list))

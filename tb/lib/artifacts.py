@@ -95,30 +95,39 @@ that differ from upstream's Python models, informational);
 ``n_signals_<x>_<y>_exp``/``_seen`` (signals the plan awaits of node (x,y)
 over the run, and the count the RTL reached).
 
-:func:`recheck` recomputes the delivered tile of every test holding ``a``,
-``b``, ``scale_a``, ``scale_b`` and ``shape`` with models.cluster (GEMM then
-OP_EMIT, bit exact) and compares it with ``obs_tile`` (uint16 (gm*gn, 16):
-the granules the vector core wrote back to DRAM, sub-tile t = g*gn + h, lane
-4r+c = element (r, c)). ``test_reference_epilogue`` and
-``test_fp16_saturation`` also hold ``obs_doubled`` and ``exp_doubled``; the
-re-check verifies ``exp_doubled`` lane by lane against "FP16 doubled,
-saturating at +-65504" of the input lanes (``obs_tile`` / ``in_words``).
+Re-checks registered by the wings. Besides the pairs above, a test's archive names the re-derivations
+its wing registered (``Artifacts.recheck_with``), in ``rechecks`` (<U (n,): ``module:function`` under
+models/), and :func:`recheck` runs each on the test's arrays; this module knows no wing's re-check, and
+an archive names only model functions (anything else is refused, not imported):
+
+* ``models.cluster.archive:recheck_tile`` (the matmul scenarios with ``obs_tile``): the tile recomputed
+  from ``a``, ``b``, ``scale_a``, ``scale_b`` and ``shape`` with the cluster model (GEMM, then OP_EMIT,
+  bit exact) against ``obs_tile`` (uint16 (gm*gn, 16): sub-tile t = g*gn + h, lane 4r+c = element (r, c));
+* ``models.vector.archive:recheck_doubled`` (``test_reference_epilogue``, ``test_fp16_saturation``):
+  ``exp_doubled`` lane by lane against "FP16 doubled, saturating at +-65504" of the input lanes
+  (``obs_tile`` / ``in_words``);
+* ``models.ahbm.archive:recheck_launch`` (every AHBM launch): O recomputed from the archived Q, K, V
+  with the reference kernel (docs/ahbm.md §11).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from models.ahbm import archive as ahbm_archive
+from models.vector.lanes import u16_to_word, word_to_u16
 
 FILE_NAME = "artifacts.npz"
+RECHECKS_KEY = "rechecks"
+MODEL_PACKAGE = "models"
+Recheck = Callable[[Mapping[str, np.ndarray]], list[str]]  # a test's arrays -> one line per mismatch
 _NAME_RE = re.compile(r"^[a-z0-9_]+$")
 _started: set[Path] = set()  # files this process has already (re)started
 
@@ -130,17 +139,12 @@ def test_key(test: str) -> str:
 
 def words_to_lanes(words: Sequence[int]) -> np.ndarray:
     """256-bit words -> uint16 (n, 16), lane i = bits [16i+15:16i]."""
-    out = np.zeros((len(words), 16), dtype=np.uint16)
-    for r, w in enumerate(words):
-        w = int(w)
-        out[r] = [(w >> (16 * i)) & 0xFFFF for i in range(16)]
-    return out
+    return np.array([word_to_u16(w) for w in words], dtype=np.uint16).reshape(-1, 16)
 
 
 def lanes_to_words(lanes: np.ndarray) -> list[int]:
     """Inverse of words_to_lanes."""
-    arr = np.asarray(lanes, dtype=np.uint16).reshape(-1, 16)
-    return [sum(int(v) << (16 * i) for i, v in enumerate(row)) for row in arr]
+    return [u16_to_word(row) for row in np.asarray(lanes, dtype=np.uint16).reshape(-1, 16)]
 
 
 class Artifacts:
@@ -164,6 +168,14 @@ class Artifacts:
     def words(self, name: str, words: Sequence[int]) -> None:
         """256-bit words as uint16 (n, 16) lanes."""
         self.add(name, words_to_lanes(words))
+
+    def recheck_with(self, check: Recheck) -> None:
+        """Register a wing's re-check of this test: its name goes into the archive (`rechecks`), and
+        :func:`recheck` runs it on the test's arrays, however long after the run."""
+        names = [str(n) for n in np.atleast_1d(self.arrays.get(RECHECKS_KEY, np.array([], dtype=str)))]
+        name = recheck_name(check)
+        if name not in names:
+            self.add(RECHECKS_KEY, np.array(names + [name], dtype=str))
 
     def count(self, name: str, expected: int | None = None, seen: int | None = None) -> None:
         """`n_<name>_exp` and/or `n_<name>_seen` (int64 scalars)."""
@@ -201,30 +213,6 @@ def load(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
 
 
 # ---------------------------------------------------------------- re-check outside the simulator
-def fp16_doubled(h: int) -> int:
-    """FP16 x 2 rounded once, saturating at +-65504 (0x7bff/0xfbff): the vector core's VADD v+v then VST."""
-    sign, mag = h & 0x8000, h & 0x7FFF
-    if mag >= 0x7C00:  # Inf/NaN are never produced by the benches' inputs; keep them as they are
-        return h
-    if mag < 0x0400:  # subnormal or zero: doubling is exact (may become the smallest normal)
-        return sign | (mag << 1)
-    exp = mag >> 10
-    return sign | (0x7BFF if exp + 1 >= 0x1F else mag + 0x0400)
-
-
-def _model_tile(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
-    from models.cluster import ClusterModel, a_entries, b_entries, cu_data_bursts, gemm, granules_of
-    from models.cu.base import cu_inst
-
-    gm, gn, nk, anchor = (int(v) for v in arrays["shape"])
-    model = ClusterModel((2, 1))
-    a_g = granules_of(a_entries(arrays["a"].astype(np.int64), arrays["scale_a"].astype(np.int64)))
-    b_g = granules_of(b_entries(arrays["b"].astype(np.int64), arrays["scale_b"].astype(np.int64)))
-    model.receive(cu_data_bursts((2, 1), (1, 1), 0, 0, a_g) + cu_data_bursts((2, 1), (1, 1), 1, 0, b_g))
-    model.execute(cu_inst((2, 1), (1, 1), 0, 0, gemm(gm, gn, nk, anchor=anchor)))
-    return words_to_lanes(model.fp16_tiles(gm * gn))
-
-
 def recheck(path: str | Path) -> tuple[int, list[str]]:
     """(checks, errors) over every test in the file: exp/obs pairs, count pairs, model re-derivations."""
     checks, errors = 0, []
@@ -242,21 +230,32 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
                     checks += 1
                     if int(arrays[name]) != int(arrays[seen]):
                         errors.append(f"{test}: {name}={int(arrays[name])} but {seen}={int(arrays[seen])}")
-        if all(k in arrays for k in ("a", "b", "scale_a", "scale_b", "shape", "obs_tile")):
+        for name in (str(n) for n in np.atleast_1d(arrays.get(RECHECKS_KEY, np.array([], dtype=str)))):
             checks += 1
-            tile = _model_tile(arrays)
-            if not np.array_equal(tile, arrays["obs_tile"]):
-                errors.append(f"{test}: obs_tile differs from models.cluster's GEMM + OP_EMIT of the inputs")
-        if ahbm_archive.is_launch(arrays):  # AHBM attention launches (docs/ahbm.md §11)
-            checks += 1
-            errors.extend(f"{test}: {e}" for e in ahbm_archive.recheck_launch(arrays))
-        src = arrays.get("obs_tile", arrays.get("in_words"))
-        if "exp_doubled" in arrays and src is not None:
-            checks += 1
-            want = np.vectorize(fp16_doubled, otypes=[np.uint16])(src.astype(np.int64))
-            if not np.array_equal(want, arrays["exp_doubled"]):
-                errors.append(f"{test}: exp_doubled is not the saturating FP16 double of the input lanes")
+            try:
+                errors.extend(f"{test}: {e}" for e in resolve_recheck(name)(arrays))
+            except (ValueError, ImportError, AttributeError) as exc:
+                errors.append(f"{test}: re-check {name}: {exc}")
     return checks, errors
+
+
+def recheck_name(check: Recheck) -> str:
+    """How a re-check is named in an archive: `module:function`, the module under models/ (a re-check is a
+    model's re-derivation, so re-checking a file imports the models alone)."""
+    module, qualname = getattr(check, "__module__", ""), getattr(check, "__qualname__", "")
+    name = f"{module}:{qualname}"
+    if not module.startswith(MODEL_PACKAGE + ".") or not qualname.isidentifier():
+        raise ValueError(f"re-check {name}: a re-check is a module-level function of {MODEL_PACKAGE}/ "
+                         f"(e.g. models.ahbm.archive:recheck_launch)")
+    return name
+
+
+def resolve_recheck(name: str) -> Recheck:
+    """The function an archive names (`module:function` under models/); anything else is refused."""
+    module, _, function = name.partition(":")
+    if not module.startswith(MODEL_PACKAGE + ".") or not function.isidentifier():
+        raise ValueError(f"names no function of {MODEL_PACKAGE}/ (module:function); not imported")
+    return getattr(importlib.import_module(module), function)
 
 
 def find_files(path: str | Path) -> list[Path]:

@@ -38,8 +38,10 @@ from models.machine import reference_bench
 from models.vector import Descriptor, F_CUDATA, F_LEN, assemble, compare_fp16_words, u16_to_word
 from models.cu.base import SigCode, cu_data_bursts
 from models.machine.layouts import MM_MESH_SYS
+from models.cluster.archive import recheck_tile
 from models.machine.planner import Acc, PlanRefused, expected_acks, plan_fused
-from tb.lib.artifacts import fp16_doubled, words_to_lanes
+from models.vector.archive import doubled_lanes, recheck_doubled
+from tb.lib.artifacts import words_to_lanes
 from tb.system.host_sequence import SequenceAwaitError, UnitFaultError
 from tb.system.bench import SystemTB
 from tb.system.mm_mesh_case import (A_BASE, B_BASE, CL, FAULT_TIMEOUT, MAG, ORCH, OUT2_BASE, OUT_BASE, REF_DRAIN,
@@ -140,6 +142,7 @@ async def test_granules_and_acks(dut, tiles: int) -> None:
 
         ops.record(art, peer_word)
         art.words("obs_tile", got[:tiles])
+        art.recheck_with(recheck_tile)
         art.words("exp_tile", tile_words)
         art.words("obs_after", got[tiles:])
         art.words("exp_after", sentinel[tiles:])
@@ -277,6 +280,7 @@ async def test_fault_dack_zero(dut) -> None:
         check_words(v, "tile delivered with dack = 0", got, cm.fp16_tiles(9))
         ops.record(art, 0)
         art.words("obs_tile", got)
+        art.recheck_with(recheck_tile)
         art.words("exp_tile", cm.fp16_tiles(9))
         art.count("acks_on_receiver", 0, (st.count - base) % 65536)
         art.count("cluster_signals", 2, (cst.count - base_cl) % 65536)
@@ -447,8 +451,7 @@ async def test_fp16_saturation(dut) -> None:
         vm = VecModel({(SAT_IN >> 5) + i: w for i, w in enumerate(in_words)})
         v.check(vm.program(words, descs)[0] == SigCode.BATCH_COMPLETE, "model: the RUN faulted")
         want = vm.read(SAT_OUT >> 5, 2)
-        rule = words_to_lanes(in_words)
-        rule = np.vectorize(fp16_doubled, otypes=[np.uint16])(rule.astype(np.int64))
+        rule = doubled_lanes(words_to_lanes(in_words))
         v.check(np.array_equal(words_to_lanes(want), rule), "the model's VADD v+v differs from FP16 doubling with "
                                                             "saturation")
         checks, errors = compare_fp16_words(want, got, "doubled word")
@@ -456,6 +459,7 @@ async def test_fp16_saturation(dut) -> None:
         art.words("in_words", in_words)
         art.words("obs_doubled", got)
         art.add("exp_doubled", rule)
+        art.recheck_with(recheck_doubled)
         art.count("windows", -(-res.instructions // 8), res.windows)
         art.add("node_status", await node_status_rows(seq, [VC]))
 
@@ -518,7 +522,7 @@ async def test_reference_epilogue(dut) -> None:
         check_words(v, "VDRAIN equals the vector core model", drained, vm.read(REF_DRAIN >> 5, n_sub))
         checks, errors = compare_fp16_words(vm.read(REF_EPILOGUE >> 5, n_sub), doubled, "epilogue word")
         v.add_checks(checks, errors)
-        rule = np.vectorize(fp16_doubled, otypes=[np.uint16])(words_to_lanes(gold).astype(np.int64))
+        rule = doubled_lanes(words_to_lanes(gold))
         v.check(np.array_equal(rule, words_to_lanes(doubled)), "epilogue: not gold doubled lane by lane")
         exact = ops.a.astype(np.int64) @ ops.b.astype(np.int64)
         lanes = words_to_lanes(gold).view(np.float16).astype(np.float64).reshape(n_sub, 4, 4)
@@ -531,9 +535,11 @@ async def test_reference_epilogue(dut) -> None:
         v.check(sig == want_sig, f"SIG_DONE {sig}, expected {want_sig}")
         ops.record(art, 0)
         art.words("obs_tile", drained)
+        art.recheck_with(recheck_tile)
         art.words("exp_tile", gold)
         art.words("obs_doubled", doubled)
         art.add("exp_doubled", rule)
+        art.recheck_with(recheck_doubled)
         art.count("acks", 2, (st.count - base) % 65536)
         art.count("sig_done", want_sig, sig)
         art.add("node_status", await node_status_rows(seq, [VC, CL]))

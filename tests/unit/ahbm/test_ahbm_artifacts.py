@@ -45,7 +45,15 @@ def test_recheck_passes_and_fails(tmp_path):
             bad[key] = arrays[key].copy()
             bad[key].flat[5] ^= 1
             assert len(recheck_launch(bad)) == 1
-    path = tmp_path / "artifacts.npz"
-    np.savez_compressed(path, **{f"t/{k}": val for k, val in bad.items()})
-    checks, errors = artifacts.recheck(path)
-    assert checks >= 1 and len(errors) == 1 and "differs" in errors[0]
+    art = artifacts.Artifacts("t", tmp_path)
+    for k, val in bad.items():
+        art.add(k, val)
+    art.recheck_with(recheck_launch)           # what tb/ahbm/score.py registers with a launch's archive
+    checks, errors = artifacts.recheck(art.save({}))
+    assert checks == 1 and len(errors) == 1 and "differs" in errors[0]
+
+
+def test_an_archive_without_its_inputs_is_reported() -> None:
+    arrays = _archive(ring=True)
+    del arrays["k"]
+    assert recheck_launch(arrays) == ["the launch re-check needs k, absent from the archive"]

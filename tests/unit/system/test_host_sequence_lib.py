@@ -9,6 +9,8 @@ from models import cluster
 from models.cu.base import cu_inst
 from models.noc.flit import FlitType, flit_field
 from models.machine.layouts import FUSED4, MM_MESH, MM_MESH_SYS
+from models.vector.archive import recheck_doubled
+from models.vector.lanes import u16_to_word
 from tb.lib import artifacts
 from models.cu.base import cu_data_bursts
 from tb.system.host_sequence import HostSequence, SequenceAwaitError
@@ -75,16 +77,6 @@ def test_await_error_names_coordinate_counts_and_missing() -> None:
     assert over.surplus == 1 and "1 signal(s) surplus" in str(over)
 
 
-def test_fp16_doubled_saturates() -> None:
-    assert artifacts.fp16_doubled(0xF8BB) == 0xFBFF
-    assert artifacts.fp16_doubled(0x78BB) == 0x7BFF
-    assert artifacts.fp16_doubled(0x3C00) == 0x4000
-    assert artifacts.fp16_doubled(0x8000) == 0x8000
-    assert artifacts.fp16_doubled(0x0200) == 0x0400
-    for h in range(0, 0x7800, 97):  # below the top binade doubling is exact
-        assert np.uint16(artifacts.fp16_doubled(h)).view(np.float16) == 2 * np.uint16(h).view(np.float16)
-
-
 def test_artifacts_merge_load_and_recheck(tmp_path) -> None:
     a = artifacts.Artifacts("t/x=1", tmp_path)
     a.words("obs_w", [1, 2 << 240])
@@ -102,3 +94,35 @@ def test_artifacts_merge_load_and_recheck(tmp_path) -> None:
     assert checks == 3 and len(errors) == 1 and "other" in errors[0]
     with pytest.raises(ValueError):
         a.add("Bad-Name", 1)
+
+
+def test_a_registered_recheck_runs_from_the_file_alone(tmp_path) -> None:
+    """A wing registers its re-check with the archive; recheck() runs it by name, and only what was
+    registered runs (an archive holding obs_tile without a registration is not re-derived)."""
+    a = artifacts.Artifacts("doubled", tmp_path)
+    a.words("in_words", [u16_to_word([0x3C00] * 16)])
+    a.add("exp_doubled", np.full((1, 16), 0x4001, np.uint16))    # wrong: 2.0 is 0x4000
+    a.recheck_with(recheck_doubled)
+    a.recheck_with(recheck_doubled)                                # registered once
+    a.save({})
+    b = artifacts.Artifacts("unregistered", tmp_path)
+    b.add("exp_doubled", np.full((1, 16), 0x4001, np.uint16))
+    b.words("in_words", [u16_to_word([0x3C00] * 16)])
+    path = b.save({})
+    assert [str(n) for n in artifacts.load(path)["doubled"]["rechecks"]] == ["models.vector.archive:recheck_doubled"]
+    checks, errors = artifacts.recheck(path)
+    assert checks == 1 and errors == ["doubled: exp_doubled is not the saturating FP16 double of the input lanes"]
+
+
+def test_a_recheck_outside_the_models_is_refused(tmp_path) -> None:
+    def local_check(arrays) -> list[str]:
+        return []
+
+    with pytest.raises(ValueError, match="a re-check is a module-level function of models/"):
+        artifacts.Artifacts("t", tmp_path).recheck_with(local_check)
+    c = artifacts.Artifacts("t", tmp_path)
+    c.add("rechecks", np.array(["os:system"]))                     # a hostile or stale archive
+    checks, errors = artifacts.recheck(c.save({}))
+    assert checks == 1 and errors == ["t: re-check os:system: names no function of models/ (module:function); "
+                                      "not imported"]
+
