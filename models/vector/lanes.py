@@ -2,7 +2,7 @@
 
 Pure functions over numpy arrays of E8M15 patterns (128 elements, element e =
 lane e mod 16 of chunk e div 16); every operation is the exact arithmetic of
-models.numerics.e8m15. No state lives here: models.vector.core gathers the
+models.numerics (e8m15, e8m15_transcendental, by opcode e8m15_alu). No state lives here: models.vector.core gathers the
 operands and decides what is written.
 """
 
@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from models.numerics import e8m15
+from models.numerics import e8m15, e8m15_alu, e8m15_transcendental
 
 from .isa import CMP_OPS, LANES, VL_MAX, RedKind
 
@@ -39,8 +39,8 @@ def run_chain(stages: Sequence[Stage]) -> tuple[Vec, Vec | None]:
     pred: Vec | None = None
     for s in stages:
         a, b, c = (value if x is None else x for x in (s.a, s.b, s.c))
-        value = np.asarray(e8m15.alu(s.op, a, b, c), dtype=np.uint32)
-        pred = np.asarray(e8m15.compare(s.op, a, b), dtype=bool) if s.op in CMP_OPS else None
+        value = np.asarray(e8m15_alu.alu(s.op, a, b, c), dtype=np.uint32)
+        pred = np.asarray(e8m15_alu.compare(s.op, a, b), dtype=bool) if s.op in CMP_OPS else None
     assert value is not None, "a chain has at least one stage"
     return value, pred
 
@@ -87,7 +87,7 @@ def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None
         acc[:n] = f(tree8(f, _pairs(f, x)), np.full(n, ident, dtype=np.uint32))
     else:
         if kind == RedKind.EXPSUM:
-            expo = np.asarray(e8m15.vexp2(a), dtype=np.uint32)
+            expo = np.asarray(e8m15_transcendental.vexp2(a), dtype=np.uint32)
             leaf = expo[: n * LANES]
         else:  # SUMSQ and DOT: va[e] * vb[e]
             leaf = np.asarray(e8m15.vmul(a[: n * LANES], b[: n * LANES]), dtype=np.uint32)

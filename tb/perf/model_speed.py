@@ -24,7 +24,7 @@ import numpy as np
 
 from models.noc.flit import pack_flit
 from models.noc.mesh import MeshGeometry
-from models.numerics import e8m15 as e8m15_ops
+from models.numerics import e8m15_alu
 from models.noc.traffic import uniform_random
 from tb.noc.scoreboard import FlitScoreboard
 
@@ -97,7 +97,7 @@ def measure() -> list[Figure]:
                       SCOREBOARD_TARGET_S)]
     rng = np.random.default_rng(5)
     a, b, c = (rng.integers(0, 1 << 24, ALU_LANES, dtype=np.uint32) for _ in range(3))
-    worst = max(best_of(lambda op=op: e8m15_ops.alu(op, a, b, c)) for op in range(0x12))
+    worst = max(best_of(lambda op=op: e8m15_alu.alu(op, a, b, c)) for op in range(0x12))
     figures.append(Figure(f"E8M15 ALU op on {ALU_LANES} lanes, slowest opcode", worst, ALU_TARGET_S))
     return figures
 

@@ -43,12 +43,6 @@ LONG_FILES: dict[str, str] = {
     "rtl/ahbm/pe/pe_engine.v":
         "the PE engine: one command's stages and its timing model as one combinational decision and its "
         "registers; the command queue, front-end, links, faults and counters are modules of their own",
-    "models/machine/fused_golden.py":
-        "the fused drain's golden chain (operands, accumulation, its derived error bound, the epilogue) in one "
-        "place, so the bound's derivation reads beside the arithmetic it bounds",
-    "models/numerics/e8m15.py":
-        "the E8M15 format bit for bit: pack, round, add, multiply, fused multiply-add, compare, each beside the "
-        "spec clause it implements; split, a reader would hop between files for one rounding rule",
     "tb/system/test_mm_mesh_sys.py":
         "the mm_mesh_sys bench's cocotb module: a bench runs one module, and its seven tests (scenarios 3, 7a-7e "
         "and the reference epilogue) are its cases; what they share is tb/system/mm_mesh_case.py",

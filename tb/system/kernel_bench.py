@@ -18,7 +18,8 @@ import numpy as np
 
 from models.cu.base import SigCode, cu_inst, signal_fields
 from models.noc.flit import FlitType, flit_field
-from models.machine.fused_golden import check_bits, end_to_end_failures, golden_y
+from models.machine.fused_bounds import end_to_end_failures
+from models.machine.fused_golden import check_bits, golden_y
 from models.programs import KernelPrograms, operand_images, unpack_tiled
 from tb.mag.dram import DramBackdoor
 from tb.noc.bench import NocTB
@@ -59,7 +60,7 @@ async def run_kernel_as_agent(tb: NocTB, dram: DramBackdoor, kernel: KernelProgr
     """Run `kernel` on tb's machine with the bench at `agent`, and check y. Checks go to tb.verdict.
 
     vector_ulps: the vector stage's tolerance for the float64 check when the
-    epilogue has no stated one in models.machine.fused_golden (e.g. 0.5 for an exact one).
+    epilogue has no stated one in models.machine.fused_bounds (e.g. 0.5 for an exact one).
     """
     v = tb.verdict
     plan, layout = kernel.plan, kernel.layout

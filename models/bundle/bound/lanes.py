@@ -2,9 +2,9 @@
 
 One role: given an opcode, its operands as (E8M15 patterns, error bounds) and
 the machine's result patterns (the golden model's own arithmetic,
-models.numerics.e8m15), the result's error bound by the rules of
+models.numerics.e8m15_alu), the result's error bound by the rules of
 models/bundle/bound/rules.py. The values are never recomputed differently from the
-golden model: every pattern here comes from models.numerics.e8m15.
+golden model: every pattern here comes from models.numerics (e8m15, e8m15_alu).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.numerics import e8m15
+from models.numerics import e8m15, e8m15_alu
 from models.vector.isa import CMP_OPS, LANES, RedKind
 from models.vector.lanes import IDENTITY
 
@@ -66,7 +66,7 @@ def alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.
 
 
 def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
-    bits = np.asarray(e8m15.alu(op, a.bits, None if b is None else b.bits, None if c is None else c.bits),
+    bits = np.asarray(e8m15_alu.alu(op, a.bits, None if b is None else b.bits, None if c is None else c.bits),
                       dtype=np.uint32)
     r = e8(bits)
     av, ea = a.value, a.err

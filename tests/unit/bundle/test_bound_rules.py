@@ -2,7 +2,7 @@
 
 For each lane operation: exact operands x* (float64), machine operands x (x*
 moved by a random error and rounded to E8M15), the golden result r
-(models.numerics.e8m15), and the rule's bound from (x, |x - x*|, r): the
+(models.numerics.e8m15_alu), and the rule's bound from (x, |x - x*|, r): the
 rule must cover |r - f(x*)| on every lane, with no safety factor, and come
 within a factor 3 of it somewhere (a bound that never comes close could not
 fail a wrong result). The MXFP7 rule (0.516 steps of the lane's step) is

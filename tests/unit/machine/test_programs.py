@@ -355,7 +355,8 @@ def test_determinism() -> None:
 def test_fused_kernels_bench_cases_on_the_models(name: str, kind: str) -> None:
     """What tb/system/test_fused_kernels.py runs (its epilogues and tolerances, a shape it can draw), on the
     models, through the same checks: bit exact to the golden model and within the end-to-end bound."""
-    from models.machine.fused_golden import end_to_end_failures, random_case
+    from models.machine.fused_bounds import end_to_end_failures
+    from models.machine.fused_golden import random_case
     from tb.system.test_fused_kernels import EPILOGUES
 
     expr, ulps = EPILOGUES[name]

@@ -1,6 +1,6 @@
 """The test side's own reading of E8M15 patterns, shared by the tests of the vector core's E8M15
-numerics (models/numerics/e8m15.py, e8m15_cvt.py) in tests/unit/test_e8m15_*.py. A plain module,
-imported by name; it never calls the model.
+numerics (models/numerics/e8m15.py, e8m15_transcendental.py, e8m15_alu.py, e8m15_cvt.py) in
+tests/unit/numerics/test_e8m15_*.py. A plain module, imported by name; it never calls the model.
 
 It holds the constants (sign and magnitude masks, Inf, the canonical NaN, 1.0, the zeros), the field
 split and kind of a pattern as units.md V.6 defines them (e = 0 is zero whatever m, e = 255 Inf or NaN),

@@ -6,7 +6,7 @@ last ALU word's pm (D5)) and V.10 (F_REDVL before F_OPCODE; F_OPCODE outside TRE
 
 Stimuli, our own encoders and the checkers come from tests/unit/vector/vc_spec.py, whose note on independence
 applies here: every control expectation is computed from the spec text, only element values come from
-models.numerics (e8m15, e8m15_cvt), and model state is set and read through the core's attributes.
+models.numerics (e8m15_transcendental, e8m15_cvt), and model state is set and read through the core's attributes.
 A test that fails because the model departs from the spec says so in its message, quoting the clause.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from models.numerics import e8m15
+from models.numerics.e8m15_transcendental import vexp2
 from tests.unit.vector.vc_spec import (
     F_OPCODE, F_REDVL, C, K, ONE, NEG0, VMOV, VRED, alu, W_HALT, vsetmode, vred, pro, retired, faulted, same, rnd_e8,
     e8, Rig, below, spec_vred, alt_orders,
@@ -173,5 +173,5 @@ def test_vred_expsum_writes_vb_with_the_last_alu_pm(pm):
     words = pro(vl=32) + [alu(VMOV, vd=9, va=9, pr=0, pm=pm), vsetmode(3), vred(5, 2, 1, 4, pr=3), W_HALT]
     retired(rig.go(words))
     mask = below(32) & (True if pm == 0 else p3 if pm == 1 else ~p3)
-    same(rig.vec(4), np.where(mask, e8m15.vexp2(va), old), f"EXPSUM vector write, last ALU pm {pm} (D5)")
+    same(rig.vec(4), np.where(mask, vexp2(va), old), f"EXPSUM vector write, last ALU pm {pm} (D5)")
     assert rig.core.s[2] == spec_vred(5, va, va, 32)

@@ -12,8 +12,9 @@ Independence. Every CONTROL expectation of those tests - which elements are writ
 flits go out and every bit of them, the faults and their precedence, the VRED combine order, the loop -
 is computed from the spec text, with this module's own program-word, CU_INST-payload and flit
 encoders (the model's encoders are tested against them, not used to build stimuli). Only element VALUES
-come from models.numerics (e8m15, e8m15_cvt), which are tested elsewhere. Model state is set and read
-through the core's attributes (v, s, p, l1, vl, mode, k3, base, dims, imem), the "backdoor".
+come from models.numerics (e8m15, e8m15_transcendental, e8m15_cvt), which are tested elsewhere. Model
+state is set and read through the core's attributes (v, s, p, l1, vl, mode, k3, base, dims, imem), the
+"backdoor".
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.numerics import e8m15
+from models.numerics.e8m15_transcendental import vexp2
 from models.vector import VectorCore
 
 
@@ -375,7 +377,7 @@ def spec_vred(kind, va, vb, vl):
     else:
         def leaf(e):
             if kind == 5:
-                return int(e8m15.vexp2(np.uint32(va[e])))
+                return int(vexp2(np.uint32(va[e])))
             return int(e8m15.vmul(np.uint32(va[e]), np.uint32(vb[e])))
         for b in range(2 * n):
             acc[b] = f(T([leaf(16 * (b // 2) + 8 * (b % 2) + j) for j in range(8)]), ident)
@@ -388,7 +390,7 @@ def alt_orders(kind, va, vb, vl):
     if kind <= 2:
         leaves = [int(v) for v in va[:vl]]
     elif kind == 5:
-        leaves = [int(e8m15.vexp2(np.uint32(v))) for v in va[:vl]]
+        leaves = [int(vexp2(np.uint32(v))) for v in va[:vl]]
     else:
         leaves = [int(e8m15.vmul(np.uint32(x), np.uint32(y))) for x, y in zip(va[:vl], vb[:vl])]
     fold = ident
