@@ -24,9 +24,9 @@
 //   S_XFER    VFILL / VDRAIN: vc_xfer sends the flits (F_LEN first); a VDRAIN
 //             retires once its last flit has left
 //
-// Structure: two combinational blocks, the decoder of the word at pc (dc_*: fault, wait, one-cycle
-// retirement or the next state, its hazard report and S write) and the end of the cycle (end_*: the
-// kernel retires, or the word retires and pc moves on), then six clocked processes, one per concern,
+// Structure: the decoder of the word at pc is vc_decode.v (dc_*: fault, wait, one-cycle retirement or the
+// next state, its hazard report and S write); here a combinational block decides how the cycle ends
+// (end_*: the kernel retires, or the word retires and pc moves on), then six clocked processes, one per concern,
 // each register written by exactly one: the envelope's writes (IMEM, descriptors); the sequencer (st,
 // pc, the word, chunk / half / stage, the loop, the cycle count); the ALU word's stages (the chain
 // gathered at S_GATHER); write-back (V, P, S, K3, VL, mode, the last pr / pm, L1); the hazard report's
@@ -72,22 +72,7 @@ module vc_exec #(
     output reg  [31:0]  insts,
     output wire         running
 );
-    localparam [31:0] F_DTYPE = 32'd1, F_VSRC = 32'd2, F_CHAIN = 32'd3, F_OPCODE = 32'd4, F_LEN = 32'd5,
-                      F_LOOP = 32'd6, F_VL = 32'd7, F_REDVL = 32'd8, F_CUDATA = 32'd9;
-    localparam [4:0] OP_ALU_LAST = 5'h11, OP_VCVT = 5'h12, OP_VRED = 5'h13, OP_VLD = 5'h14, OP_VST = 5'h15,
-                     OP_VBCAST = 5'h16, OP_VSHUF = 5'h17, OP_VSETVL = 5'h18, OP_VSETMODE = 5'h19,
-                     OP_VSETI = 5'h1A, OP_VLOOP = 5'h1B, OP_VBAR = 5'h1C, OP_VFILL = 5'h1D, OP_VDRAIN = 5'h1E;
-                     // 5'h1F VHALT is the decoder's default
-    localparam [1:0] SRC_V = 2'd0, SRC_S = 2'd1, SRC_C = 2'd2, SRC_K = 2'd3;
-    localparam [1:0] M_TREE = 2'd3;
-    localparam [2:0] L_ROW = 3'd0, L_CONST = 3'd1, L_CREG = 3'd2;   // vc_lanes operand sources
-    localparam [2:0] K_EXPSUM = 3'd5;   // VRED kinds (0 SUM .. 5 EXPSUM in vc_red, 6 ANY, 7 ALL here)
-    localparam [1:0] HZ_DRAINS = 2'd0, HZ_FLAT = 2'd1, HZ_OTHER = 2'd2;
-    localparam [23:0] E8_ONE = 24'h3F8000;
-
-    localparam [4:0] S_IDLE = 5'd0, S_BOUND = 5'd1, S_DEC = 5'd2, S_GATHER = 5'd3, S_ISSUE = 5'd4,
-                     S_ALU = 5'd5, S_CVT = 5'd6, S_SHUF = 5'd7, S_BC = 5'd8, S_LD = 5'd9, S_ST = 5'd10,
-                     S_RED = 5'd11, S_XFER = 5'd12;
+`include "vc_exec_defs.vh"
 
     // ============================================================ state
     reg [31:0]  imem [0:511];
@@ -165,7 +150,6 @@ module vc_exec #(
     wire [2:0]  f_dt = fw[26:24], f_ad = fw[23:21];
     wire        f_alu = (f_op <= OP_ALU_LAST);
     wire        f_cmp = (f_op >= 5'h0B) && (f_op <= 5'h0D);
-    wire        f_hasc = (f_sa == SRC_C) || (f_sb == SRC_C) || (f_sc == SRC_C);
     wire [4:0]  g_opc = gw[31:27];
     wire [1:0]  g_sa = gw[26:25], g_sb = gw[24:23], g_sc = gw[22:21];
     wire        g_hasv = (g_sa == SRC_V) || (g_sb == SRC_V) || (g_sc == SRC_V);
@@ -359,69 +343,23 @@ module vc_exec #(
                         .xfer(xf_go), .xn(agu_total), .node(ir[24]));
 
     // ============================================================ the decoder (the word at pc, at S_DEC)
-    // What the word does when it fires (tm_fire): it faults (dc_fault, dc_code); or waits here for the
-    // fills (dc_hold: VBAR, VFILL, VHALT); or retires the kernel (dc_halt: VHALT); or retires here as a
-    // one-cycle word moving pc by dc_by (dc_step); or goes on in state dc_next (an ALU word: S_ISSUE or
-    // S_GATHER). A word that does not fault or wait reports its issue to the hazard model at decode
-    // (dc_issue, class dc_cls; an ALU word issues at S_ISSUE instead), VRED also a predicate read
-    // (dc_hz_rd: dc_read of P[dc_rp]). dc_sr_we: the word writes S[vd] with dc_sr_d.
+    // vc_decode.v: what the word does when it fires (fault, wait, retire, the next state, its hazard
+    // report and S write); its header lists the answers.
     /* verilator lint_off UNUSEDSIGNAL */  // bits [23:4] of the shuffle count are not read
     wire [23:0]  s_va = sr[f_va], s_vb = sr[f_vb];
     /* verilator lint_on UNUSEDSIGNAL */
-    wire [127:0] p_last = preg[last_pr];
-    reg          dc_fault, dc_hold, dc_halt, dc_step, dc_issue, dc_hz_rd, dc_read, dc_anyall, dc_sr_we;
-    reg  [31:0]  dc_code;
-    reg  [8:0]   dc_by;
-    reg  [4:0]   dc_next;
-    reg  [1:0]   dc_cls, dc_rp;
-    reg  [23:0]  dc_sr_d;
-    always @* begin
-        dc_fault = 1'b0; dc_code = 32'd0; dc_hold = 1'b0; dc_halt = 1'b0; dc_step = 1'b0; dc_by = 9'd1;
-        dc_next = S_DEC; dc_cls = HZ_OTHER;
-        dc_hz_rd = 1'b0; dc_read = 1'b0; dc_rp = f_pr; dc_anyall = 1'b0;
-        dc_sr_we = 1'b0; dc_sr_d = immw[23:0];
-        if (f_alu) begin
-            if (mode == M_TREE) begin dc_fault = 1'b1; dc_code = F_OPCODE; end        // D6 (normative)
-            else if (f_hasc)    begin dc_fault = 1'b1; dc_code = F_CHAIN; end
-            else dc_next = (mode_depth == 3'd1) ? S_ISSUE : S_GATHER;
-        end else case (f_op)
-            OP_VCVT: if (f_dt != 3'd1 && f_dt != 3'd2) begin dc_fault = 1'b1; dc_code = F_DTYPE; end
-                     else begin dc_cls = HZ_DRAINS; dc_next = S_CVT; end
-            OP_VRED: if (f_vc[2:1] == 2'b11) begin                                      // ANY / ALL on P[last_pr] (D4)
-                         dc_hz_rd = 1'b1; dc_read = 1'b1; dc_rp = last_pr; dc_anyall = 1'b1;
-                         dc_sr_we = 1'b1;
-                         dc_sr_d  = (f_vc[0] ? ((p_last | ~vlmask(vl)) == {128{1'b1}})
-                                             : ((p_last & vlmask(vl)) != 128'd0)) ? E8_ONE : 24'd0;
-                         dc_step  = 1'b1;
-                     end else if (vl[3:0] != 4'd0) begin dc_fault = 1'b1; dc_code = F_REDVL; end
-                     else if (mode != M_TREE)      begin dc_fault = 1'b1; dc_code = F_OPCODE; end
-                     else begin
-                         dc_hz_rd = 1'b1; dc_read = (f_vc[2:0] == K_EXPSUM) && (last_pm != 2'd0);
-                         dc_next  = S_RED;                                              // red_start begins the engine (vc_red)
-                     end
-            OP_VLD, OP_VST: if (f_dt != 3'd1 && f_dt != 3'd2) begin dc_fault = 1'b1; dc_code = F_DTYPE; end
-                            else begin dc_cls = HZ_DRAINS; dc_next = (f_op == OP_VLD) ? S_LD : S_ST; end
-            OP_VBCAST: begin
-                dc_cls = HZ_DRAINS;
-                if (f_sa == SRC_S) dc_next = S_BC;
-                else begin dc_sr_we = 1'b1; dc_sr_d = row_va0[23:0]; dc_step = 1'b1; end
-            end
-            OP_VSHUF:    begin dc_cls = HZ_DRAINS; dc_next = S_SHUF; end
-            OP_VSETVL:   if (s_va == 24'd0 || s_va > 24'd128) begin dc_fault = 1'b1; dc_code = F_VL; end
-                         else dc_step = 1'b1;
-            OP_VSETMODE: begin dc_cls = HZ_DRAINS; dc_step = 1'b1; end
-            OP_VSETI:    begin dc_sr_we = (f_sa != SRC_K); dc_step = 1'b1; dc_by = 9'd2; end
-            OP_VLOOP:    if (lp_act) begin dc_fault = 1'b1; dc_code = F_LOOP; end
-                         else dc_step = 1'b1;
-            OP_VBAR:     if (fills_out == 9'd0) dc_step = 1'b1;
-                         else dc_hold = 1'b1;
-            OP_VFILL, OP_VDRAIN: if (f_op == OP_VDRAIN || fills_out == 9'd0) dc_next = S_XFER;
-                                 else dc_hold = 1'b1;
-            default:     if (fills_out == 9'd0) dc_halt = 1'b1;                        // VHALT
-                         else dc_hold = 1'b1;
-        endcase
-        dc_issue = !f_alu && !dc_fault && !dc_hold && !dc_halt;
-    end
+    wire         dc_fault, dc_hold, dc_halt, dc_step, dc_issue, dc_hz_rd, dc_read, dc_anyall, dc_sr_we;
+    wire [31:0]  dc_code;
+    wire [8:0]   dc_by;
+    wire [4:0]   dc_next;
+    wire [1:0]   dc_cls, dc_rp;
+    wire [23:0]  dc_sr_d;
+    vc_decode u_decode (
+        .fw(fw), .imm(immw[23:0]), .mode(mode), .vl(vl), .fills_out(fills_out), .lp_act(lp_act),
+        .last_pr(last_pr), .last_pm(last_pm), .s_va(s_va), .p_last(preg[last_pr]), .v_va0(row_va0[23:0]),
+        .dc_fault(dc_fault), .dc_code(dc_code), .dc_hold(dc_hold), .dc_halt(dc_halt), .dc_step(dc_step),
+        .dc_by(dc_by), .dc_next(dc_next), .dc_issue(dc_issue), .dc_cls(dc_cls), .dc_hz_rd(dc_hz_rd),
+        .dc_read(dc_read), .dc_rp(dc_rp), .dc_anyall(dc_anyall), .dc_sr_we(dc_sr_we), .dc_sr_d(dc_sr_d));
 
     // ============================================================ how this cycle ends the word in flight
     // end_ret: the kernel retires (done, with end_fault and end_code); end_adv: the word retires and pc
@@ -679,10 +617,6 @@ module vc_exec #(
             two    = {row, row} >> (24 * by);
             rotate = two[383:0];
         end
-    endfunction
-
-    function automatic [127:0] vlmask(input [7:0] v);
-        vlmask = (v >= 8'd128) ? {128{1'b1}} : ((128'd1 << v) - 128'd1);
     endfunction
 
 endmodule

@@ -3,6 +3,7 @@
 // Files (docs/vector_core.md has the whole picture):
 //   vector_core.v  this top: cu_base, the CU_INST envelope (V.2), wiring
 //   vc_exec.v      architectural state and the kernel sequencer (V.1, V.3-V.11)
+//   vc_decode.v    the decoder of the word at pc: fault, wait, retire or the next state (V.5, V.10)
 //   vc_lanes.v     the 16-lane datapath: vc_alu per lane (V.6) and the conversions (V.7)
 //   vc_agu.v       the descriptor walk (V.3)
 //   vc_red.v       the VRED engine of kinds 0..5 in the exact combine order (V.9)

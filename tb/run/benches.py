@@ -53,7 +53,7 @@ VC_UNIT_RTL: tuple[str, ...] = tuple(f"rtl/arith/{m}.v" for m in (
     "clock_gate", "e8m15_pack", "e8m15_fma", "e8m15_cmp", "e8m15_tcu",
     "fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32")) + ("rtl/vector/vc_coeff_rom.v", "rtl/cu/cu_base.v") + tuple(
     f"rtl/vector/{m}.v" for m in ("vc_alu", "vc_lanes", "vc_agu", "vc_red", "vc_xfer", "vc_hazard", "vc_chain_hazard",
-                                  "vc_store_hazard", "vc_timing", "vc_link", "vc_exec", "vector_core"))
+                                  "vc_store_hazard", "vc_timing", "vc_link", "vc_decode", "vc_exec", "vector_core"))
 VC_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + VC_UNIT_RTL + MAG_RTL + ("rtl/bench/vc_harness.v",)
 VT_BENCH_RTL: tuple[str, ...] = NOC_RTL[:2] + ("rtl/bench/harness_clock.v",) + VC_UNIT_RTL + (
     "rtl/bench/vt_harness.v",)

@@ -31,9 +31,9 @@ VERILOG_SUFFIXES = (".v", ".vh", ".sv")
 LONG_FILES: dict[str, str] = {
     "rtl/vector/vc_exec.v":
         "the vector core's architectural state (IMEM, L1, V, S, P, descriptors) and the processes that write it, "
-        "each register by exactly one of six processes (longest 69 lines); its sub-blocks (walk, transfer, lanes, "
-        "reduction, timing, hazard reports) are modules of their own; a module boundary inside would have to "
-        "carry the register file through ports",
+        "each register by exactly one of six processes (longest 69 lines); its decoder and sub-blocks (walk, "
+        "transfer, lanes, reduction, timing, hazard reports) are modules of their own; a module boundary inside "
+        "the rest would have to carry the register file through ports",
     "rtl/cluster/cluster_cu.v":
         "the cluster's sequencer over its L1 and accumulator arrays; the datapath (GEMM sub-tile, conversion, "
         "accumulate), the monitor and the endpoint are modules of their own; its longest process is 74 lines",
