@@ -35,11 +35,14 @@ LONG_FILES: dict[str, str] = {
         "transfer, lanes, reduction, timing, hazard reports) are modules of their own; a module boundary inside "
         "the rest would have to carry the register file through ports",
     "rtl/cluster/cluster_cu.v":
-        "the cluster's sequencer over its L1 and accumulator arrays; the datapath (GEMM sub-tile, conversion, "
-        "accumulate), the monitor and the endpoint are modules of their own; its longest process is 74 lines",
+        "the cluster's storage (L1A, L1B, the accumulator) and the four processes that write it (receive, "
+        "accumulator engine, send register, sequencer; longest 74 lines); FILL, the receiver, the sweep, the drain "
+        "queue, the write port, the MAC, the emit and the monitor are modules of their own",
     "rtl/ahbm/fp32/fp32_lib.vh":
-        "the PE's FP32 function library (add, multiply, exp2, reciprocal, conversions), one self-contained function "
-        "each, included where a module computes; its header states the rounding of every function once",
+        "the PE's fp32/bf16 numerics as Verilog functions (add, sub, mul, div, max, exp, bf16 conversions), bit "
+        "for bit as models/ahbm/numerics.py, one library included in each computing module; each function is "
+        "declared twice (static for Icarus' speed, automatic and not inlined for Verilator's), and the header "
+        "states the include contract, the special values and the measured speed once",
     "rtl/ahbm/pe/pe_engine.v":
         "the PE engine: one command's stages and its timing model as one combinational decision and its "
         "registers; the command queue, front-end, links, faults and counters are modules of their own",
@@ -47,14 +50,17 @@ LONG_FILES: dict[str, str] = {
         "the mm_mesh_sys bench's cocotb module: a bench runs one module, and its seven tests (scenarios 3, 7a-7e "
         "and the reference epilogue) are its cases; what they share is tb/system/mm_mesh_case.py",
     "tb/ahbm/test_pe.py":
-        "the pe bench's cocotb module: a bench runs one module, and its tests are one ADR §8 feature, command or "
-        "fault each; what they share is tb/ahbm/pe_bench.py",
+        "the pe bench's cocotb module: a bench runs one module, and its tests are the composite bit exact, one "
+        "ADR §8 feature each, the kernel commands, the faults and monitors; what they share is tb/ahbm/pe_bench.py",
     "tb/mag/test_mag.py":
-        "the mag bench's cocotb module: a bench runs one module; what its tests share is tb/mag/bench.py",
+        "the mag bench's cocotb module: a bench runs one module, and its tests are one service, monitor or timing "
+        "fact each; what they share is tb/mag/bench.py",
     "tests/unit/numerics/test_arith_rtl.py":
-        "the E8M15 RTL units against the model, one table-driven test per unit; the shared driver is at its top",
+        "the arithmetic RTL of the cluster and the vector core against the models, one test per unit or chain "
+        "(exhaustive where the input space allows) and the checker's own corruption test; the drivers are at its top",
     "tests/unit/ahbm/test_ahbm_arith_rtl.py":
-        "the PE's FP32 RTL functions against the model, one table-driven test per function",
+        "the PE's fp32/bf16 RTL functions against models/ahbm/numerics.py, one test per function or chain "
+        "(exhaustive where the input space allows) and the checker's own corruption test",
 }
 
 
