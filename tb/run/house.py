@@ -5,25 +5,29 @@
 * a source file (Python or Verilog) past FILE_LINES lines has a stated reason in LONG_FILES, and every
   reason there still names a file past the limit (a file split below it drops its reason);
 * no clocked process (`always @(posedge ...)`, `always_ff`) is longer than PROCESS_LINES lines;
-* no two Python modules of the project import each other, directly or through others (imports inside
-  functions count: a lazy import hides a circle from the interpreter, not from a reader).
+* no two modules of the product (models, tb) import each other, directly or through others (imports inside
+  functions count: a lazy import hides a circle from the interpreter, not from a reader); the graph is
+  grimp's.
 
 Why: a file or process a reader cannot hold in one view is where the next bug hides; a circle means two
 modules are one concern split badly. The limits are the style guide's (guides/style.md: ~500 lines a file,
-~150 a process); the measurement is plain text and `ast`, so it runs in the unit tests without a simulator.
+~150 a process); the measurement reads text and imports, so it runs in the unit tests without a simulator.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 from pathlib import Path
+from typing import Sequence
+
+import grimp
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE_LINES = 500
 PROCESS_LINES = 150
-PY_ROOTS = ("models", "tb", "tests", "tools")
+PY_ROOTS = ("models", "tb", "tests", "tools")  # where Python sources are measured for length
+PY_PACKAGES = ("models", "tb")  # the product, whose imports are measured for circles
 RTL_ROOT = "rtl"
 VERILOG_SUFFIXES = (".v", ".vh", ".sv")
 
@@ -117,78 +121,22 @@ def long_processes(root: Path = ROOT, limit: int = PROCESS_LINES) -> dict[str, i
     return out
 
 
-def module_name(path: Path, root: Path) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def import_graph(packages: Sequence[str] = PY_PACKAGES) -> grimp.ImportGraph:
+    """The product's import graph (grimp: every import statement, those inside functions included)."""
+    return grimp.build_graph(*packages, cache_dir=None)
 
 
-def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
-    """{module: project modules it imports}, from every import statement (a `from pkg import name` whose name
-    is a module counts as importing that module)."""
-    files = {module_name(p, root): p for r in PY_ROOTS for p in (root / r).rglob("*.py")}
-    graph: dict[str, set[str]] = {m: set() for m in files}
-    for mod, path in files.items():
-        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(errors="replace"))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([base] if base else []))
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names]
-            for t in targets:
-                while t and t not in files:
-                    t = t.rpartition(".")[0]
-                if t and t != mod:
-                    graph[mod].add(t)
-    return graph
-
-
-def circles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
+def circles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """The sets of modules that import each other, directly or through others: a module's circle is every
+    module it depends on that depends on it back."""
+    upstream = {m: graph.find_upstream_modules(m) for m in graph.modules}
     out: list[list[str]] = []
-    counter = 0
-    for start in sorted(graph):
-        if start in index:
-            continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    m = stack.pop()
-                    on_stack.discard(m)
-                    comp.append(m)
-                    if m == node:
-                        break
-                if len(comp) > 1:
-                    out.append(sorted(comp))
+    placed: set[str] = set()
+    for m in sorted(graph.modules):
+        loop = {u for u in upstream[m] if m in upstream[u]}
+        if loop and m not in placed:
+            out.append(sorted(loop | {m}))
+            placed.update(out[-1])
     return out
 
 

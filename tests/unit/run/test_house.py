@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tb.run import house
 
 
@@ -55,12 +57,16 @@ def test_a_long_process_is_reported(tmp_path: Path) -> None:
     assert house.long_processes(tmp_path) == {"rtl/long.v:2": 152}
 
 
-def test_an_import_circle_is_found(tmp_path: Path) -> None:
-    pkg = tmp_path / "tb" / "wing"
-    pkg.mkdir(parents=True)
+def test_an_import_circle_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "house_fixture"
+    pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    (pkg / "a.py").write_text("from tb.wing import b\n")
-    (pkg / "b.py").write_text("def f():\n    from tb.wing.c import g  # a lazy import still closes the loop\n")
-    (pkg / "c.py").write_text("import tb.wing.a\n")
+    (pkg / "a.py").write_text("from house_fixture import b\n")
+    (pkg / "b.py").write_text("def f():\n    from house_fixture.c import g  # a lazy import still closes the loop\n")
+    (pkg / "c.py").write_text("import house_fixture.a\n")
     (pkg / "d.py").write_text("from . import a\n")  # imports into the loop, is not in it
-    assert house.circles(house.import_graph(tmp_path)) == [["tb.wing.a", "tb.wing.b", "tb.wing.c"]]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    graph = house.import_graph(("house_fixture",))
+    assert house.circles(graph) == [["house_fixture.a", "house_fixture.b", "house_fixture.c"]]
+    (pkg / "b.py").write_text("def f():\n    pass\n")                  # the loop broken: no circle
+    assert house.circles(house.import_graph(("house_fixture",))) == []
