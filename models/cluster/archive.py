@@ -15,7 +15,7 @@ import numpy as np
 
 from models.cluster import ClusterModel, a_entries, b_entries, cu_data_bursts, gemm, granules_of
 from models.cu.base import cu_inst
-from models.vector.lanes import word_to_u16
+from models.vector.lanes import words_to_u16
 
 TILE_KEYS = ("a", "b", "scale_a", "scale_b", "shape", "obs_tile")
 _UNIT, _HOST = (2, 1), (1, 1)  # any two coordinates: the flits only carry the operands to the model
@@ -29,7 +29,7 @@ def model_tile(arrays: Mapping[str, np.ndarray]) -> np.ndarray:
     b_g = granules_of(b_entries(arrays["b"].astype(np.int64), arrays["scale_b"].astype(np.int64)))
     model.receive(cu_data_bursts(_UNIT, _HOST, 0, 0, a_g) + cu_data_bursts(_UNIT, _HOST, 1, 0, b_g))
     model.execute(cu_inst(_UNIT, _HOST, 0, 0, gemm(gm, gn, nk, anchor=anchor)))
-    return np.array([word_to_u16(w) for w in model.fp16_tiles(gm * gn)], dtype=np.uint16).reshape(-1, 16)
+    return words_to_u16(model.fp16_tiles(gm * gn))
 
 
 def recheck_tile(arrays: Mapping[str, np.ndarray]) -> list[str]:

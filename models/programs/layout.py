@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from models.cluster import GRANULE_BYTES, a_entries, b_entries, granules_of
-from models.vector import u16_to_word, word_to_u16
+from models.vector import u16_to_word, words_to_u16
 from models.machine.planner import Plan, PlanRefused
 from models.vector.isa import ADDR_BITS
 
@@ -200,5 +200,5 @@ def unpack_tiled(words: Sequence[int], m: int, n: int, gm: int, gn: int) -> np.n
     rows, cols = m // (4 * gm), n // (4 * gn)
     if len(words) != rows * cols * gm * gn:
         raise ValueError(f"{len(words)} words for an {m}x{n} tiled output ({rows * cols * gm * gn} expected)")
-    lanes = np.array([word_to_u16(w) for w in words], dtype=np.uint16)
+    lanes = words_to_u16(words)
     return lanes.reshape(rows, cols, gm, gn, 4, 4).transpose(0, 2, 4, 1, 3, 5).reshape(m, n)

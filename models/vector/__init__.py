@@ -24,7 +24,7 @@ from models.numerics import E8M15, encode
 
 from .asm import assemble, assemble_line
 from .core import MAG_DEFAULT, Event, Stats, VectorCore
-from .lanes import u16_to_word, u32_to_word, word_to_u16, word_to_u32
+from .lanes import u16_to_word, u32_to_word, word_to_u16, word_to_u32, words_to_u16
 from .disasm import describe_kick, describe_payload, disassemble, listing
 from .hazards import Hazard
 from .isa import (
@@ -114,6 +114,6 @@ __all__ = [
     "disassemble", "e8m15", "encode_alu", "encode_bare", "encode_mem", "encode_seti", "encode_setmode",
     "encode_setvl", "encode_vbcast", "encode_vcvt", "encode_vdrain_node", "encode_vloop", "encode_vred",
     "encode_vshuf", "imem_payload", "listing", "node_record", "pack_dim", "program_flits", "program_payloads",
-    "run_payload", "u16_to_word", "u32_to_word", "unpack_dim", "walk_addresses", "walk_total", "word_to_u16",
+    "run_payload", "u16_to_word", "u32_to_word", "unpack_dim", "walk_addresses", "walk_total", "word_to_u16", "words_to_u16",
     "word_to_u32",
 ]

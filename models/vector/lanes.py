@@ -124,6 +124,11 @@ def word_to_u16(word: int) -> np.ndarray:
     return np.frombuffer(int(word).to_bytes(32, "little"), dtype="<u2").astype(np.uint16)
 
 
+def words_to_u16(words: Sequence[int]) -> np.ndarray:
+    """256-bit words -> uint16 (n, 16): row r is word r's lanes (lane i = bits [16i+15:16i])."""
+    return np.array([word_to_u16(w) for w in words], dtype=np.uint16).reshape(-1, 16)
+
+
 def u16_to_word(lanes) -> int:
     return int.from_bytes(np.asarray(lanes, dtype="<u2").tobytes(), "little")
 
@@ -138,4 +143,4 @@ def u32_to_word(elems) -> int:
 
 
 __all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle", "tree8",
-           "u16_to_word", "u32_to_word", "word_to_u16", "word_to_u32"]
+           "u16_to_word", "u32_to_word", "word_to_u16", "word_to_u32", "words_to_u16"]

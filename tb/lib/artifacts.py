@@ -122,7 +122,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from models.vector.lanes import u16_to_word, word_to_u16
+from models.vector.lanes import u16_to_word, words_to_u16
 
 FILE_NAME = "artifacts.npz"
 RECHECKS_KEY = "rechecks"
@@ -139,7 +139,7 @@ def test_key(test: str) -> str:
 
 def words_to_lanes(words: Sequence[int]) -> np.ndarray:
     """256-bit words -> uint16 (n, 16), lane i = bits [16i+15:16i]."""
-    return np.array([word_to_u16(w) for w in words], dtype=np.uint16).reshape(-1, 16)
+    return words_to_u16(words)
 
 
 def lanes_to_words(lanes: np.ndarray) -> list[int]:
@@ -172,7 +172,7 @@ class Artifacts:
     def recheck_with(self, check: Recheck) -> None:
         """Register a wing's re-check of this test: its name goes into the archive (`rechecks`), and
         :func:`recheck` runs it on the test's arrays, however long after the run."""
-        names = [str(n) for n in np.atleast_1d(self.arrays.get(RECHECKS_KEY, np.array([], dtype=str)))]
+        names = recheck_names(self.arrays)
         name = recheck_name(check)
         if name not in names:
             self.add(RECHECKS_KEY, np.array(names + [name], dtype=str))
@@ -230,7 +230,7 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
                     checks += 1
                     if int(arrays[name]) != int(arrays[seen]):
                         errors.append(f"{test}: {name}={int(arrays[name])} but {seen}={int(arrays[seen])}")
-        for name in (str(n) for n in np.atleast_1d(arrays.get(RECHECKS_KEY, np.array([], dtype=str)))):
+        for name in recheck_names(arrays):
             checks += 1
             try:
                 errors.extend(f"{test}: {e}" for e in resolve_recheck(name)(arrays))
@@ -239,12 +239,22 @@ def recheck(path: str | Path) -> tuple[int, list[str]]:
     return checks, errors
 
 
+def recheck_names(arrays: Mapping[str, np.ndarray]) -> list[str]:
+    """The re-checks a test's arrays name (none when it registered none)."""
+    return [str(n) for n in np.atleast_1d(arrays.get(RECHECKS_KEY, np.array([], dtype=str)))]
+
+
+def _is_model_function(module: str, function: str) -> bool:
+    """A re-check is a model's re-derivation: a module-level function of a module under models/, so
+    re-checking a file imports the models alone."""
+    return module.startswith(MODEL_PACKAGE + ".") and function.isidentifier()
+
+
 def recheck_name(check: Recheck) -> str:
-    """How a re-check is named in an archive: `module:function`, the module under models/ (a re-check is a
-    model's re-derivation, so re-checking a file imports the models alone)."""
+    """How a re-check is named in an archive: `module:function`."""
     module, qualname = getattr(check, "__module__", ""), getattr(check, "__qualname__", "")
     name = f"{module}:{qualname}"
-    if not module.startswith(MODEL_PACKAGE + ".") or not qualname.isidentifier():
+    if not _is_model_function(module, qualname):
         raise ValueError(f"re-check {name}: a re-check is a module-level function of {MODEL_PACKAGE}/ "
                          f"(e.g. models.ahbm.archive:recheck_launch)")
     return name
@@ -253,7 +263,7 @@ def recheck_name(check: Recheck) -> str:
 def resolve_recheck(name: str) -> Recheck:
     """The function an archive names (`module:function` under models/); anything else is refused."""
     module, _, function = name.partition(":")
-    if not module.startswith(MODEL_PACKAGE + ".") or not function.isidentifier():
+    if not _is_model_function(module, function):
         raise ValueError(f"names no function of {MODEL_PACKAGE}/ (module:function); not imported")
     return getattr(importlib.import_module(module), function)
 
