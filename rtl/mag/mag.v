@@ -387,7 +387,7 @@ module mag #(
         end else begin
             if (m_arv && ar_ready) m_arv <= 1'b0;
             if (r_take) bt_left <= bt_left - 9'd1;
-            if (st == S_IDLE && take_rd_p) begin
+            if (take_rd_p) begin                        // take_rd_p is taken in S_IDLE only
                 m_arv      <= 1'b1;
                 m_ar_word  <= rq_word;
                 m_ar_beats <= {1'b0, rq_len} + 9'd1;

@@ -8,13 +8,18 @@
 // (dc_issue, class dc_cls; an ALU word issues at S_ISSUE instead), VRED also a predicate read (dc_hz_rd:
 // dc_read of P[dc_rp]). dc_sr_we: the word writes S[vd] with dc_sr_d.
 //
-// Its inputs are the word and what the decision reads of the state: the immediate word after it, VL,
+// Its inputs are the word, whether it is an ALU word and the mode's chain depth (vc_exec derives both
+// for its own use too), and what the decision reads of the state: the immediate word after it, VL,
 // mode, the fills outstanding, whether a loop is open, the last pr / pm (D4, D5), S[va], P[last pr] and
 // element 0 of V[va] (VBCAST to S).
 `default_nettype none
 `timescale 1ns/1ps
 module vc_decode (
+    /* verilator lint_off UNUSEDSIGNAL */  // the decision reads the fields below, not every bit of the word
     input  wire [31:0]  fw,           // the word at pc
+    /* verilator lint_on UNUSEDSIGNAL */
+    input  wire         is_alu,       // the word is an ALU word (vc_exec's f_alu)
+    input  wire [2:0]   depth,        // the mode's chain depth, 1, 2 or 4 (vc_exec's mode_depth)
     input  wire [23:0]  imm,          // the word after it, bits [23:0] (VSETI's immediate)
     input  wire [1:0]   mode,
     input  wire [7:0]   vl,
@@ -43,17 +48,12 @@ module vc_decode (
 );
 `include "vc_exec_defs.vh"
 
-    /* verilator lint_off UNUSEDSIGNAL */  // the decision reads the fields below, not every bit of the word
-    wire [31:0] w = fw;
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [4:0]  f_op = w[31:27];
-    wire [1:0]  f_sa = w[26:25], f_sb = w[24:23], f_sc = w[22:21];
-    wire [2:0]  f_dt = w[26:24];
-    wire [2:0]  f_vc = w[7:5];
-    wire [1:0]  f_pr = w[4:3];
-    wire        f_alu = (f_op <= OP_ALU_LAST);
+    wire [4:0]  f_op = fw[31:27];
+    wire [1:0]  f_sa = fw[26:25], f_sb = fw[24:23], f_sc = fw[22:21];
+    wire [2:0]  f_dt = fw[26:24];
+    wire [2:0]  f_vc = fw[7:5];
+    wire [1:0]  f_pr = fw[4:3];
     wire        f_hasc = (f_sa == SRC_C) || (f_sb == SRC_C) || (f_sc == SRC_C);
-    wire [2:0]  mode_depth = (mode == 2'd1) ? 3'd2 : (mode == 2'd2) ? 3'd4 : 3'd1;
     wire [127:0] vl_lanes = (vl >= 8'd128) ? {128{1'b1}} : ((128'd1 << vl) - 128'd1);
 
     always @* begin
@@ -61,10 +61,10 @@ module vc_decode (
         dc_next = S_DEC; dc_cls = HZ_OTHER;
         dc_hz_rd = 1'b0; dc_read = 1'b0; dc_rp = f_pr; dc_anyall = 1'b0;
         dc_sr_we = 1'b0; dc_sr_d = imm;
-        if (f_alu) begin
+        if (is_alu) begin
             if (mode == M_TREE) begin dc_fault = 1'b1; dc_code = F_OPCODE; end        // D6 (normative)
             else if (f_hasc)    begin dc_fault = 1'b1; dc_code = F_CHAIN; end
-            else dc_next = (mode_depth == 3'd1) ? S_ISSUE : S_GATHER;
+            else dc_next = (depth == 3'd1) ? S_ISSUE : S_GATHER;
         end else case (f_op)
             OP_VCVT: if (f_dt != 3'd1 && f_dt != 3'd2) begin dc_fault = 1'b1; dc_code = F_DTYPE; end
                      else begin dc_cls = HZ_DRAINS; dc_next = S_CVT; end
@@ -101,7 +101,7 @@ module vc_decode (
             default:     if (fills_out == 9'd0) dc_halt = 1'b1;                        // VHALT
                          else dc_hold = 1'b1;
         endcase
-        dc_issue = !f_alu && !dc_fault && !dc_hold && !dc_halt;
+        dc_issue = !is_alu && !dc_fault && !dc_hold && !dc_halt;
     end
 endmodule
 `default_nettype wire

@@ -355,7 +355,7 @@ module vc_exec #(
     wire [1:0]   dc_cls, dc_rp;
     wire [23:0]  dc_sr_d;
     vc_decode u_decode (
-        .fw(fw), .imm(immw[23:0]), .mode(mode), .vl(vl), .fills_out(fills_out), .lp_act(lp_act),
+        .fw(fw), .is_alu(f_alu), .depth(mode_depth), .imm(immw[23:0]), .mode(mode), .vl(vl), .fills_out(fills_out), .lp_act(lp_act),
         .last_pr(last_pr), .last_pm(last_pm), .s_va(s_va), .p_last(preg[last_pr]), .v_va0(row_va0[23:0]),
         .dc_fault(dc_fault), .dc_code(dc_code), .dc_hold(dc_hold), .dc_halt(dc_halt), .dc_step(dc_step),
         .dc_by(dc_by), .dc_next(dc_next), .dc_issue(dc_issue), .dc_cls(dc_cls), .dc_hz_rd(dc_hz_rd),
