@@ -41,6 +41,8 @@ ORCH_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (
 MAG_AGENT_RTL: tuple[str, ...] = ("rtl/mag/mag_quant.v", "rtl/mag/mag_entry.v", "rtl/mag/mag_write.v",
                                   "rtl/mag/mag_port.v", "rtl/mag/mag.v")
 MAG_RTL: tuple[str, ...] = ("rtl/mag/mag_dram.v",) + MAG_AGENT_RTL
+# The agent with everything it instantiates, built alone (no DRAM): lint, the parameter guards, the wedge bench.
+MAG_AGENT_DEPS: tuple[str, ...] = ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v") + MAG_AGENT_RTL
 MAG_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + ("rtl/arith/clock_gate.v",) + MAG_RTL + (
     "rtl/bench/mag_harness.v",)
 CLUSTER_BENCH_RTL: tuple[str, ...] = NOC_RTL + HARNESS_RTL + (

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, MAG_AGENT_RTL, NOC_RTL, PE_CORE_RTL, ROOT, get_bench
+from tb.run.benches import BENCHES, HARNESS_RTL, INCLUDE_DIRS, MAG_AGENT_DEPS, NOC_RTL, PE_CORE_RTL, ROOT, get_bench
 from tb.run.content_hash import files_digest
 
 
@@ -36,10 +36,6 @@ class LintJob:
     # latter would otherwise be reported (TIMESCALEMOD) for the order the files are listed in.
     timescale: str = ""
     defines: tuple[str, ...] = ()
-
-
-# The memory agent with what it instantiates (no DRAM: the agent is linted alone).
-MAG_AGENT_DEPS: tuple[str, ...] = ("rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v") + MAG_AGENT_RTL
 
 
 def lint_jobs() -> list[LintJob]:

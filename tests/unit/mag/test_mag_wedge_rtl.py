@@ -11,10 +11,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tb.run.benches import INCLUDE_DIRS, MAG_RTL
+from tb.run.benches import INCLUDE_DIRS, MAG_AGENT_DEPS
 
 ROOT = Path(__file__).resolve().parents[3]
-SOURCES = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/arith/clock_gate.v", *MAG_RTL]
+SOURCES = [*MAG_AGENT_DEPS, "rtl/mag/mag_dram.v"]
 
 # MAG at (0,1); writers (1,0) and (2,0); flit = {dst, src, type, txn, last, rsvd, payload}, payload of a
 # MEM_WR_REQ = {addr[39:0], len, ...}. The bench offers the flits in order, honouring busy, then counts acks.
