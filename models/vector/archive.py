@@ -2,9 +2,12 @@
 `python -m tb.lib.artifacts`.
 
 The FP16 saturation scenarios (tb/system/test_mm_mesh_sys.py: test_fp16_saturation,
-test_reference_epilogue) run VADD v+v then VST on FP16 lanes and archive ``exp_doubled`` (uint16 lanes)
-beside their input lanes (``obs_tile``, else ``in_words``); they register :func:`recheck_doubled`, which
-holds ``exp_doubled`` against :func:`fp16_doubled` of the input, lane by lane.
+test_reference_epilogue) run VADD v+v then VST on FP16 lanes and archive what the machine stored,
+``obs_doubled`` (uint16 lanes), beside the lanes it doubled (``obs_tile``, else ``in_words``); they
+register :func:`recheck_doubled`, which holds ``obs_doubled`` against :func:`fp16_doubled` of those lanes,
+lane by lane: the machine's output against the rule, recomputed from the archived input alone. (Their
+``exp_doubled`` is the rule as the run computed it, held against ``obs_doubled`` by the archive's exp/obs
+pair check; the re-check does not trust it.)
 """
 
 from __future__ import annotations
@@ -31,13 +34,14 @@ def doubled_lanes(lanes: np.ndarray) -> np.ndarray:
 
 
 def recheck_doubled(arrays: Mapping[str, np.ndarray]) -> list[str]:
-    """One line if ``exp_doubled`` is not the saturating FP16 double of the archived input lanes."""
+    """One line if ``obs_doubled`` (what the machine stored) is not the saturating FP16 double of the archived
+    input lanes."""
     src = arrays.get("obs_tile", arrays.get("in_words"))
-    if src is None or "exp_doubled" not in arrays:
-        return ["the doubling re-check needs exp_doubled and its input lanes (obs_tile or in_words), absent "
+    if src is None or "obs_doubled" not in arrays:
+        return ["the doubling re-check needs obs_doubled and its input lanes (obs_tile or in_words), absent "
                 "from the archive"]
-    if not np.array_equal(doubled_lanes(src), arrays["exp_doubled"]):
-        return ["exp_doubled is not the saturating FP16 double of the input lanes"]
+    if not np.array_equal(doubled_lanes(src), arrays["obs_doubled"]):
+        return ["obs_doubled is not the saturating FP16 double of the input lanes"]
     return []
 
 

@@ -104,7 +104,8 @@ an archive names only model functions (anything else is refused, not imported):
   from ``a``, ``b``, ``scale_a``, ``scale_b`` and ``shape`` with the cluster model (GEMM, then OP_EMIT,
   bit exact) against ``obs_tile`` (uint16 (gm*gn, 16): sub-tile t = g*gn + h, lane 4r+c = element (r, c));
 * ``models.vector.archive:recheck_doubled`` (``test_reference_epilogue``, ``test_fp16_saturation``):
-  ``exp_doubled`` lane by lane against "FP16 doubled, saturating at +-65504" of the input lanes
+  ``obs_doubled`` (what the machine stored) lane by lane against "FP16 doubled, saturating at +-65504" of
+  the input lanes
   (``obs_tile`` / ``in_words``);
 * ``models.ahbm.archive:recheck_launch`` (every AHBM launch): O recomputed from the archived Q, K, V
   with the reference kernel (docs/ahbm.md §11).

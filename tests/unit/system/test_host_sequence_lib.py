@@ -98,20 +98,20 @@ def test_artifacts_merge_load_and_recheck(tmp_path) -> None:
 
 def test_a_registered_recheck_runs_from_the_file_alone(tmp_path) -> None:
     """A wing registers its re-check with the archive; recheck() runs it by name, and only what was
-    registered runs (an archive holding obs_tile without a registration is not re-derived)."""
+    registered runs (an archive holding the same lanes without a registration is not re-derived)."""
     a = artifacts.Artifacts("doubled", tmp_path)
     a.words("in_words", [u16_to_word([0x3C00] * 16)])
-    a.add("exp_doubled", np.full((1, 16), 0x4001, np.uint16))    # wrong: 2.0 is 0x4000
+    a.add("obs_doubled", np.full((1, 16), 0x4001, np.uint16))    # wrong: 2.0 is 0x4000
     a.recheck_with(recheck_doubled)
     a.recheck_with(recheck_doubled)                                # registered once
     a.save({})
     b = artifacts.Artifacts("unregistered", tmp_path)
-    b.add("exp_doubled", np.full((1, 16), 0x4001, np.uint16))
+    b.add("obs_doubled", np.full((1, 16), 0x4001, np.uint16))
     b.words("in_words", [u16_to_word([0x3C00] * 16)])
     path = b.save({})
     assert [str(n) for n in artifacts.load(path)["doubled"]["rechecks"]] == ["models.vector.archive:recheck_doubled"]
     checks, errors = artifacts.recheck(path)
-    assert checks == 1 and errors == ["doubled: exp_doubled is not the saturating FP16 double of the input lanes"]
+    assert checks == 1 and errors == ["doubled: obs_doubled is not the saturating FP16 double of the input lanes"]
 
 
 def test_a_recheck_outside_the_models_is_refused(tmp_path) -> None:

@@ -20,10 +20,10 @@ def test_fp16_doubled_saturates() -> None:
 def test_recheck_doubled_passes_and_fails() -> None:
     src = np.array([[0x3C00, 0x78BB, 0xF8BB, 0x0200] * 4], dtype=np.uint16)
     want = np.array([[0x4000, 0x7BFF, 0xFBFF, 0x0400] * 4], dtype=np.uint16)  # by hand: x2, saturating
-    assert recheck_doubled({"in_words": src, "exp_doubled": want}) == []
-    assert recheck_doubled({"obs_tile": src, "exp_doubled": want}) == []
+    assert recheck_doubled({"in_words": src, "obs_doubled": want}) == []
+    assert recheck_doubled({"obs_tile": src, "obs_doubled": want}) == []
     wrong = want.copy()
     wrong[0, 1] = 0x7C00  # infinity where the store saturates
-    assert recheck_doubled({"in_words": src, "exp_doubled": wrong}) == [
-        "exp_doubled is not the saturating FP16 double of the input lanes"]
-    assert "absent from the archive" in recheck_doubled({"exp_doubled": want})[0]
+    assert recheck_doubled({"in_words": src, "obs_doubled": wrong}) == [
+        "obs_doubled is not the saturating FP16 double of the input lanes"]
+    assert "absent from the archive" in recheck_doubled({"obs_doubled": want})[0]
