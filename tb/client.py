@@ -45,8 +45,8 @@ import numpy as np
 from models.bundle import timing as bundle_timing
 from models.bundle.reader import Bundle
 from models.bundle.judge import check_count, judge, reference
-from models.bundle.report import (BundleReport, format_bound, format_rounds, format_summary, format_table,
-                                  format_timing, format_verdict)
+from models.bundle.report import (BundleReport, format_bound, format_kernels, format_program, format_rounds,
+                                  format_summary, format_table, format_timing, format_verdict)
 from models.bundle.executor import check_machine
 from models.machine.event_model import ModelRefused, run_bundle
 from models.machine.layouts import get_machine
@@ -178,7 +178,11 @@ def print_report(rep: BundleReport, artifacts: Path) -> None:
               "only (RTL), or not bit for bit at all (--models)")
     if rep.rows:
         print(format_bound(rep))
+        for line in format_program(rep):
+            print(line)
         print(format_timing(rep))
+        if len(rep.calls) > 1:
+            print(format_kernels(rep))
     print(format_verdict(rep))
 
 

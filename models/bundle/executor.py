@@ -25,7 +25,11 @@ simulated clock on the RTL) at the moments upstream's ``timing_rtl.json``
 uses: the round's start before its baselines, each KICK write as it is
 issued, each await as the poll that met it returns (models/bundle/round_timing.py).
 
-At the end the image span is read back. Hard failures raise (a poll that
+Before the first round of every kernel call but the first (models/bundle/calls.py)
+the image span is read (``ExecResult.snapshots``: what one kernel handed to the
+next, judged kernel by kernel, models/bundle/kernel_judge.py) and a host that
+has a ``kernel_boundary(round)`` method is told. At the end the image span is
+read back. Hard failures raise (a poll that
 never matches, writes that never land, a read of unlanded data); the rest is
 recorded in :class:`ExecResult` for the caller to judge. Bad input is refused
 before anything runs (:func:`check_machine`).
@@ -38,6 +42,7 @@ from typing import Any, Coroutine, Mapping, Protocol, TypeVar
 
 import numpy as np
 
+from models.bundle.calls import kernel_starts
 from models.bundle.reader import Bundle
 from models.bundle.loader import COUNT_MOD, Poll, RoundProgram, Write, plan_rounds
 from models.machine.layouts import Machine, UnitKind
@@ -121,6 +126,8 @@ class RoundResult:
     observed: dict[Coord, tuple[int, int]] = field(default_factory=dict)  # upstream: (baseline, after)
     cycles: int = 0
     relayouts: int = 0
+    dram_read: int | None = None  # bytes the units read from / wrote to DRAM during the round (None: unknown)
+    dram_written: int | None = None
     timing: RoundTiming | None = None  # the round's figures as timing_rtl.json defines them (models/bundle/round_timing.py)
 
     def signals(self) -> dict[Coord, int]:
@@ -137,6 +144,9 @@ class ExecResult:
     image: np.ndarray | None = None
     problems: list[str] = field(default_factory=list)
     cycles: int = 0
+    # the image span as it stood before each kernel call's first round (round number -> bytes), from the
+    # second call on: what one kernel handed to the next (models/bundle/calls.py, kernel_judge.py)
+    snapshots: dict[int, np.ndarray] = field(default_factory=dict)
 
     def signals(self) -> dict[Coord, int]:
         """Signals per node over the whole run (awaited nodes)."""
@@ -223,6 +233,8 @@ async def run_round(host: Host, b: Bundle, prog: RoundProgram, observed: Mapping
     rnd = prog.round
     tag = f"bundle {b.name} round {rnd.index} ({rnd.name}, {rnd.unit})"
     c0 = host.cycle()
+    traffic = getattr(host, "dram_traffic", None)  # (bytes read, bytes written) through the DRAM's ports
+    moved0 = traffic() if traffic is not None else None
     base = await _baselines(host, prog.await_nodes)
     res = RoundResult(rnd.index, rnd.name, rnd.unit, len(prog.stage), sum(len(k.flits) for k in rnd.kicks), base,
                       observed=dict(observed))
@@ -250,6 +262,9 @@ async def run_round(host: Host, b: Bundle, prog: RoundProgram, observed: Mapping
             problems.append(f"{tag}: node ({node[0]},{node[1]}) count {st.count} once the writes landed, the await "
                             f"matched {target} (baseline {base[node]} + {res.expected[node]}): "
                             f"{(st.count - target) % COUNT_MOD} surplus signal(s)")
+    if moved0 is not None:
+        moved1 = traffic()
+        res.dram_read, res.dram_written = moved1[0] - moved0[0], moved1[1] - moved0[1]
     for relayout in prog.relayouts:
         old = await host.read_dram(relayout.addr, relayout.read_nbytes)
         await host.write_dram(relayout.addr, relayout.apply(old))
@@ -264,9 +279,15 @@ async def execute(b: Bundle, host: Host, machine: Machine) -> ExecResult:
     programs = plan_rounds(b)
     observed = _observed(b)
     out = ExecResult(b.name)
+    starts = kernel_starts(b.meta)
     c0 = host.cycle()
     await host.write_dram(b.image_base, b.image)
     for prog in programs:
+        if prog.round.index in starts:  # a kernel boundary: every write landed (run_round waited), relayouts done
+            out.snapshots[prog.round.index] = await host.read_dram(b.image_base, len(b.image))
+            boundary = getattr(host, "kernel_boundary", None)  # a host that judges kernels (bound/machine.py)
+            if boundary is not None:
+                boundary(prog.round.index)
         out.rounds.append(await run_round(host, b, prog, observed.get(prog.round.index, {}), out.problems))
     await host.wait_landed(f"bundle {b.name}: before the final readback")
     out.image = await host.read_dram(b.image_base, len(b.image))

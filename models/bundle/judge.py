@@ -7,10 +7,12 @@ interlocked result normative (``select_lt_m32n64``: upstream's models,
 ``expected.npz``, are the reference there); per round the baseline and final
 count of every awaited node as upstream's run observed them on a fresh
 machine; the signals per node the plan awaits; the flits the plan stages.
-Every output lane also lies within the float64 error bound derived from the
-bundle's own run, operation by operation (models/bundle/lane_bound.py, models/bundle/bound),
-around the kernel's float64 math; a program the analysis cannot follow fails
-by name. How many
+Every lane a kernel produces lies within the float64 error bound derived from
+its own instruction stream around float64 evaluated on the values that kernel
+read (models/bundle/kernel_judge.py: kernel by kernel, so no bound compounds
+from one kernel into the next); a single-kernel bundle's outputs also lie within
+that bound around the bundle's own float64 math (``<port>__ref``,
+models/bundle/lane_bound.py); a program the analysis cannot follow fails by name. How many
 lanes differ from upstream's Python models (``expected.npz``) is reported,
 never judged: those models are not bit exact to upstream's RTL.
 """
@@ -19,8 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.bundle.bound.rules import BoundError
+from models.bundle.calls import kernel_calls
+from models.bundle.kernel_judge import KernelVerdict, judge_kernels, kernel_failures
 from models.bundle.reader import Bundle
-from models.bundle.lane_bound import bound_check, bound_failures
+from models.bundle.lane_bound import bound_check, bound_failures, derived_bound, output_values
 from models.bundle.executor import ExecResult, compare_observed, expected_signals
 from models.vector.replay import output_mismatches
 
@@ -74,13 +79,50 @@ def staged_failures(b: Bundle, res: ExecResult) -> list[str]:
     return out
 
 
+def one_kernel(b: Bundle) -> bool:
+    """Whether the bundle is a single kernel call: then its outputs are also judged against the bundle's
+    float64 reference within the derived bound; a program of many kernels is judged kernel by kernel, and
+    its end-to-end error is a figure (models/bundle/kernel_judge.py)."""
+    return len(kernel_calls(b.meta)) == 1
+
+
+def kernel_verdicts(b: Bundle, res: ExecResult) -> list[KernelVerdict] | None:
+    """Each kernel of the run judged on its own (None: no bound could be derived, bound_failures says why)."""
+    try:
+        derived = derived_bound(b)
+    except BoundError:
+        return None
+    return judge_kernels(b, derived, res)
+
+
+def unbounded_outputs(b: Bundle, image: np.ndarray) -> list[str]:
+    """A program of many kernels: output lanes the last kernel left without a finite bound (a failure)."""
+    try:
+        derived = derived_bound(b)
+    except BoundError:
+        return []
+    out = []
+    for port, bound in derived.bounds.items():
+        _, valid = output_values(b, image, port)
+        bad = valid & ~np.isfinite(bound.reshape(valid.shape))
+        if np.any(bad):
+            out.append(f"output {port}: {int(bad.sum())} lane(s) without a finite float64 bound (first at flat "
+                       f"index {list(map(int, np.flatnonzero(bad)[:5]))})")
+    return out
+
+
 def judge(b: Bundle, res: ExecResult) -> list[str]:
     """Every failure of a run against the bundle (empty: it ran as compiled)."""
     out = list(res.problems)
     if res.image is None:
         return out + ["no final image was read back"]
     out += output_failures(b, res.image)
-    out += bound_failures(b, res.image)
+    if one_kernel(b):
+        out += bound_failures(b, res.image)
+    else:
+        out += [f"float64 bound: {f}" for f in bound_failures(b, res.image) if "no float64 bound" in f]
+        out += unbounded_outputs(b, res.image)
+    out += kernel_failures(kernel_verdicts(b, res) or [])
     out += compare_observed(res)
     got, want = res.signals(), expected_signals(b)
     if got != want:
@@ -93,8 +135,9 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     """How many checks :func:`judge` makes of `res`: a lane per output slot (when the bundle has a bit-exact
     reference), a baseline/count pair per observed node and round, the signals per node, the slots per round."""
     lanes = sum(r.nbytes // 2 for r in b.outputs.values()) if reference(b) != "none" else 0
-    bound = sum(r.lanes for r in bound_check(b, res.image)[0]) if res.image is not None else 0
-    return lanes + bound + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
+    bound = sum(r.lanes for r in bound_check(b, res.image)[0]) if res.image is not None and one_kernel(b) else 0
+    kernels = sum(v.lanes for v in kernel_verdicts(b, res) or []) if res.image is not None else 0
+    return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "lanes_vs_models", "lanes_vs_rtl", "output_failures", "reference", "staged_failures"]
+__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "one_kernel", "unbounded_outputs", "lanes_vs_models", "lanes_vs_rtl", "output_failures", "reference", "staged_failures"]

@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from models.bundle.calls import kernel_calls
+from models.bundle.kernel_judge import KernelVerdict, ProgramError, program_error, where_it_arises
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check
-from models.bundle.judge import lanes_vs_models, lanes_vs_rtl
+from models.bundle.judge import kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel
 from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio
 from models.bundle.executor import ExecResult
 from models.bundle.loader import COUNT_MOD
@@ -43,6 +45,8 @@ class RoundRow:
     signals: int
     relayouts: int = 0
     timing: dict[str, Any] | None = None  # RoundTiming.to_json() on a clock of cycles (the RTL), else None
+    dram_read: int | None = None  # bytes the units moved through the DRAM's ports during the round
+    dram_written: int | None = None
 
 
 @dataclass
@@ -66,6 +70,9 @@ class BundleReport:
     bound_source: str = BOUND_SOURCE  # where the bound comes from ("derived": models/bundle/bound)
     bound_max: float | None = None  # the largest bound of a judged lane
     upstream_timing: list[dict[str, Any]] | None = None  # the bundle's timing_rtl.json rounds; None: no reference
+    kernels: list[dict[str, Any]] = field(default_factory=list)  # KernelVerdict.to_json() per kernel call
+    program: list[dict[str, Any]] = field(default_factory=list)  # ProgramError.to_json() per output port
+    calls: list[dict[str, Any]] = field(default_factory=list)  # per call: index, kernel, rounds, dispatches
 
     @property
     def timed(self) -> bool:
@@ -85,12 +92,24 @@ class BundleReport:
         assert res.image is not None
         vs_rtl, bounds_and_note = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
         bounds, no_bound = bounds_and_note
+        kernels = kernel_verdicts(b, res) or []
+        if not one_kernel(b):  # end to end the bound compounds: the kernels' own verdicts are the figure
+            judged = [v for v in kernels if v.lanes]
+            bounds = []
+            worst = max((v.worst for v in judged), default=None)
+            bound_max = max((v.bound_max for v in judged), default=None)
+        else:
+            worst = max((r.worst for r in bounds), default=None)
+            bound_max = max((r.bound_max for r in bounds), default=None)
         return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl"), res.cycles,
                    wall_s, checks, sum(r.nbytes // 2 for r in b.outputs.values()),
                    None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
-                   max((r.worst for r in bounds), default=None), no_bound, dict(extra or {}),
-                   bound_max=max((r.bound_max for r in bounds), default=None),
-                   upstream_timing=None if b.timing_rtl is None else [t.to_json() for t in b.timing_rtl])
+                   worst, no_bound, dict(extra or {}),
+                   bound_source=BOUND_SOURCE if one_kernel(b) else f"{BOUND_SOURCE}, per kernel",
+                   bound_max=bound_max,
+                   upstream_timing=None if b.timing_rtl is None else [t.to_json() for t in b.timing_rtl],
+                   kernels=[v.to_json() for v in kernels], program=[e.to_json() for e in program_error(b, res.image)],
+                   calls=call_rows(b))
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -102,6 +121,13 @@ class BundleReport:
         return cls(**d)
 
 
+def call_rows(b: Bundle) -> list[dict[str, Any]]:
+    """Per kernel call: index, kernel, rounds and dispatches (the stages its rounds belong to)."""
+    stage = {int(p["round"]): p.get("stage") for p in b.meta["plan"] if p["kind"] == "round"}
+    return [{"index": c.index, "kernel": c.kernel, "rounds": list(c.rounds),
+             "dispatches": len({stage.get(r, r) for r in c.rounds})} for c in kernel_calls(b.meta)]
+
+
 def round_rows(res: ExecResult, timed: bool) -> list[RoundRow]:
     """One row per round of a finished run; with `timed` (a clock of cycles), each round's timing."""
     rows = []
@@ -110,7 +136,8 @@ def round_rows(res: ExecResult, timed: bool) -> list[RoundRow]:
                   if r.after[n] == (r.baselines[n] + r.expected.get(n, 0)) % COUNT_MOD)
         rows.append(RoundRow(r.index, r.name, r.unit, r.staged, r.kicked, r.cycles, met, len(r.expected),
                              sum(r.expected.values()), r.relayouts,
-                             r.timing.to_json() if timed and r.timing is not None else None))
+                             r.timing.to_json() if timed and r.timing is not None else None, r.dram_read,
+                             r.dram_written))
     return rows
 
 
@@ -180,11 +207,76 @@ def format_table(reports: Iterable[BundleReport]) -> str:
 
 
 def format_bound(rep: BundleReport) -> str:
-    """One line: the float64 bound's verdict (worst |y - ref| / bound, the largest bound) and its source."""
+    """One line: the float64 bound's verdict (worst |y - ref| / bound, the largest bound) and its source; for
+    a program of many kernels, the kernels' own verdicts (worst and least worst |y - exact| / bound)."""
     if rep.bound_worst is None:
         return f"  float64 bound ({rep.bound_source}): none ({rep.bound_note or 'no output read'})"
+    judged = [KernelVerdict.from_json(k) for k in rep.kernels if k["lanes"]]
+    if len(rep.kernels) > 1 and judged:
+        lo = min(judged, key=lambda v: v.worst)
+        hi = max(judged, key=lambda v: v.worst)
+        return (f"  float64 bound ({rep.bound_source}): {len(judged)} kernel(s), {sum(v.lanes for v in judged)} "
+                f"lanes judged against float64 on the values each read; worst |y - exact|/bound {hi.worst:.3g} "
+                f"({hi.label}), least {lo.worst:.3g} ({lo.label}); largest bound "
+                f"{rep.bound_max if rep.bound_max is not None else float('nan'):.3g}")
+    extra = ""
+    if judged:
+        extra = f"; every lane the kernel produced: worst |y - exact|/bound {judged[0].worst:.3g}"
     return (f"  float64 bound ({rep.bound_source}): worst |y - ref|/bound {rep.bound_worst:.3g}, largest bound "
-            f"{rep.bound_max if rep.bound_max is not None else float('nan'):.3g}")
+            f"{rep.bound_max if rep.bound_max is not None else float('nan'):.3g}{extra}")
+
+
+def _kernel_cycles(rep: BundleReport, rounds: list[int]) -> tuple[int | None, int | None, int]:
+    """A kernel's machine cycles, ours (None off the RTL) and upstream's (None without timing_rtl.json), and
+    our clock's count (cycles on the RTL, deliveries on the models) over its rounds."""
+    rows = {r.round: r for r in rep.rows}
+    theirs = {t["round"]: t for t in rep.upstream_timing or []}
+    mine = [rows[r] for r in rounds if r in rows]
+    ours = sum(int(r.timing["machine_cycles"]) for r in mine if r.timing) if rep.timed and mine else None
+    up = sum(int(theirs[r]["machine_cycles"]) for r in rounds if r in theirs) if theirs else None
+    return ours, up, sum(r.cycles for r in mine)
+
+
+def format_kernels(rep: BundleReport) -> str:
+    """Per kernel call: dispatches, rounds, machine cycles ours and upstream's (deliveries on the models), DRAM
+    bytes the units moved, the kernel's share of the total; then its lanes judged and its worst error against
+    its own bound, and where that lane is."""
+    verdicts = {int(k["call"]): KernelVerdict.from_json(k) for k in rep.kernels}
+    clock = "machine ours" if rep.timed else "deliveries"
+    head = (f"  {'kernel':22s} {'disp':>4s} {'rounds':>6s} {clock:>12s} {'upstream':>9s} {'share':>6s} "
+            f"{'DRAM bytes':>10s} {'lanes':>6s} {'err/bound':>9s}  worst at")
+    per = [(c, *_kernel_cycles(rep, c["rounds"])) for c in rep.calls]
+    total = sum((ours if rep.timed else count) or 0 for c, ours, up, count in per) or 1
+    lines = [head]
+    for c, ours, up, count in per:
+        mine = ours if rep.timed else count
+        moved = [r for r in rep.rows if r.round in set(c["rounds"]) and r.dram_read is not None]
+        dram = f"{sum((r.dram_read or 0) + (r.dram_written or 0) for r in moved)}" if moved else "-"
+        v = verdicts.get(int(c["index"]))
+        judged = (f"{v.lanes:6d} {v.worst:9.3g}  {v.worst_at}" if v and v.lanes else
+                  f"{(v.lanes if v else 0):6d} {'-':>9s}  {v.missing if v else ''}")
+        lines.append(f"  {str(c['index']) + ':' + c['kernel']:22s} {c['dispatches']:4d} {len(c['rounds']):6d} "
+                     f"{'-' if mine is None else mine:>12} {'-' if up is None else up:>9} "
+                     f"{100.0 * (mine or 0) / total:5.1f}% {dram:>10s} {judged}")
+    return "\n".join(lines)
+
+
+def format_program(rep: BundleReport) -> list[str]:
+    """The whole program's outputs against the bundle's float64 reference (a figure, beside upstream's
+    Python models' error) and, for a program of many kernels, the kernel whose own error is the largest."""
+    lines = []
+    judged = ", judged within the bound above" if len(rep.kernels) <= 1 else ", not judged"
+    for d in rep.program:
+        e = ProgramError(**d)
+        models = "-" if e.models_err_max is None else f"{e.models_err_max:.3g}"
+        lines.append(f"  whole program against {e.port}__ref (float64{judged}): max |y - ref| {e.err_max:.3g} "
+                     f"at {e.at} ({e.rel:.2g} of max |ref| {e.ref_max:.3g}); upstream's Python models {models}")
+    src = where_it_arises([KernelVerdict.from_json(k) for k in rep.kernels])
+    if len(rep.kernels) > 1 and src is not None:
+        lines.append(f"  largest kernel error: {src.label}, max |y - exact| {src.err_max:.3g} at {src.err_at} "
+                     f"({src.rel_err:.2g} of its results' scale {src.scale:.3g}; within its own bound: worst "
+                     f"|y - exact|/bound {src.worst:.3g})")
+    return lines
 
 
 def format_verdict(rep: BundleReport) -> str:
@@ -208,5 +300,5 @@ def format_summary(reports: Iterable[BundleReport]) -> str:
     return f"{len(bad)} of {len(reps)} bundle(s) FAILED: {', '.join(bad)}"
 
 
-__all__ = ["BundleReport", "RoundRow", "format_bound", "format_rounds", "format_summary", "format_table",
-           "format_timing", "format_verdict", "round_rows"]
+__all__ = ["BundleReport", "RoundRow", "call_rows", "format_bound", "format_kernels", "format_program", "format_rounds",
+           "format_summary", "format_table", "format_timing", "format_verdict", "round_rows"]

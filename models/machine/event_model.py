@@ -225,6 +225,10 @@ class ModelHost:
     def cycle(self) -> int:
         return self.mm.steps
 
+    def dram_traffic(self) -> tuple[int, int]:
+        """(bytes read, bytes written) by the memory agent's requests so far (the RTL's rd/wr_words)."""
+        return 32 * int(getattr(self.mm.mag, "words_read", 0)), 32 * self.mm.words_written
+
 
 @dataclass
 class ModelRun:

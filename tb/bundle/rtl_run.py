@@ -154,6 +154,10 @@ class RtlHost:
     def cycle(self) -> int:
         return int(get_sim_time("ns")) // self.period_ns
 
+    def dram_traffic(self) -> tuple[int, int]:
+        """(bytes read, bytes written) through the DRAM's ports so far (the RTL's counters)."""
+        return self.dram.traffic_bytes()
+
 
 @dataclass
 class RtlRun:

@@ -48,7 +48,9 @@ class BoundCluster(ErrorPort, ClusterCore):
     def __init__(self, *args, **kwargs) -> None:
         # L1 and the accumulator survive a reset, so do their errors (ClusterCore.__init__ calls reset)
         self.l1_err: dict[Entry, np.ndarray] = {}
+        self.l1_x: dict[Entry, np.ndarray] = {}  # each element's exact value (the quantiser's input)
         self.acc_err = np.zeros((ACC_TILES, 4, 4))
+        self.acc_x = np.zeros((ACC_TILES, 4, 4))  # each accumulator lane's exact value
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
@@ -58,6 +60,10 @@ class BoundCluster(ErrorPort, ClusterCore):
 
     def _entry_err(self, side: Buf, e: int) -> np.ndarray:
         return self.l1_err.get((int(side), e), np.zeros((4, 32)))
+
+    def _entry_x(self, side: Buf, e: int, value: np.ndarray) -> np.ndarray:
+        """An entry's exact values (an entry nothing filled holds zero codes: its value, 0)."""
+        return self.l1_x.get((int(side), e), value)
 
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
@@ -79,8 +85,8 @@ class BoundCluster(ErrorPort, ClusterCore):
             raise BoundError("the error analysis knows no rule for a cluster FILL of pre-quantised entries (preq)")
         if FIELDS["rsvd"].extract(flit) & 3 == ENTRY_GRANULES - 1:
             side = Buf.L1B if fl.f["sel"] else Buf.L1A
-            self.l1_err[(int(side), l1_entry(fl.f["fbank"], FIELDS["txn"].extract(flit)))] = \
-                self.take_inbound("a quantised FILL entry")
+            key = (int(side), l1_entry(fl.f["fbank"], FIELDS["txn"].extract(flit)))
+            self.l1_err[key], self.l1_x[key] = self.take_inbound("a quantised FILL entry")
         return super()._fill_word(flit)
 
     def _land(self, buf: int, off: int, data: int) -> None:
@@ -88,25 +94,30 @@ class BoundCluster(ErrorPort, ClusterCore):
                          f"(L1 words or an ADD_PEER)")
 
     # ------------------------------------------------------------ GEMM
-    def _operands(self, side: Buf, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Dequantised values and their errors of the entries `idx`, as the GEMM multiplies them:
-        A (T, 4, 32) lane-major, B (T, 32, 4) k-major."""
+    def _operands(self, side: Buf, idx: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Dequantised values, their errors and their exact values of the entries `idx`, as the GEMM
+        multiplies them: A (T, 4, 32) lane-major, B (T, 32, 4) k-major."""
         granules = np.array([self.entry(side, e) for e in idx], dtype=object)
         err = np.stack([self._entry_err(side, e) for e in idx])
         if side == Buf.L1A:
             codes, scale = unpack_a_entry(granules)
-            return codes * e5m3_decode(scale)[..., :, None], err
+            value = codes * e5m3_decode(scale)[..., :, None]
+            return value, err, np.stack([self._entry_x(side, e, v) for e, v in zip(idx, value)])
         codes, scale = unpack_b_entry(granules)
-        return codes * e5m3_decode(scale)[..., None, :], np.swapaxes(err, -1, -2)
+        value = codes * e5m3_decode(scale)[..., None, :]
+        exact = np.stack([self._entry_x(side, e, v.T) for e, v in zip(idx, value)])
+        return value, np.swapaxes(err, -1, -2), np.swapaxes(exact, -1, -2)
 
     def sweep(self, f: Mapping[str, int]) -> list[int]:
         tiles = gemm_tiles(f)
         scale = 2.0 ** (ANCHOR_NEUTRAL - int(f["anchor"]))
         acc_bits = self.acc[tiles].copy()
         acc_err = self.acc_err[tiles].copy()
+        acc_x = self.acc_x[tiles].copy()
         for kb, a_idx, b_idx, add in gemm_blocks(f):
-            va, ea = self._operands(Buf.L1A, a_idx)
-            vb, eb = self._operands(Buf.L1B, b_idx)
+            va, ea, xa = self._operands(Buf.L1A, a_idx)
+            vb, eb, xb = self._operands(Buf.L1B, b_idx)
+            acc_x = (acc_x if add else 0.0) + _dot(xa, xb) * scale  # the math: no quantisation
             exact = _dot(va, vb) * scale  # the K block's dot, exact in float64 (7-bit codes, E5M3 scales)
             err = (_dot(np.abs(va), eb) + _dot(ea, np.abs(vb)) + _dot(ea, eb)) * scale + ue14(exact)
             old = decode(acc_bits, ACC) if add else 0.0
@@ -123,6 +134,7 @@ class BoundCluster(ErrorPort, ClusterCore):
         if not np.array_equal(self.acc[tiles], acc_bits):
             raise BoundError("the shadow GEMM's accumulator differs from the golden model's: a rule left its order")
         self.acc_err[tiles] = acc_err
+        self.acc_x[tiles] = acc_x
         if flits:
             for t in tiles:
                 self._send_emitted(t)
@@ -132,7 +144,7 @@ class BoundCluster(ErrorPort, ClusterCore):
         value = decode(self.acc[t], ACC)
         emitted = f16(acc_emit(self.acc[t]))
         err = (self.acc_err[t] + fp16_emit(value, emitted)).reshape(16)
-        self.send(emit_granule(self.acc[t]), np.stack([err, np.full(16, -np.inf)]))  # no floor known
+        self.send(emit_granule(self.acc[t]), np.stack([err, np.full(16, -np.inf), self.acc_x[t].reshape(16)]))
 
     def drain_flits(self, f: Mapping[str, int]) -> list[int]:
         if f["dnode"] and f["dbuf"] == Buf.ACC:

@@ -25,8 +25,9 @@ SIGN_OF = {e8m15.VSUB: -1.0, e8m15.VFNMA: -1.0}
 
 @dataclass
 class Lanes:
-    """E8M15 patterns (uint32), their error bounds (float64), and a lower bound of the exact value beyond
-    ``value - err`` where an operation knows one (-inf elsewhere), lane for lane.
+    """E8M15 patterns (uint32), their error bounds (float64), a lower bound of the exact value beyond
+    ``value - err`` where an operation knows one (-inf elsewhere), and the exact value itself as float64
+    evaluates the program's math (what the judge compares with, models/bundle/kernel_judge.py), lane for lane.
 
     Why the floor: first order alone loses that 2^x is positive, so 1 / (1 + 2^x) with an uncertain x (SiLU,
     GELU, softmax) would look unbounded; VEXP2 records ``2^(x - e)`` as the floor, sums and products of
@@ -35,10 +36,13 @@ class Lanes:
     bits: np.ndarray
     err: np.ndarray
     floor: np.ndarray | None = None
+    exact: np.ndarray | None = None  # the float64 value of the program's math (None: the lane's own value)
 
     def __post_init__(self) -> None:
         if self.floor is None:
             self.floor = np.full(np.shape(self.err), -np.inf)
+        if self.exact is None:
+            self.exact = self.value
 
     @property
     def value(self) -> np.ndarray:
@@ -59,10 +63,48 @@ def _down(x: np.ndarray) -> np.ndarray:
 def alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
     """One ALU stage: (result with its bound, the lanes whose compare may have flipped, or None). A bound that
     is not a number (an infinity times zero, on lanes holding no data) is unbounded: inf."""
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         out, maybe = _alu(op, a, b, c)
+        out.exact = exact_alu(op, a, b, c)
     out.err = np.where(np.isnan(out.err), np.inf, out.err)
     return out, maybe
+
+
+def _x(v: Lanes | None) -> np.ndarray:
+    assert v is not None and v.exact is not None
+    return v.exact
+
+
+# the float64 math of each ALU opcode (units.md V.6.2, V.6.4) on the operands' exact values
+_EXACT = {
+    e8m15.VMOV: lambda a, b, c: a,
+    e8m15.VNEG: lambda a, b, c: -a,
+    e8m15.VABS: lambda a, b, c: np.abs(a),
+    e8m15.VADD: lambda a, b, c: a + c,
+    e8m15.VSUB: lambda a, b, c: a - c,
+    e8m15.VMUL: lambda a, b, c: a * b,
+    e8m15.VFMA: lambda a, b, c: a * b + c,
+    e8m15.VFNMA: lambda a, b, c: c - a * b,
+    e8m15.VMAX: lambda a, b, c: np.maximum(a, b),
+    e8m15.VMIN: lambda a, b, c: np.minimum(a, b),
+    e8m15.VSEL: lambda a, b, c: np.where(c != 0, a, b),
+    e8m15.VCMPLT: lambda a, b, c: np.where(a < b, 1.0, 0.0),
+    e8m15.VCMPGT: lambda a, b, c: np.where(a > b, 1.0, 0.0),
+    e8m15.VCMPEQ: lambda a, b, c: np.where(a == b, 1.0, 0.0),
+    e8m15.VEXP2: lambda a, b, c: np.exp2(a),
+    e8m15.VLOG2: lambda a, b, c: np.log2(a),
+    e8m15.VINV: lambda a, b, c: 1.0 / a,
+    e8m15.VRSQRT: lambda a, b, c: 1.0 / np.sqrt(a),
+}
+
+
+def exact_alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> np.ndarray:
+    """The exact (float64) result of one ALU stage on its operands' exact values; a compare gives the chain's
+    1.0 / +0 (its predicate is ``exact != 0``)."""
+    if op not in _EXACT:
+        raise BoundError(f"the error analysis knows no rule for ALU opcode {op:#04x}")
+    zero = np.zeros(np.shape(a.bits))
+    return np.asarray(_EXACT[op](_x(a), zero if b is None else _x(b), zero if c is None else _x(c)), dtype=np.float64)
 
 
 def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
@@ -136,17 +178,19 @@ def chain(stages: list[tuple[int, Lanes | None, Lanes | None, Lanes | None]]) ->
 def _combine(kind: RedKind, x: Lanes, y: Lanes) -> Lanes:
     if kind == RedKind.SUM:
         bits = np.asarray(e8m15.vadd(x.bits, y.bits), dtype=np.uint32)
-        return Lanes(bits, rules.add(x.value, x.err, y.value, y.err, e8(bits)), _down(x.low + y.low))
+        return Lanes(bits, rules.add(x.value, x.err, y.value, y.err, e8(bits)), _down(x.low + y.low),
+                     _x(x) + _x(y))
     larger = kind == RedKind.MAX
     fn = e8m15.vmax if larger else e8m15.vmin
     return Lanes(np.asarray(fn(x.bits, y.bits), dtype=np.uint32),
                  rules.extreme(x.value, x.err, y.value, y.err, larger),
-                 np.maximum(x.low, y.low) if larger else np.minimum(x.low, y.low))
+                 np.maximum(x.low, y.low) if larger else np.minimum(x.low, y.low),
+                 np.maximum(_x(x), _x(y)) if larger else np.minimum(_x(x), _x(y)))
 
 
 def _part(x: Lanes, index: object) -> Lanes:
     assert x.floor is not None
-    return Lanes(x.bits[index], x.err[index], x.floor[index])
+    return Lanes(x.bits[index], x.err[index], x.floor[index], _x(x)[index])
 
 
 def _pairs(kind: RedKind, x: Lanes) -> Lanes:
@@ -169,15 +213,16 @@ def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
     n = vl // LANES
     ident = np.uint32(IDENTITY[kind])
     assert a.floor is not None
-    x = Lanes(*(v[: n * LANES].reshape(n, LANES) for v in (a.bits, a.err, a.floor)))
+    x = Lanes(*(v[: n * LANES].reshape(n, LANES) for v in (a.bits, a.err, a.floor, _x(a))))
     identity = Lanes(np.full(n, ident, np.uint32), np.zeros(n))
     per_chunk = _combine(kind, _tree8(kind, _pairs(kind, x)), identity)
     acc = Lanes(np.full(16, ident, np.uint32), np.zeros(16), np.full(16, e8(np.array([ident]))[0]))
-    assert acc.floor is not None and per_chunk.floor is not None
-    acc.bits[:n], acc.err[:n], acc.floor[:n] = per_chunk.bits, per_chunk.err, per_chunk.floor
+    assert acc.floor is not None and per_chunk.floor is not None and acc.exact is not None
+    acc.bits[:n], acc.err[:n], acc.floor[:n], acc.exact[:n] = per_chunk.bits, per_chunk.err, per_chunk.floor, \
+        _x(per_chunk)
     top = _tree8(kind, _pairs(kind, acc))
     assert top.floor is not None
-    return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor)))
+    return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor, _x(top))))
 
 
-__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "chain", "reduce"]
+__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "chain", "exact_alu", "reduce"]

@@ -15,11 +15,12 @@ is the bound the judge applies (models/bundle/lane_bound.py).
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 
+from models.bundle.calls import call_of_round, kernel_calls
 from models.bundle.reader import Bundle
 from models.bundle.executor import execute, run_sync
 from models.noc.flit import FIELDS, FlitType
@@ -29,7 +30,7 @@ from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
 from models.vector.link import Event
 
 from .cluster import BoundCluster
-from .mag import ERR, BoundMag, exact_word
+from .mag import ERR, EXACT, FLOOR, INPUT, LANES_PER_WORD, BoundMag, exact_word
 from .port import ErrorPort
 from .rules import SAFETY, BoundError, f16, h16
 from .vector import BoundVectorCore
@@ -123,17 +124,80 @@ def constant_error(stored: np.ndarray, value: float | None) -> np.ndarray:
     return np.abs(stored - value) if value is not None else h16(stored)
 
 
+UNBOUNDED = -2  # a lane handed over at a kernel boundary without a finite bound: never judged, carried as is
+
+
+@dataclass
+class Checkpoint:
+    """The lanes one or more kernel calls produced, as they stand at a kernel boundary (before round
+    ``before_round``; None: the end of the program): where they are in the image (FP16 lane index), which call
+    produced each, its exact value and its bound (SAFETY applied; inf: none derived)."""
+
+    before_round: int | None
+    lanes: np.ndarray  # int64 FP16 lane index into the image span
+    call: np.ndarray  # int32
+    exact: np.ndarray  # float64
+    bound: np.ndarray  # float64
+    outside_image: int = 0  # produced lanes the image span does not hold (not judged)
+
+
 class BoundHost(ModelHost):
     """ModelHost whose DRAM writes keep the shadow in step: the image load is exact except its constant
     regions (FP16 images of real constants, :func:`constant_error`); each relayout (in plan order) gathers
-    the errors as it gathers the data."""
+    the errors as it gathers the data. At each kernel boundary (models/bundle/calls.py) the lanes the kernels
+    before it produced are taken down as a :class:`Checkpoint` and handed on as exact inputs (error 0, exact
+    value = the value), so no bound compounds from one kernel into the next."""
 
-    def __init__(self, mm: BoundMachine, relayouts: list[Relayout], consts: list[Constant]) -> None:
+    def __init__(self, mm: BoundMachine, relayouts: list[Relayout], consts: list[Constant], b: Bundle) -> None:
         super().__init__(mm)
         self.bmm = mm
         self.relayouts = deque(relayouts)
         self.consts = consts
         self.loaded = False
+        self.image_base, self.image_lanes = b.image_base, len(b.image) // 2
+        self.calls = call_of_round(b.meta)
+        self.checkpoints: list[Checkpoint] = []
+        mm.bound_mag.call = kernel_calls(b.meta)[0].index
+
+    def kernel_boundary(self, before_round: int) -> None:
+        """The executor's hook before the first round of a call: take the produced lanes down, hand them on."""
+        self.checkpoints.append(self.checkpoint(before_round))
+        self.bmm.bound_mag.call = self.calls[before_round].index
+
+    def checkpoint(self, before_round: int | None) -> Checkpoint:
+        """Every lane a call wrote since the last boundary (module doc of :class:`Checkpoint`); a lane with a
+        finite bound is reset to an exact input, one without is marked UNBOUNDED and carried."""
+        mag = self.bmm.bound_mag
+        words = sorted(w for w, c in mag.call_words.items() if np.any(c >= 0))
+        base_off = self.mm.machine.dram_offset(self.image_base, 2)
+        lanes, calls, exact, bound = [], [], [], []
+        outside = 0
+        image = self.mm.dump(self.image_base, 2 * self.image_lanes).view("<u2")
+        for w in words:
+            produced = mag.word_calls(w)
+            planes = mag.word_err(w).copy()
+            idx = (w * 32 - base_off) // 2 + np.arange(LANES_PER_WORD)
+            mine = produced >= 0
+            inside = mine & (idx >= 0) & (idx < self.image_lanes)
+            outside += int(np.sum(mine & ~inside))
+            lanes.append(idx[inside])
+            calls.append(produced[inside])
+            exact.append(planes[EXACT][inside])
+            bound.append(SAFETY * planes[ERR][inside])
+            finite = mine & np.isfinite(planes[ERR])
+            value = f16(image[np.clip(idx, 0, self.image_lanes - 1)]) if np.any(inside) else planes[EXACT]
+            planes[ERR] = np.where(finite, 0.0, planes[ERR])
+            planes[FLOOR] = np.where(finite, -np.inf, planes[FLOOR])
+            planes[EXACT] = np.where(finite & inside, value, planes[EXACT])
+            mag.err_words[w] = planes
+            left = np.where(finite, INPUT, np.where(mine, UNBOUNDED, produced)).astype(np.int32)
+            if np.all(left == INPUT):
+                mag.call_words.pop(w, None)
+            else:
+                mag.call_words[w] = left
+        cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
+        return Checkpoint(before_round, cat(lanes, np.int64), cat(calls, np.int32), cat(exact, np.float64),
+                          cat(bound, np.float64), outside)
 
     async def write_dram(self, addr: int, data: np.ndarray) -> None:
         await super().write_dram(addr, data)
@@ -141,26 +205,35 @@ class BoundHost(ModelHost):
         mag = self.bmm.bound_mag
         if not self.loaded:  # the image: FP16 inputs, exact
             self.loaded = True
-            n = np.asarray(data).nbytes // 2
-            mag.set_lane_planes(off, np.stack([np.zeros(n), np.full(n, -np.inf)]))
+            values = f16(np.frombuffer(np.ascontiguousarray(data).tobytes(), dtype="<u2"))
+            n = values.size
+            mag.set_lane_planes(off, np.stack([np.zeros(n), np.full(n, -np.inf), values]))
             for c in self.consts:
                 lanes = f16(np.frombuffer(self.mm.dump(c.addr, c.nbytes).tobytes(), dtype="<u2"))
                 c_off = self.mm.machine.dram_offset(c.addr, c.nbytes)
-                mag.set_lane_planes(c_off, np.stack([constant_error(lanes, c.value), np.full(lanes.size, -np.inf)]))
+                meant = lanes if c.value is None else np.full(lanes.size, c.value)
+                mag.set_lane_planes(c_off, np.stack([constant_error(lanes, c.value), np.full(lanes.size, -np.inf),
+                                                     meant]))
             return
         if not self.relayouts or self.relayouts[0].addr != addr:
             raise BoundError(f"a host DRAM write at {addr:#x} that is no relayout of the plan")
         r = self.relayouts.popleft()
         old = mag.lane_planes(off, r.read_nbytes // 2)
+        old_calls = mag.lane_calls(off, r.read_nbytes // 2)
         g = r.gather.reshape(-1)
         mag.set_lane_planes(off, np.where(g >= 0, old[:, np.clip(g, 0, None)], exact_word()[:, :1]))
+        mag.set_lane_calls(off, np.where(g >= 0, old_calls[np.clip(g, 0, None)], INPUT))
 
 
 @dataclass
 class DerivedBound:
-    """Per output port: the logical lanes' error bound (SAFETY applied)."""
+    """Per output port: the logical lanes' error bound (SAFETY applied) and exact value, both since the last
+    kernel boundary (for a one-kernel bundle: from the inputs); and every kernel's produced lanes at the
+    boundary after it (:class:`Checkpoint`, the last one at the end)."""
 
     bounds: dict[str, np.ndarray]
+    exact: dict[str, np.ndarray] = field(default_factory=dict)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
 
 
 def port_lanes(b: Bundle, port: str, lanes: np.ndarray) -> np.ndarray:
@@ -174,13 +247,17 @@ def derive(b: Bundle) -> DerivedBound:
     machine = get_machine(b.meta["machine"]["name"]) if "machine" in b.meta else FUSED4
     mm = BoundMachine(machine)
     relayouts = [r for prog in plan_rounds(b) for r in prog.relayouts]
-    run_sync(execute(b, BoundHost(mm, relayouts, constants(b)), machine))
-    bounds = {}
+    host = BoundHost(mm, relayouts, constants(b), b)
+    run_sync(execute(b, host, machine))
+    bounds, exact = {}, {}
     for port, reg in b.outputs.items():
         off = machine.dram_offset(reg.addr, reg.nbytes)
-        bounds[port] = SAFETY * port_lanes(b, port, mm.bound_mag.lane_planes(off, reg.nbytes // 2)[ERR])
-    return DerivedBound(bounds)
+        planes = mm.bound_mag.lane_planes(off, reg.nbytes // 2)
+        bounds[port] = SAFETY * port_lanes(b, port, planes[ERR])
+        exact[port] = port_lanes(b, port, planes[EXACT])
+    return DerivedBound(bounds, exact, host.checkpoints + [host.checkpoint(None)])
 
 
-__all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Constant", "DerivedBound", "constant_error",
+__all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Checkpoint", "Constant", "DerivedBound", "UNBOUNDED",
+           "constant_error",
            "constants", "derive", "port_lanes"]

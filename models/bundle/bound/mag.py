@@ -10,7 +10,10 @@ lane's 32 elements with the lane's step ``s`` (the scale byte's value, one
 code) and hands on ``error_in + 0.516 s`` per element, after checking that
 the golden quantiser's actual error, ``|code * s - x|``, is within
 ``0.516 s`` (a wrong derivation is refused by name, never used). A write
-stores the errors its data beats carry.
+stores the errors its data beats carry, and which kernel call wrote each lane
+(models/bundle/calls.py; :data:`INPUT` for the image and for lanes handed over at
+a kernel boundary, models/bundle/bound/machine.py). Each word's third plane,
+:data:`EXACT`, is the lane's exact value as float64 evaluates the program's math.
 """
 
 from __future__ import annotations
@@ -28,12 +31,17 @@ from .port import ErrorPort
 from .rules import QUANT_STEPS, BoundError, f16
 
 LANES_PER_WORD = WORD_BYTES // 2
-ERR, FLOOR = 0, 1  # the planes of an FP16 word's shadow
+ERR, FLOOR, EXACT = 0, 1, 2  # the planes of an FP16 word's shadow
+PLANES = 3
+INPUT = -1  # the producer of a lane nothing computed since the last kernel boundary (models/bundle/calls.py)
 
 
 def exact_word() -> np.ndarray:
-    """The shadow of a word nothing computed: error 0, no floor beyond the value."""
-    return np.stack([np.zeros(LANES_PER_WORD), np.full(LANES_PER_WORD, -np.inf)])
+    """The shadow of a word nothing computed: error 0, no floor beyond the value, exact value 0 (the DRAM's
+    reset content; a loaded word gets its own, models/bundle/bound/machine.py)."""
+    return np.stack([np.zeros(LANES_PER_WORD), np.full(LANES_PER_WORD, -np.inf), np.zeros(LANES_PER_WORD)])
+
+
 _WORD_INDEX_MASK = (1 << 35) - 1
 
 
@@ -44,6 +52,35 @@ class BoundMag(ErrorPort, MagUnit):
         super().__init__(*args, **kwargs)
         self._init_port()
         self.err_words: dict[int, np.ndarray] = {}
+        self.call_words: dict[int, np.ndarray] = {}  # word -> the call that wrote each lane (absent: INPUT)
+        self.call = 0  # the kernel call now running: the producer of what the units write
+
+    def word_calls(self, word: int) -> np.ndarray:
+        """The producing call of each lane of one DRAM word (INPUT: loaded, or reset at a kernel boundary)."""
+        got = self.call_words.get(word & _WORD_INDEX_MASK)
+        return np.full(LANES_PER_WORD, INPUT, dtype=np.int32) if got is None else got
+
+    def lane_calls(self, byte_off: int, n: int) -> np.ndarray:
+        """The producing call of the n FP16 lanes from DRAM byte offset `byte_off`."""
+        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+        flat = np.concatenate([self.word_calls(w) for w in range(first, last + 1)])
+        lo = (byte_off % WORD_BYTES) // 2
+        return flat[lo:lo + n].copy()
+
+    def set_lane_calls(self, byte_off: int, calls: np.ndarray) -> None:
+        """Write the producing call of n FP16 lanes from DRAM byte offset `byte_off`."""
+        calls = np.asarray(calls, dtype=np.int32)
+        n = calls.size
+        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+        flat = np.concatenate([self.word_calls(w) for w in range(first, last + 1)])
+        lo = (byte_off % WORD_BYTES) // 2
+        flat[lo:lo + n] = calls
+        for i, w in enumerate(range(first, last + 1)):
+            part = flat[LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)]
+            if np.all(part == INPUT):
+                self.call_words.pop(w, None)
+            else:
+                self.call_words[w] = part.copy()
 
     # ------------------------------------------------------------ the shadow DRAM
     def word_err(self, word: int) -> np.ndarray:
@@ -70,7 +107,8 @@ class BoundMag(ErrorPort, MagUnit):
 
     # ------------------------------------------------------------ reads and writes
     def quant_err(self, first: int) -> np.ndarray:
-        """Errors (lane, k) of one QUANT entry's dequantised elements (module doc)."""
+        """Errors (lane, k) of one QUANT entry's dequantised elements (module doc), stacked on the exact
+        values of the elements (the quantiser's input: the math knows no quantisation): (2, 4, 32)."""
         words = [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(ENTRY_DRAM_WORDS)]
         raw = np.frombuffer(b"".join(int(w).to_bytes(WORD_BYTES, "little") for w in words), dtype=np.uint8)
         halves = entry_halves(raw)
@@ -83,8 +121,9 @@ class BoundMag(ErrorPort, MagUnit):
             raise BoundError(f"MXFP7 entry at DRAM word {first:#x}: element (lane {lane}, k {k}) = {x[lane, k]} "
                              f"quantised {actual[lane, k] / step[lane, 0]:.3f} steps away, past the "
                              f"{QUANT_STEPS}-step rule")
-        e_in = np.concatenate([self.word_err(first + i)[ERR] for i in range(ENTRY_DRAM_WORDS)]).reshape(4, 32)
-        return e_in + QUANT_STEPS * step
+        planes = np.concatenate([self.word_err(first + i) for i in range(ENTRY_DRAM_WORDS)], axis=1)
+        e_in, x_in = planes[ERR].reshape(4, 32), planes[EXACT].reshape(4, 32)
+        return np.stack([e_in + QUANT_STEPS * step, x_in])
 
     def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
         events = super()._read(src, txn, d)
@@ -111,8 +150,10 @@ class BoundMag(ErrorPort, MagUnit):
     def _write_data(self, src: Coord, flit: int) -> list[Event]:
         w = self.open.get(src)
         if w is not None and not w.discard:
-            self.err_words[(w.first + w.done) & _WORD_INDEX_MASK] = self.take_inbound("a MEM_WR_DATA beat")
+            word = (w.first + w.done) & _WORD_INDEX_MASK
+            self.err_words[word] = self.take_inbound("a MEM_WR_DATA beat")
+            self.call_words[word] = np.full(LANES_PER_WORD, self.call, dtype=np.int32)
         return super()._write_data(src, flit)
 
 
-__all__ = ["ERR", "FLOOR", "BoundMag", "LANES_PER_WORD", "exact_word"]
+__all__ = ["ERR", "EXACT", "FLOOR", "INPUT", "PLANES", "BoundMag", "LANES_PER_WORD", "exact_word"]

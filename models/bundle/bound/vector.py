@@ -51,6 +51,12 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.s_floor = np.full(N_SREGS, -np.inf)
         self.k3_err = 0.0
         self.p_maybe = np.zeros((N_PREGS, VL_MAX), dtype=bool)
+        # the exact (float64) value of every lane as the program's math evaluates it (all zero, as the state)
+        self.l1_x = np.zeros((L1_WORDS, LANES))
+        self.v_x = np.zeros((N_VREGS, VL_MAX))
+        self.s_x = np.zeros(N_SREGS)
+        self.k3_x = 0.0
+        self.p_x = np.zeros((N_PREGS, VL_MAX), dtype=bool)
 
     # ------------------------------------------------------------ ALU
     def _operand_lanes(self, sel: int, idx: int, stage0: bool) -> Lanes | None:
@@ -59,29 +65,37 @@ class BoundVectorCore(ErrorPort, VectorCore):
             return None
         assert bits is not None
         if sel == SRC_V:
-            return Lanes(bits, self.v_err[idx], self.v_floor[idx])
+            return Lanes(bits, self.v_err[idx], self.v_floor[idx], self.v_x[idx])
         elif sel == SRC_S:
-            return Lanes(bits, np.full(VL_MAX, self.s_err[idx]), np.full(VL_MAX, self.s_floor[idx]))
+            return Lanes(bits, np.full(VL_MAX, self.s_err[idx]), np.full(VL_MAX, self.s_floor[idx]),
+                         np.full(VL_MAX, self.s_x[idx]))
         else:
             assert sel == SRC_K
-            err = np.full(VL_MAX, self.k3_err if idx & 3 == 3 else 0.0)
-        return Lanes(bits, err)
+            k3 = idx & 3 == 3
+            err = np.full(VL_MAX, self.k3_err if k3 else 0.0)
+            return Lanes(bits, err, None, np.full(VL_MAX, self.k3_x) if k3 else None)
 
     def _observe_alu(self, words: list[Word], sources: list[Sources], written: np.ndarray) -> None:
         stages = [(g.op, *(self._operand_lanes(sel, idx, k == 0) for sel, idx in src))
                   for k, (g, src) in enumerate(zip(words, sources))]
         res, maybe = bound_lanes.chain(stages)
+        assert res.exact is not None
         last = words[-1]
+        live = np.arange(VL_MAX) < self.vl
+        written_x = live  # the lanes the exact math writes: under the exact predicate
+        if last.op not in CMP_OPS and last.pm:
+            written_x = live & (self.p_x[last.pr] if last.pm == 1 else ~self.p_x[last.pr])
         if last.op in CMP_OPS:
             assert maybe is not None
             self.p_maybe[last.pr] = np.where(written, maybe, self.p_maybe[last.pr])
+            self.p_x[last.pr] = np.where(written_x, res.exact != 0, self.p_x[last.pr])
             return
+        self.v_x[last.vd] = np.where(written_x, res.exact, self.v_x[last.vd])
         old, old_err = e8(self.v[last.vd]), self.v_err[last.vd]
         err = np.where(written, res.err, old_err)
         assert res.floor is not None
         floor = np.where(written, res.floor, self.v_floor[last.vd])
         if last.pm:  # a lane whose predicate may have flipped could hold the other candidate
-            live = np.arange(VL_MAX) < self.vl
             new = res.value
             chosen, other = np.where(written, new, old), np.where(written, old, new)
             ce, oe = np.where(written, res.err, old_err), np.where(written, old_err, res.err)
@@ -91,21 +105,25 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.v_err[last.vd] = err
         self.v_floor[last.vd] = floor
 
-    def _set_v(self, vd: int, err: np.ndarray, floor: np.ndarray | None = None) -> None:
-        """A non-ALU write of V[vd]'s errors and floors (none given: forgotten, never left stale)."""
+    def _set_v(self, vd: int, err: np.ndarray, floor: np.ndarray | None = None,
+               exact: np.ndarray | None = None) -> None:
+        """A non-ALU write of V[vd]'s errors, floors and exact values (no floor given: forgotten, never left
+        stale; no exact value given: the lane's own value)."""
         self.v_err[vd] = err
         self.v_floor[vd] = -np.inf if floor is None else floor
+        self.v_x[vd] = e8(self.v[vd]) if exact is None else exact
 
     # ------------------------------------------------------------ non-ALU words
     def _step(self, w: Word, r: _Run, out: list[Event]) -> bool:
         imm_pc = (r.pc + 1) % IMEM_WORDS
         halted = super()._step(w, r, out)
         if w.op == isa.OP_VSETI:  # an immediate stands for a constant within half an ulp of it
-            err = 0.5 * U * float(np.abs(e8(np.array([self.imem[imm_pc] & isa.E8_MASK]))[0]))
+            value = float(e8(np.array([self.imem[imm_pc] & isa.E8_MASK]))[0])
+            err = 0.5 * U * abs(value)
             if w.sa == SRC_K:
-                self.k3_err = err
+                self.k3_err, self.k3_x = err, value
             else:
-                self.s_err[w.vd], self.s_floor[w.vd] = err, -np.inf
+                self.s_err[w.vd], self.s_floor[w.vd], self.s_x[w.vd] = err, -np.inf, value
         return halted
 
     def _vcvt(self, w: Word) -> None:
@@ -113,33 +131,37 @@ class BoundVectorCore(ErrorPort, VectorCore):
         if w.dt == isa.DT_CVT_ROUND:
             err = err + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
         floor = self.v_floor[w.va].copy()  # the exact value is what it was: only the machine's rounds
+        exact = self.v_x[w.va].copy()
         super()._vcvt(w)
         mask = chunk_mask(self.vl)
-        self._set_v(w.vd, np.where(mask, err, self.v_err[w.vd]), np.where(mask, floor, self.v_floor[w.vd]))
+        self._set_v(w.vd, np.where(mask, err, self.v_err[w.vd]), np.where(mask, floor, self.v_floor[w.vd]),
+                    np.where(mask, exact, self.v_x[w.vd]))
 
     def _vred(self, w: Word) -> None:
         kind = RedKind(w.kind)
         if kind not in bound_lanes.KNOWN_REDUCTIONS:
             raise BoundError(f"the error analysis knows no rule for VRED.{kind.name}")
-        src = Lanes(self.v[w.va], self.v_err[w.va], self.v_floor[w.va])
+        src = Lanes(self.v[w.va], self.v_err[w.va], self.v_floor[w.va], self.v_x[w.va])
         top = bound_lanes.reduce(kind, src, self.vl) if self.vl % LANES == 0 else None
         super()._vred(w)
         if top is None or int(top.bits[0]) != int(self.s[w.vd]):
             raise BoundError(f"the shadow VRED.{kind.name} differs from the golden tree: a rule left its order")
         self.s_err[w.vd] = top.err[0]
-        assert top.floor is not None
+        assert top.floor is not None and top.exact is not None
         self.s_floor[w.vd] = top.floor[0]
+        self.s_x[w.vd] = top.exact[0]
 
     def _vld(self, w: Word) -> None:
         if w.dt != isa.DT_FP16:
             raise BoundError(f"the error analysis knows no rule for VLD with dtype {w.dt} (FP16 only)")
         super()._vld(w)
         n = self._nchunk()
-        err, floor = self.v_err[w.vd].copy(), self.v_floor[w.vd].copy()
+        err, floor, exact = self.v_err[w.vd].copy(), self.v_floor[w.vd].copy(), self.v_x[w.vd].copy()
         walk = self._l1_walk(w, n)
         err[: n * LANES] = self.l1_err[walk].reshape(-1)  # FP16 -> E8M15: exact
         floor[: n * LANES] = self.l1_floor[walk].reshape(-1)
-        self._set_v(w.vd, err, floor)
+        exact[: n * LANES] = self.l1_x[walk].reshape(-1)
+        self._set_v(w.vd, err, floor, exact)
 
     def _vst(self, w: Word) -> None:
         if w.dt != isa.DT_FP16:
@@ -149,36 +171,40 @@ class BoundVectorCore(ErrorPort, VectorCore):
         src = self.v[w.vd, : n * LANES]
         err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
         floor = self.v_floor[w.vd, : n * LANES].reshape(n, LANES)
-        for addr, chunk, low in zip(self._l1_walk(w, n), err.reshape(n, LANES), floor):
-            self.l1_err[addr], self.l1_floor[addr] = chunk, low  # walk order, as the golden store
+        exact = self.v_x[w.vd, : n * LANES].reshape(n, LANES)
+        for addr, chunk, low, x in zip(self._l1_walk(w, n), err.reshape(n, LANES), floor, exact):
+            self.l1_err[addr], self.l1_floor[addr], self.l1_x[addr] = chunk, low, x  # walk order, as the golden store
 
     def _vbcast(self, w: Word) -> None:
         if w.sa == SRC_S:
             mask = chunk_mask(self.vl)
+            exact = np.where(mask, self.s_x[w.va], self.v_x[w.vd])
+            super()._vbcast(w)
             self._set_v(w.vd, np.where(mask, self.s_err[w.va], self.v_err[w.vd]),
-                        np.where(mask, self.s_floor[w.va], self.v_floor[w.vd]))
+                        np.where(mask, self.s_floor[w.va], self.v_floor[w.vd]), exact)
         else:
-            self.s_err[w.vd], self.s_floor[w.vd] = self.v_err[w.va, 0], self.v_floor[w.va, 0]
-        super()._vbcast(w)
+            self.s_err[w.vd], self.s_floor[w.vd], self.s_x[w.vd] = \
+                self.v_err[w.va, 0], self.v_floor[w.va, 0], self.v_x[w.va, 0]
+            super()._vbcast(w)
 
     def _vshuf(self, w: Word) -> None:
         mask, shift = chunk_mask(self.vl), self.s[w.vb]
-        self._set_v(w.vd, np.where(mask, shuffle(self.v_err[w.va], shift), self.v_err[w.vd]),
-                    np.where(mask, shuffle(self.v_floor[w.va], shift), self.v_floor[w.vd]))
+        planes = [np.where(mask, shuffle(p[w.va], shift), p[w.vd]) for p in (self.v_err, self.v_floor, self.v_x)]
         super()._vshuf(w)
+        self._set_v(w.vd, *planes)
 
     # ------------------------------------------------------------ the link
     def _fill_response(self, flit: int) -> list[Event]:
         addr = self.fills.get(FIELDS["txn"].extract(flit))
         if addr is not None:
-            self.l1_err[addr], self.l1_floor[addr] = self.take_inbound("a VFILL response")
+            self.l1_err[addr], self.l1_floor[addr], self.l1_x[addr] = self.take_inbound("a VFILL response")
         return super()._fill_response(flit)
 
     def _cu_data(self, flit: int) -> list[Event]:
         b = self.burst
         src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
         if b is not None and not b.drop and src == b.src:
-            self.l1_err[b.ptr], self.l1_floor[b.ptr] = self.take_inbound("a CU_DATA word")
+            self.l1_err[b.ptr], self.l1_floor[b.ptr], self.l1_x[b.ptr] = self.take_inbound("a CU_DATA word")
         return super()._cu_data(flit)
 
     def _transfer(self, w: Word, out: list[Event]) -> None:
@@ -188,7 +214,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
         total = walk_total(tuple(b for _, b in self.dims[w.ad]))
         for n in range(total):
             addr = (w.l1_start + n) % L1_WORDS
-            self.send(self.l1_word(addr), np.stack([self.l1_err[addr], self.l1_floor[addr]]))
+            self.send(self.l1_word(addr), np.stack([self.l1_err[addr], self.l1_floor[addr], self.l1_x[addr]]))
 
 
 __all__ = ["BoundVectorCore"]

@@ -1,0 +1,104 @@
+"""Programs of many kernels judged kernel by kernel (models/bundle/kernel_judge.py, the exact plane of
+models/bundle/bound).
+
+* the exact plane is the math: on every single-kernel bundle, the float64 value the shadowed run carries for
+  each output lane equals the bundle's own float64 reference (``<port>__ref``, computed by upstream from the
+  FP16 inputs, not by us) to far below the bound;
+* holds: the one-layer forward pass (clients/model) on the golden models: every kernel's produced lanes
+  within their bounds, none unbounded, the program passes;
+* bites: on every kernel of the pass (rmsnorm, matmul, flash attention, residual, silu) a lane moved one FP16
+  step past its bound fails, naming the kernel, and moved to the last FP16 value inside passes;
+* a run that stopped before a kernel boundary names the kernels it could not judge.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from models.bundle.bound.machine import DerivedBound
+from models.bundle.judge import judge, reference
+from models.bundle.kernel_judge import judge_kernels, kernel_failures, program_error
+from models.bundle.lane_bound import derived_bound, output_values
+from models.bundle.reader import BUNDLES, Bundle, bundle_names
+from models.bundle.executor import ExecResult
+from models.machine.event_model import ModelRun, run_bundle
+from models.machine.layouts import get_machine
+
+MODEL = BUNDLES.parent / "model" / "llm_block1_l64d64"
+
+
+@lru_cache(maxsize=None)
+def _model_run() -> tuple[Bundle, DerivedBound, ModelRun]:
+    b = Bundle(MODEL)
+    b.check()
+    return b, derived_bound(b), run_bundle(b, get_machine(b.meta["machine"]["name"]))
+
+
+@pytest.mark.parametrize("name", bundle_names())
+def test_the_exact_plane_is_the_bundles_own_float64_reference(name: str) -> None:
+    b = Bundle(name)
+    d = derived_bound(b)
+    for port in b.outputs:
+        ref = b.expected_models[f"{port}__ref"].astype(np.float64)
+        _, valid = output_values(b, b.expected_models["dram_final"], port)
+        gap = np.abs(d.exact[port].reshape(ref.shape) - ref)[valid]
+        scale = float(np.abs(ref[valid]).max())
+        # measured: at most 2.8e-5 of the bound and 1.5e-6 of max |ref| (the program's constants, e.g. log2(e),
+        # as E8M15 immediates); a wrong rule for any operation would be off by a rounding or more
+        assert np.all(gap <= 1e-5 * scale + 1e-3 * d.bounds[port].reshape(ref.shape)[valid]), (port, gap.max())
+
+
+def test_the_forward_pass_passes_kernel_by_kernel() -> None:
+    b, d, run = _model_run()
+    verdicts = judge_kernels(b, d, run.result)
+    assert [v.kernel for v in verdicts][:5] == ["rmsnorm_fused", "matmul", "matmul", "matmul", "flash_attention"]
+    assert all(v.lanes > 0 and v.outside == 0 and v.unbounded == 0 and 0 < v.worst <= 1 for v in verdicts)
+    assert reference(b) == "rtl" and judge(b, run.result) == []
+    # the whole program's error against float64 is a figure: as far from __ref as upstream's own models
+    err = program_error(b, run.image)[0]
+    assert err.port == "x" and 0.5 < err.err_max < 2 and err.models_err_max is not None
+
+
+def _past(exact: float, bound: float, inside: bool) -> np.float16:
+    """The first FP16 value past exact + bound (inside: the last one at or below it)."""
+    v = np.float16(exact + bound)
+    while float(v) > exact + bound:
+        v = np.nextafter(v, np.float16(-np.inf))
+    return v if inside else np.nextafter(v, np.float16(np.inf))
+
+
+def _planted(run: ModelRun, b: Bundle, d: DerivedBound, call: int, inside: bool) -> ExecResult:
+    """The run with one lane of `call`'s results moved to just past (or just inside) its bound."""
+    for ck in d.checkpoints:
+        mine = np.flatnonzero((ck.call == call) & np.isfinite(ck.bound) & (ck.bound > 0))
+        if len(mine):
+            i = int(mine[len(mine) // 2])
+            res = ExecResult(run.result.bundle, run.result.rounds, run.image.copy(), [], run.result.cycles,
+                             {k: v.copy() for k, v in run.result.snapshots.items()})
+            img = res.image if ck.before_round is None else res.snapshots[ck.before_round]
+            img.view("<u2")[ck.lanes[i]] = _past(float(ck.exact[i]), float(ck.bound[i]), inside).view(np.uint16)
+            return res
+    raise AssertionError(f"call {call} has no judged lane")
+
+
+@pytest.mark.parametrize("call", range(12))
+def test_a_lane_one_fp16_step_past_its_bound_fails(call: int) -> None:
+    b, d, run = _model_run()
+    bad = judge_kernels(b, d, _planted(run, b, d, call, inside=False))
+    assert [v.outside for v in bad] == [int(v.call == call) for v in bad]
+    lines = kernel_failures(bad)
+    assert len(lines) == 1 and lines[0].startswith(f"kernel {call}:{bad[call].kernel}: 1 of ")
+    good = judge_kernels(b, d, _planted(run, b, d, call, inside=True))
+    assert all(v.outside == 0 for v in good)
+
+
+def test_a_run_that_stopped_names_the_kernels_it_could_not_judge() -> None:
+    b, d, run = _model_run()
+    cut = ExecResult(run.result.bundle, run.result.rounds[:6], run.image,
+                     snapshots={r: img for r, img in run.result.snapshots.items() if r <= 6})
+    lines = kernel_failures(judge_kernels(b, d, cut))
+    assert lines[0] == ("kernel 4:flash_attention: not judged: the run has no image before round 19 (it stopped "
+                        "before that kernel boundary)")
