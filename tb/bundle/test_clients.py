@@ -13,8 +13,10 @@ readback), and judges it (models.bundle.judge):
   observed them, every await met by exact equality (no surplus once the writes
   landed), the signals per node the plan awaits, the flits staged read back
   equal to the bundle's;
-* every output lane within the float64 error bound derived from the bundle's
-  own run around the kernel's float64 math (models.bundle.lane_bound,
+* every lane each kernel produced within the float64 error bound derived from its
+  own instruction stream around float64 evaluated on the values it read (the
+  RTL's own image at every kernel boundary, models.bundle.kernel_judge), and a
+  single kernel's outputs around the bundle's float64 math (models.bundle.lane_bound,
   models.bundle.bound; a program the analysis cannot follow fails by name);
 * no FAULT signal on the mesh (the top's ``faults_sent``), no RTL monitor
   error, the HAZARD reports of the vector cores equal to the model's, per id
@@ -50,9 +52,9 @@ from cocotb.triggers import RisingEdge
 
 from models.bundle import timing as bundle_timing
 from models.bundle.reader import Bundle, bundle_names
-from models.bundle.lane_bound import BOUND_SOURCE, bound_check, remember
+from models.bundle.lane_bound import remember
 from models.bundle.judge import check_count, judge, lanes_vs_models, reference
-from models.bundle.report import BundleReport
+from models.bundle.report import BundleReport, format_bound, format_program
 from models.bundle.executor import expected_signals
 from models.noc.flit import FlitType, make_flit
 from models.machine.event_model import ModelRun
@@ -103,12 +105,6 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     v = tb.verdict
     lanes = sum(r.nbytes // 2 for r in b.outputs.values())
     v.add_checks(check_count(b, run.result), judge(b, run.result))
-    bounds, no_bound = bound_check(b, run.image)
-    if no_bound:
-        tb.log.warning("NOTE %s: %s", b.name, no_bound)
-    else:
-        tb.log.info("%s: float64 bound (%s): worst |y - ref|/bound %.3g", b.name, BOUND_SOURCE,
-                    max(r.worst for r in bounds))
     v.add_checks(len(run.result.rounds), run.stage_errors[:10])
     v.check(run.faults_sent == 0, f"{run.faults_sent} FAULT signal(s) crossed the mesh")
     rtl_hz = {hid: sum(n[hid] for n in run.hazards.values()) for hid in HAZARD_IDS}
@@ -141,6 +137,10 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
                                  {**{f"hazards_{hid.lower()}": n for hid, n in rtl_hz.items()}, "polls": run.polls, "dram_read": run.dram_read,
                                   "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
     art.add("report_json", json.dumps(report.to_json()))
+    if report.bound_note:
+        tb.log.warning("NOTE %s: %s", b.name, report.bound_note)
+    for line in [format_bound(report), *format_program(report)]:
+        tb.log.info("%s:%s", b.name, line)
 
 
 def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:

@@ -3,13 +3,20 @@
 :class:`BoundCluster` is models.cluster.core.ClusterCore unchanged (bits are
 the golden model's) plus:
 
-* L1: per entry, the error of each dequantised MXFP7 element (lane, k), as
-  the memory agent's shadow derived it at quantisation (models/bundle/bound/mag.py);
-* GEMM (C.5-C.7): per K block the exact dot of the dequantised operands,
-  its error ``sum_k |a| eb + |b| ea + ea eb``, one unit of the 14-bit
-  fraction for the conversion to S1E7M14 and one for each accumulator add;
-  the golden accumulator must stay within that rounding of the exact sum
-  (quirks A1/A3, an exponent wrap or saturation, are refused by name);
+* L1: per entry and element (lane, k), the shadow the memory agent's
+  quantising read handed on (models/bundle/bound/mag.py ``quant_err``): the
+  error of the quantiser's input, its exact value, its FP16 value and the
+  quantiser's worst case;
+* GEMM (C.5-C.7): per K block, the block's own error measured: the exact dot
+  of the dequantised operands against the exact dot of the FP16 inputs they
+  were quantised from (both exact in float64: 7-bit codes times E5M3 scales,
+  FP16 times FP16), held against its worst case ``sum_k |a| qb + |b| qa + qa
+  qb`` (q: the quantiser's worst case per element; past it the derivation is
+  refused by name); plus the inputs' own errors ``sum_k |x_a| eb + |x_b| ea +
+  ea eb``; one unit of the 14-bit fraction for the conversion to S1E7M14 and
+  one for each accumulator add; the golden accumulator must stay within that
+  rounding of the exact sum (quirks A1/A3, an exponent wrap or saturation,
+  are refused by name);
 * the FP16 emit (C.7.5): half an FP16 ulp, flushed below 2^-14.
 
 FILL of pre-quantised entries (preq), CU_DATA into L1 or the accumulator
@@ -31,6 +38,7 @@ from models.numerics.formats import ACC, decode, e5m3_decode
 from models.numerics.layout import unpack_a_entry, unpack_b_entry
 from models.vector.link import Event
 
+from .mag import Q_ERR, Q_EXACT, Q_INPUT, Q_PLANES, Q_WORST
 from .port import ErrorPort
 from .rules import BoundError, f16, fp16_emit, ue14
 
@@ -47,8 +55,7 @@ class BoundCluster(ErrorPort, ClusterCore):
 
     def __init__(self, *args, **kwargs) -> None:
         # L1 and the accumulator survive a reset, so do their errors (ClusterCore.__init__ calls reset)
-        self.l1_err: dict[Entry, np.ndarray] = {}
-        self.l1_x: dict[Entry, np.ndarray] = {}  # each element's exact value (the quantiser's input)
+        self.l1_planes: dict[Entry, np.ndarray] = {}  # per entry, the (Q_PLANES, 4, 32) shadow quant_err handed on
         self.acc_err = np.zeros((ACC_TILES, 4, 4))
         self.acc_x = np.zeros((ACC_TILES, 4, 4))  # each accumulator lane's exact value
         super().__init__(*args, **kwargs)
@@ -58,12 +65,16 @@ class BoundCluster(ErrorPort, ClusterCore):
         self._init_port()
         self.pending_err: deque[np.ndarray | None] = deque()  # the errors of the flits waiting in `pending`
 
-    def _entry_err(self, side: Buf, e: int) -> np.ndarray:
-        return self.l1_err.get((int(side), e), np.zeros((4, 32)))
-
-    def _entry_x(self, side: Buf, e: int, value: np.ndarray) -> np.ndarray:
-        """An entry's exact values (an entry nothing filled holds zero codes: its value, 0)."""
-        return self.l1_x.get((int(side), e), value)
+    def _entry_planes(self, side: Buf, e: int, value: np.ndarray) -> np.ndarray:
+        """An entry's shadow, lane-major (Q_PLANES, 4, 32); an entry nothing filled holds its own values
+        exactly (zero codes: 0), with no error."""
+        got = self.l1_planes.get((int(side), e))
+        if got is not None:
+            return got
+        zero = np.zeros((4, 32))
+        planes = [zero] * Q_PLANES
+        planes[Q_EXACT] = planes[Q_INPUT] = value
+        return np.stack(planes)
 
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
@@ -86,7 +97,7 @@ class BoundCluster(ErrorPort, ClusterCore):
         if FIELDS["rsvd"].extract(flit) & 3 == ENTRY_GRANULES - 1:
             side = Buf.L1B if fl.f["sel"] else Buf.L1A
             key = (int(side), l1_entry(fl.f["fbank"], FIELDS["txn"].extract(flit)))
-            self.l1_err[key], self.l1_x[key] = self.take_inbound("a quantised FILL entry")
+            self.l1_planes[key] = np.array(self.take_inbound("a quantised FILL entry"), dtype=np.float64)
         return super()._fill_word(flit)
 
     def _land(self, buf: int, off: int, data: int) -> None:
@@ -94,19 +105,18 @@ class BoundCluster(ErrorPort, ClusterCore):
                          f"(L1 words or an ADD_PEER)")
 
     # ------------------------------------------------------------ GEMM
-    def _operands(self, side: Buf, idx: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Dequantised values, their errors and their exact values of the entries `idx`, as the GEMM
+    def _operands(self, side: Buf, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The dequantised values of the entries `idx` and their shadows (Q_PLANES first), as the GEMM
         multiplies them: A (T, 4, 32) lane-major, B (T, 32, 4) k-major."""
         granules = np.array([self.entry(side, e) for e in idx], dtype=object)
-        err = np.stack([self._entry_err(side, e) for e in idx])
         if side == Buf.L1A:
             codes, scale = unpack_a_entry(granules)
             value = codes * e5m3_decode(scale)[..., :, None]
-            return value, err, np.stack([self._entry_x(side, e, v) for e, v in zip(idx, value)])
+            return value, np.stack([self._entry_planes(side, e, v) for e, v in zip(idx, value)], axis=1)
         codes, scale = unpack_b_entry(granules)
         value = codes * e5m3_decode(scale)[..., None, :]
-        exact = np.stack([self._entry_x(side, e, v.T) for e, v in zip(idx, value)])
-        return value, np.swapaxes(err, -1, -2), np.swapaxes(exact, -1, -2)
+        planes = np.stack([self._entry_planes(side, e, v.T) for e, v in zip(idx, value)], axis=1)
+        return value, np.swapaxes(planes, -1, -2)
 
     def sweep(self, f: Mapping[str, int]) -> list[int]:
         tiles = gemm_tiles(f)
@@ -115,11 +125,14 @@ class BoundCluster(ErrorPort, ClusterCore):
         acc_err = self.acc_err[tiles].copy()
         acc_x = self.acc_x[tiles].copy()
         for kb, a_idx, b_idx, add in gemm_blocks(f):
-            va, ea, xa = self._operands(Buf.L1A, a_idx)
-            vb, eb, xb = self._operands(Buf.L1B, b_idx)
-            acc_x = (acc_x if add else 0.0) + _dot(xa, xb) * scale  # the math: no quantisation
+            va, pa = self._operands(Buf.L1A, a_idx)
+            vb, pb = self._operands(Buf.L1B, b_idx)
+            acc_x = (acc_x if add else 0.0) + _dot(pa[Q_EXACT], pb[Q_EXACT]) * scale  # the math: no quantisation
             exact = _dot(va, vb) * scale  # the K block's dot, exact in float64 (7-bit codes, E5M3 scales)
-            err = (_dot(np.abs(va), eb) + _dot(ea, np.abs(vb)) + _dot(ea, eb)) * scale + ue14(exact)
+            err = self._block_own_error(kb, va, vb, pa, pb, scale, exact)
+            ea, eb = pa[Q_ERR], pb[Q_ERR]
+            err = err + (_dot(np.abs(pa[Q_INPUT]), eb) + _dot(ea, np.abs(pb[Q_INPUT])) + _dot(ea, eb)) * scale \
+                + ue14(exact)
             old = decode(acc_bits, ACC) if add else 0.0
             a = np.array([self.entry(Buf.L1A, e) for e in a_idx], dtype=object)
             b = np.array([self.entry(Buf.L1B, e) for e in b_idx], dtype=object)
@@ -139,6 +152,20 @@ class BoundCluster(ErrorPort, ClusterCore):
             for t in tiles:
                 self._send_emitted(t)
         return flits
+
+    @staticmethod
+    def _block_own_error(kb: int, va: np.ndarray, vb: np.ndarray, pa: np.ndarray, pb: np.ndarray, scale: float,
+                         exact: np.ndarray) -> np.ndarray:
+        """A K block's own error: its dot of the quantised operands against the dot of the FP16 values they
+        were quantised from, measured (both dots exact in float64), never past the quantiser's worst case
+        summed term by term (a measured error past it is a quantiser the derivation cannot trust: refused)."""
+        own = np.abs(exact - _dot(pa[Q_INPUT], pb[Q_INPUT]) * scale)
+        qa, qb = pa[Q_WORST], pb[Q_WORST]
+        worst = (_dot(np.abs(va), qb) + _dot(qa, np.abs(vb)) + _dot(qa, qb)) * scale
+        if np.any(own > worst):
+            raise BoundError(f"GEMM K block {kb}: the quantised operands' dot is {float(np.max(own - worst)):.3g} "
+                             f"past the MXFP7 worst case (0.516 steps an element) from the dot of their inputs")
+        return own
 
     def _send_emitted(self, t: int) -> None:
         value = decode(self.acc[t], ACC)

@@ -3,17 +3,18 @@
 :class:`BoundMag` is models.mag.model.MagUnit unchanged (its bits are the golden
 model's) plus, per 16-bit lane of every DRAM word, an error bound and a lower
 bound of the lane's exact value (models/bundle/bound/lanes.py: the floor; -inf
-where none is known), as a (2, 16) array per word: :data:`ERR`, :data:`FLOOR`
-(error 0 for what the host loaded: the inputs are exact). A plain or streamed read hands each word's
-errors on with its response; a QUANT read (units.md M.3) quantises each
+where none is known), as a (3, 16) array per word: :data:`ERR`, :data:`FLOOR`
+(error 0 for what the host loaded: the inputs are exact) and :data:`EXACT`. A plain or streamed read
+hands each word's errors on with its response; a QUANT read (units.md M.3) quantises each
 lane's 32 elements with the lane's step ``s`` (the scale byte's value, one
-code) and hands on ``error_in + 0.516 s`` per element, after checking that
+code) and hands on, per element, the input's error, exact value and FP16 value and
+the quantiser's worst case ``0.516 s``, after checking that
 the golden quantiser's actual error, ``|code * s - x|``, is within
-``0.516 s`` (a wrong derivation is refused by name, never used). A write
+``0.516 s`` (a wrong derivation is refused by name, never used; :meth:`BoundMag.quant_err`). A write
 stores the errors its data beats carry, and which kernel call wrote each lane
 (models/bundle/calls.py; :data:`INPUT` for the image and for lanes handed over at
-a kernel boundary, models/bundle/bound/machine.py). Each word's third plane,
-:data:`EXACT`, is the lane's exact value as float64 evaluates the program's math.
+a kernel boundary, models/bundle/bound/machine.py). :data:`EXACT` is the lane's
+exact value as float64 evaluates the program's math.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from .rules import QUANT_STEPS, BoundError, f16
 LANES_PER_WORD = WORD_BYTES // 2
 ERR, FLOOR, EXACT = 0, 1, 2  # the planes of an FP16 word's shadow
 PLANES = 3
+Q_ERR, Q_EXACT, Q_INPUT, Q_WORST = 0, 1, 2, 3  # the planes of a quantised entry's shadow (quant_err)
+Q_PLANES = 4
 INPUT = -1  # the producer of a lane nothing computed since the last kernel boundary (models/bundle/calls.py)
 
 
@@ -107,8 +110,11 @@ class BoundMag(ErrorPort, MagUnit):
 
     # ------------------------------------------------------------ reads and writes
     def quant_err(self, first: int) -> np.ndarray:
-        """Errors (lane, k) of one QUANT entry's dequantised elements (module doc), stacked on the exact
-        values of the elements (the quantiser's input: the math knows no quantisation): (2, 4, 32)."""
+        """The shadow of one QUANT entry's elements (lane, k), as planes (4, 4, 32) (:data:`Q_PLANES`): the
+        error of the quantiser's input, its exact value (the math knows no quantisation), the input's FP16
+        value as the machine holds it, and the quantiser's worst case per element, ``0.516 s`` (units.md
+        M.3), after checking that the golden quantiser's actual error, ``|code * s - x|``, is within it. The
+        cluster measures a K block's own error from the input values (models/bundle/bound/cluster.py)."""
         words = [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(ENTRY_DRAM_WORDS)]
         raw = np.frombuffer(b"".join(int(w).to_bytes(WORD_BYTES, "little") for w in words), dtype=np.uint8)
         halves = entry_halves(raw)
@@ -123,7 +129,7 @@ class BoundMag(ErrorPort, MagUnit):
                              f"{QUANT_STEPS}-step rule")
         planes = np.concatenate([self.word_err(first + i) for i in range(ENTRY_DRAM_WORDS)], axis=1)
         e_in, x_in = planes[ERR].reshape(4, 32), planes[EXACT].reshape(4, 32)
-        return np.stack([e_in + QUANT_STEPS * step, x_in])
+        return np.stack([e_in, x_in, x, np.broadcast_to(QUANT_STEPS * step, x.shape)])
 
     def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
         events = super()._read(src, txn, d)
@@ -156,4 +162,5 @@ class BoundMag(ErrorPort, MagUnit):
         return super()._write_data(src, flit)
 
 
-__all__ = ["ERR", "EXACT", "FLOOR", "INPUT", "PLANES", "BoundMag", "LANES_PER_WORD", "exact_word"]
+__all__ = ["ERR", "EXACT", "FLOOR", "INPUT", "PLANES", "Q_ERR", "Q_EXACT", "Q_INPUT", "Q_PLANES", "Q_WORST", "BoundMag",
+           "LANES_PER_WORD", "exact_word"]

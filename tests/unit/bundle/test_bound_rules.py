@@ -142,7 +142,7 @@ def test_a_held_fill_response_keeps_its_own_errors() -> None:
 
     unit, mag, agent = (1, 1), (0, 1), (1, 0)
     core = BoundCluster(unit, mag)
-    held = np.stack([np.full((4, 32), 7.0), np.full((4, 32), 0.5)])  # (errors, exact values) of the entry
+    held = np.stack([np.full((4, 32), 7.0), np.full((4, 32), 0.5), np.full((4, 32), 0.25), np.full((4, 32), 0.01)])
     for w in range(4):
         core.inbound = held
         core.take(make_flit(unit, mag, FlitType.MEM_RD_RESP, 5, int(w == 3), 0x11 * (w + 1), rsvd=w))
@@ -150,4 +150,4 @@ def test_a_held_fill_response_keeps_its_own_errors() -> None:
     core.inbound = None  # the instruction carries no data
     core.take(cu_inst(unit, agent, 0x40, 1, isa.fill(0x400, 1, 1, eoff=5)))
     key = (int(isa.Buf.L1B), 5)
-    assert core.fill is None and np.array_equal(core.l1_err[key], held[0]) and np.array_equal(core.l1_x[key], held[1])
+    assert core.fill is None and np.array_equal(core.l1_planes[key], held)  # the entry's shadow, as it arrived

@@ -5,9 +5,10 @@
 * bites: the predicate-hazard result of select_lt (542 lanes) fails; on
   seven kernels of different kinds a lane moved one FP16 step past its bound
   fails by name, and moved to just inside passes;
-* means something: each bundle's largest derived bound is within a factor 4
-  of the per-kernel bound derived by hand (tests/unit/bundle/hand_bounds.py), and
-  the median over the bundles of worst error/bound is at least 0.05;
+* means something: each bundle's largest derived bound is never more than 4x
+  the per-kernel bound derived by hand (tests/unit/bundle/hand_bounds.py), the
+  median over the bundles of worst error/bound is at least 0.05 and no bundle
+  with a nonzero error is below 0.005;
 * refuses: a word the analysis has no rule for is named, and the run fails.
 """
 
@@ -81,7 +82,11 @@ def test_a_lane_one_step_past_its_bound_fails_and_just_inside_passes(name: str) 
     assert y.reshape(-1)[flat] != float(hi)
 
 
-def test_the_derived_bound_is_within_4x_of_the_hand_derived_one_and_means_something() -> None:
+def test_the_derived_bound_is_never_looser_than_4x_the_hand_derived_one_and_bites() -> None:
+    """The hand-derived bounds are worst cases term by term; the derived one measures each K block's own
+    error (docs/numerics.md), so it may be far tighter, never more than 4x looser. Tight: the median over the
+    bundles of worst error/bound is at least 0.05, and no bundle with a nonzero error is below 0.005 (no bound
+    more than 200x the worst error it holds)."""
     rows = comparison_rows()
     assert len(rows) == len(bundle_names())
     for name, worst, _, derived, hand in rows:
@@ -89,7 +94,8 @@ def test_the_derived_bound_is_within_4x_of_the_hand_derived_one_and_means_someth
         if hand == 0.0:  # a selection of FP16 inputs: exact either way
             assert derived == 0.0, name
         else:
-            assert hand / 4 <= derived <= 4 * hand, f"{name}: derived {derived:.3g}, by hand {hand:.3g}"
+            assert derived <= 4 * hand, f"{name}: derived {derived:.3g}, by hand {hand:.3g}"
+            assert worst >= 0.005, f"{name}: worst error/bound {worst:.3g}: the bound is more than 200x the error"
     assert float(np.median([r[1] for r in rows])) >= 0.05, sorted(r[1] for r in rows)
 
 
