@@ -10,11 +10,14 @@ module is its host on the RTL (:class:`RtlHost`):
   (``verify_stage``) read back and compared once the round's awaits are met
   (before its landing wait, outside the round's timed host cycles: upstream's
   host read nothing back), so "the flits staged" is measured, not assumed;
-* each Poll is one engine POLL: a bounded number of reads spaced in simulated time; on expiry
+* each Poll is one engine POLL: a bounded number of reads spaced in simulated time, bounded by
+  the round's own poll bound (:class:`Timeouts` with the bundle's limits,
+  tb/bundle/cycle_limits.py: a margin over the round's machine cycles); on expiry
   it names the node, the baseline, the expected and seen counts and the
-  node's last code/arg (models.bundle.executor.describe_poll) and what the units
+  node's last code/arg (models.bundle.executor.describe_poll), what the units
   still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
-  and its committed entries); an await that overshoots fails at once;
+  and its committed entries) and what the bound is made of; an await that
+  overshoots fails at once;
 * DRAM by backdoor (tb.mag.dram) at the DRAM's window: the bundle's machine
   addresses minus the machine's ``mem_base``; a DRAM read while a write is
   outstanding is refused (tb.system.landing), and landing is awaited after every
@@ -22,7 +25,10 @@ module is its host on the RTL (:class:`RtlHost`):
 
 :class:`RtlBundleRunner` runs one bundle and gathers what the bench judges beside
 the executor's result: the FAULT signals the mesh carried, the HAZARD reports
-of the vector cores (by id, H1..H4), DRAM traffic and cycles.
+of the vector cores (by id, H1..H4), DRAM traffic and cycles. It holds the
+rounds as they finish (``partial``), so a run stopped part way can say where it
+was (:meth:`RtlBundleRunner.where`, for the watchdog's message) and report what
+it did (:meth:`RtlBundleRunner.partial_report`).
 """
 
 from __future__ import annotations

@@ -26,14 +26,22 @@ readback), and judges it (models.bundle.judge):
 * reported, not judged: lanes that differ from upstream's Python models
   (``expected.npz``), cycles and wall seconds per bundle.
 
-Five self-tests show the host's bounds and
+Each bundle runs under limits derived from the program (tb/bundle/cycle_limits.py:
+a margin over its timing_rtl.json, or an estimate from its plan), never a fixed
+watchdog: the whole test's limit, and a poll bound per round. A bundle stopped
+part way (its limit, a failed poll, an exception) still writes its report: the
+rounds it finished, the cycles and checks so far (tb.client prints them).
+
+Seven self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
 landed is caught as an error; a poll that never matches names the node,
 baseline, expected and seen counts and the node's last signal; a multicast
 FILL whose leader never sends is named with its committed entries; a write
 that never lands ends the landing wait naming the outstanding count; a staged
 slot that no longer holds what was staged is named when the round's slots are
-read back.
+read back; a bundle stopped by a deliberately tiny cycle limit names the limit,
+where it came from and how to raise it, and reports the round it finished; a
+hang under the derived limits is named by its poll, before the test's limit.
 """
 
 from __future__ import annotations
