@@ -273,12 +273,15 @@ async def run_round(host: Host, b: Bundle, prog: RoundProgram, observed: Mapping
     return res
 
 
-async def execute(b: Bundle, host: Host, machine: Machine) -> ExecResult:
-    """Load the image, run every round in plan order, read the image span back (see the module doc)."""
+async def execute(b: Bundle, host: Host, machine: Machine, out: ExecResult | None = None) -> ExecResult:
+    """Load the image, run every round in plan order, read the image span back (see the module doc).
+
+    `out`, when given, is filled as the run goes (each round appended as it finishes) and returned, so a
+    caller whose run is stopped part way (a watchdog, a poll that failed) still holds the rounds it finished."""
     check_machine(b, machine)
     programs = plan_rounds(b)
     observed = _observed(b)
-    out = ExecResult(b.name)
+    out = ExecResult(b.name) if out is None else out
     starts = kernel_starts(b.meta)
     c0 = host.cycle()
     await host.write_dram(b.image_base, b.image)

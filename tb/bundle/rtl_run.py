@@ -10,11 +10,14 @@ module is its host on the RTL (:class:`RtlHost`):
   (``verify_stage``) read back and compared once the round's awaits are met
   (before its landing wait, outside the round's timed host cycles: upstream's
   host read nothing back), so "the flits staged" is measured, not assumed;
-* each Poll is one engine POLL: a bounded number of reads spaced in simulated time; on expiry
+* each Poll is one engine POLL: a bounded number of reads spaced in simulated time, bounded by
+  the round's own poll bound (:class:`Timeouts` with the bundle's limits,
+  tb/bundle/cycle_limits.py: a margin over the round's machine cycles); on expiry
   it names the node, the baseline, the expected and seen counts and the
-  node's last code/arg (models.bundle.executor.describe_poll) and what the units
+  node's last code/arg (models.bundle.executor.describe_poll), what the units
   still wait for (:func:`rtl_waiting`: a cluster's FILL, leader or follower,
-  and its committed entries); an await that overshoots fails at once;
+  and its committed entries) and what the bound is made of; an await that
+  overshoots fails at once;
 * DRAM by backdoor (tb.mag.dram) at the DRAM's window: the bundle's machine
   addresses minus the machine's ``mem_base``; a DRAM read while a write is
   outstanding is refused (tb.system.landing), and landing is awaited after every
@@ -22,7 +25,10 @@ module is its host on the RTL (:class:`RtlHost`):
 
 :class:`RtlBundleRunner` runs one bundle and gathers what the bench judges beside
 the executor's result: the FAULT signals the mesh carried, the HAZARD reports
-of the vector cores (by id, H1..H4), DRAM traffic and cycles.
+of the vector cores (by id, H1..H4), DRAM traffic and cycles. It holds the
+rounds as they finish (``partial``), so a run stopped part way can say where it
+was (:meth:`RtlBundleRunner.where`, for the watchdog's message) and report what
+it did (:meth:`RtlBundleRunner.partial_report`).
 """
 
 from __future__ import annotations
@@ -33,10 +39,12 @@ from typing import Any, Callable, Mapping, NoReturn
 import numpy as np
 from cocotb.utils import get_sim_time
 
-from models.bundle.reader import Bundle
+from models.bundle.reader import Bundle, Round
 from models.bundle.executor import ExecResult, PollFailed, describe_poll, execute
 from models.bundle.loader import Poll
+from models.bundle.report import BundleReport, call_rows, round_rows
 from models.machine.layouts import Machine
+from tb.bundle.cycle_limits import CycleLimits, limits_for
 from tb.mag.dram import DramBackdoor
 from tb.vector.hazard_counts import delta, rtl_counts
 from tb.orch.host import Orchestrator
@@ -51,18 +59,25 @@ class Timeouts:
     ``resolution``: a poll that has waited w cycles leaves at least w // resolution idle cycles between
     reads, so a long wait costs few reads (chosen when Python ran every read; kept, so the cycles stay the
     ones measured) and a met await is seen at most 1/resolution of its wait late (0.4 %); short waits
-    (kicks, 680-cycle rounds) stay back to back."""
+    (kicks, 680-cycle rounds) stay back to back. ``limits``: a bundle's limits (tb/bundle/cycle_limits.py),
+    which give each round's poll its own bound and name its derivation when it expires; without them every
+    poll has ``poll``."""
 
     poll: int = 100_000
     landing: int = 20_000
     interval: int = 0
     resolution: int = 256
+    limits: CycleLimits | None = None
 
     @classmethod
-    def for_bundle(cls, b: Bundle) -> "Timeouts":
-        """Generous multiples of upstream's own busy cycles (its model run), never below the defaults."""
-        busy = sum(int(v) for v in b.meta.get("upstream_model", {}).get("busy_cycles", {}).values())
-        return cls(poll=max(cls.poll, 20 * busy))
+    def for_bundle(cls, b: Bundle, limits: CycleLimits | None = None) -> "Timeouts":
+        """Each round's poll bound from the bundle's own figures (tb/bundle/cycle_limits.py; `limits`, or
+        derived here with the environment's overrides)."""
+        return cls(limits=limits if limits is not None else limits_for(b))
+
+    def poll_bound(self, position: int) -> int:
+        """The bound of a poll in the round at `position` (plan order)."""
+        return self.limits.poll_bound(position) if self.limits is not None else self.poll
 
 
 class RtlHost:
@@ -85,6 +100,7 @@ class RtlHost:
         self.stage_errors: list[str] = []
         self.unverified: dict[int, int] = {}  # slots staged this round, read back after its awaits
         self.doing = "idle"
+        self.position: Callable[[], int] = lambda: 0  # the round's place in plan order (its poll bound)
 
     async def read(self, addr: int) -> int:
         return await self.host.read(addr)
@@ -110,7 +126,7 @@ class RtlHost:
         self.unverified.clear()
 
     async def poll(self, cmd: Poll, what: str) -> int:
-        """Read until ``value & mask == want``, at most timeouts.poll cycles (PollFailed names everything).
+        """Read until ``value & mask == want``, at most the round's poll bound (PollFailed names everything).
 
         One engine POLL (rtl/bench/host_engine.v): read; met, or (an await) an overshoot, ends it; past
         the bound one more read names the value; else the next read after max(interval, elapsed //
@@ -119,7 +135,8 @@ class RtlHost:
         start = self.cycle()
         t = self.timeouts
         node = cmd.node is not None
-        word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll, interval=t.interval,
+        word = Command(Op.POLL, cmd.addr, data=cmd.mask, want=cmd.want, bound=t.poll_bound(self.position()),
+                       interval=t.interval,
                        resolution=t.resolution, baseline=cmd.baseline if node else 0,
                        expected=cmd.expected if node else 0, ovs=node, final=True)
         res = (await self.engine.run([word], start=start, what=what))[0]
@@ -132,8 +149,10 @@ class RtlHost:
 
     def _timed_out(self, cmd: Poll, what: str, value: int, start: int) -> NoReturn:
         waiting = "; ".join(self.waiting()) or "no unit reports waiting for anything"
+        limits = self.timeouts.limits
+        bound = "" if limits is None else f"; {limits.poll_note(self.position())}"
         raise PollFailed(f"{what}: {describe_poll(cmd, value, f'timeout after {self.cycle() - start} cycles')}; "
-                         f"{waiting}")
+                         f"{waiting}{bound}")
 
     async def wait_landed(self, what: str) -> None:
         """After a round's awaits (models.bundle.executor): its staged slots read back, then its writes landed."""
@@ -200,17 +219,51 @@ class RtlBundleRunner:
         self.machine = machine
         host_options.setdefault("waiting", lambda: rtl_waiting(top, machine))
         self.rtl = RtlHost(host, dram, landing, machine, **host_options)
+        self.rounds: list[Round] = []  # the plan's rounds of the bundle being run
+        self.partial: ExecResult | None = None  # its rounds as they finish (the whole result once run returns)
+        self.started = 0  # the cycle its image load began
+
+    def cycles(self) -> int:
+        """Cycles since the bundle's image load began (0 before a bundle started)."""
+        return self.rtl.cycle() - self.started if self.partial is not None else 0
+
+    def where(self) -> str:
+        """The round and step the host is in, in words (a watchdog's message names it)."""
+        if self.partial is None:
+            return f"no bundle yet ({self.rtl.doing})"
+        done, n = len(self.partial.rounds), len(self.rounds)
+        if done < n:
+            r = self.rounds[done]
+            return f"round {r.index} ({r.name}, {r.unit}), {done} of {n} round(s) finished; step: {self.rtl.doing}"
+        return f"the final readback, all {n} round(s) finished; step: {self.rtl.doing}"
 
     def _hazards(self) -> dict[tuple[int, int], dict[str, int]]:
         return {c: rtl_counts(int(getattr(self.top, f"hazards_{c[0]}_{c[1]}").value))
                 for c in self.machine.vector_cores}
+
+    def partial_report(self, b: Bundle, failures: list[str], checks: int, wall_s: float) -> BundleReport:
+        """What a run stopped part way did (a watchdog, a failed poll, an exception): the rounds it finished as
+        rows, the cycles so far and the checks made. Its outputs were never read back, so no lanes are counted
+        and no bound is judged; the report says so (``bound_note``, ``extra``)."""
+        res = self.partial if self.partial is not None else ExecResult(b.name)
+        n = len(self.rounds) or len(b.rounds)
+        note = (f"the run stopped after {len(res.rounds)} of {n} round(s), before its outputs were read back"
+                if res.image is None else f"the run finished its {n} round(s); judging it stopped (see the failures)")
+        return BundleReport(b.name, "rtl", False, list(failures[:20]), round_rows(res, True), self.cycles(), wall_s,
+                            checks, sum(r.nbytes // 2 for r in b.outputs.values()), bound_note=note,
+                            extra={"finished": False, "rounds_finished": len(res.rounds), "rounds": n},
+                            upstream_timing=None if b.timing_rtl is None else [t.to_json() for t in b.timing_rtl],
+                            calls=call_rows(b))
 
     async def run(self, b: Bundle) -> RtlRun:
         """Every round of `b` through the loader (models.bundle.executor.execute); the machine's counters around it."""
         h = self.rtl
         hz0, f0 = self._hazards(), h.landing.faults_sent()
         rd0, wr0 = h.dram.traffic_bytes()
-        res = await execute(b, h, self.machine)
+        partial = self.partial = ExecResult(b.name)
+        self.rounds, self.started = b.rounds, h.cycle()
+        h.position = lambda: len(partial.rounds)  # the rounds finished: the running round's place in plan order
+        res = await execute(b, h, self.machine, partial)
         rd1, wr1 = h.dram.traffic_bytes()
         hz1 = self._hazards()
         hz = {c: delta(hz1[c], hz0[c]) for c in hz1}

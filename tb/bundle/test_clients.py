@@ -28,14 +28,22 @@ readback), and judges it (models.bundle.judge):
 * reported, not judged: lanes that differ from upstream's Python models
   (``expected.npz``), cycles and wall seconds per bundle.
 
-Five self-tests show the host's bounds and
+Each bundle runs under limits derived from the program (tb/bundle/cycle_limits.py:
+a margin over its timing_rtl.json, or an estimate from its plan), never a fixed
+watchdog: the whole test's limit, and a poll bound per round. A bundle stopped
+part way (its limit, a failed poll, an exception) still writes its report: the
+rounds it finished, the cycles and checks so far (tb.client prints them).
+
+Seven self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
 landed is caught as an error; a poll that never matches names the node,
 baseline, expected and seen counts and the node's last signal; a multicast
 FILL whose leader never sends is named with its committed entries; a write
 that never lands ends the landing wait naming the outstanding count; a staged
 slot that no longer holds what was staged is named when the round's slots are
-read back.
+read back; a bundle stopped by a deliberately tiny cycle limit names the limit,
+where it came from and how to raise it, and reports the round it finished; a
+hang under the derived limits is named by its poll, before the test's limit.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ import os
 import time
 from enum import Enum
 from pathlib import Path
+from typing import Mapping, Sequence
 
 import cocotb
 import numpy as np
@@ -55,11 +64,12 @@ from models.bundle.reader import Bundle, bundle_names
 from models.bundle.lane_bound import remember
 from models.bundle.judge import check_count, judge, lanes_vs_models, reference
 from models.bundle.report import BundleReport, format_bound, format_program
-from models.bundle.executor import expected_signals
+from models.bundle.executor import compare_observed, expected_signals
 from models.noc.flit import FlitType, make_flit
 from models.machine.event_model import ModelRun
 from models.orch.host_port import Reg, pack_coord, stage_addr
 from models.vector.disasm import disassemble
+from tb.bundle.cycle_limits import MAX_CYCLES_ENV, CycleLimits, limits_for
 from tb.bundle.rtl_run import RtlBundleRunner, RtlRun, Timeouts
 from tb.bundle.golden_ahead import GoldenAhead
 from tb.vector.hazard_counts import HAZARD_IDS, count_errors, model_counts
@@ -86,9 +96,9 @@ TIMED: dict[str, bundle_timing.BundleTiming] = {}
 BundleName = Enum("BundleName", _bundle_paths())
 
 
-def _client(tb: SystemTB, b: Bundle) -> RtlBundleRunner:
+def _client(tb: SystemTB, b: Bundle, limits: CycleLimits | None = None) -> RtlBundleRunner:
     return RtlBundleRunner(tb.dut.u_dut, tb.host, tb.dram, tb.landing, tb.machine, period_ns=PERIOD_NS,
-                     timeouts=Timeouts.for_bundle(b))
+                           timeouts=Timeouts.for_bundle(b, limits))
 
 
 def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> ModelRun | None:
@@ -173,29 +183,64 @@ def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
     return out
 
 
+async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None = None, *, golden: bool = True,
+                      expect: Sequence[str] = (), check_partial: bool = False) -> None:
+    """`b` end to end under its cycle limits (tb/bundle/cycle_limits.py; the overrides of `env`, default the
+    environment); a run stopped part way writes the report of what it did (its finished rounds, the cycles and
+    checks so far). `golden`: compute the machine model's run beside it; `expect`, `check_partial`: a self-test
+    that must fail with these texts and leave a partial report of at least one round."""
+    tb = SystemTB(dut, test)
+    t0 = time.monotonic()
+    limits = limits_for(b, env)  # a bad override is refused here, before the machine starts
+    ahead = GoldenAhead(b, tb.machine.name, Path.cwd() / "golden") if golden else None  # runs while the RTL does
+    runner: list[RtlBundleRunner] = []  # the client, once the host exists (after reset)
+
+    def where() -> str:
+        return runner[0].where() if runner else "the machine's start (reset, CAPS)"
+
+    async def body() -> None:
+        await tb.start()
+        tb.log.info("%s: cycle limit %s", b.name, limits.describe())
+        client = _client(tb, b, limits)
+        runner.append(client)
+        tb.doing = where  # the watchdogs name the round and the client's step
+        run = await client.run(b)
+        assert ahead is not None, "a bundle that runs to its end is judged against the machine model"
+        _judge(tb, b, run, _model(tb, ahead, b), t0)
+        rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
+        tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
+                    "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
+                    run.dram_read, run.dram_written, run.wr_data_sent)
+
+    def unfinished() -> None:
+        """The finished rounds' counts checked against upstream's run, and the partial report written."""
+        if "report_json" in tb.artifacts.arrays:
+            return  # the run finished and _judge wrote the whole report; what failed came after
+        if not runner:
+            return  # the machine never started: nothing ran to report
+        v, client = tb.verdict, runner[0]
+        if client.partial is not None:
+            v.add_checks(len(client.partial.rounds), client.partial.problems + compare_observed(client.partial))
+        rep = client.partial_report(b, v.failures, v.checks, time.monotonic() - t0)
+        tb.artifacts.add("report_json", json.dumps(rep.to_json()))
+        tb.log.info("REPORT %s stopped: %d of %d round(s) finished, %d cycles, %d checks", b.name, len(rep.rows),
+                    rep.extra["rounds"], rep.cycles, rep.checks)
+        if check_partial:
+            v.check(len(rep.rows) > 0 and rep.cycles > 0 and rep.checks > 0,
+                    f"the partial report holds {len(rep.rows)} round(s), {rep.cycles} cycles, {rep.checks} checks; "
+                    f"expected the rounds finished, the cycles and the checks so far")
+
+    await tb.guard(body, max_cycles=limits.total, expect_failures=expect,
+                   watchdog=lambda: limits.watchdog(where()), unfinished=unfinished)
+
+
 @cocotb.test()
 @cocotb.parametrize(bundle=list(BundleName))
 async def test_bundle(dut, bundle: BundleName) -> None:
     """One compiled bundle, unmodified, end to end on fused4 through the host (see the module doc)."""
     b = Bundle(bundle.value)
     b.check()  # a bundle its format does not allow fails here, in one line, before the machine starts
-    tb = SystemTB(dut, f"test_bundle/bundle={b.name}")
-    t0 = time.monotonic()
-
-    golden = GoldenAhead(b, tb.machine.name, Path.cwd() / "golden")  # runs while the RTL does
-
-    async def body() -> None:
-        await tb.start()
-        client = _client(tb, b)
-        tb.doing = lambda: client.rtl.doing  # the watchdogs name the client's step
-        run = await client.run(b)
-        _judge(tb, b, run, _model(tb, golden, b), t0)
-        rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
-        tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
-                    "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
-                    run.dram_read, run.dram_written, run.wr_data_sent)
-
-    await tb.guard(body, max_cycles=3_000_000)
+    await _run_bundle(dut, f"test_bundle/bundle={b.name}", b)
 
 
 @cocotb.test()
@@ -271,6 +316,38 @@ async def _planted(dut, test: str, b: Bundle, expect: list[str]) -> None:
         await client.run(b)
 
     await tb.guard(body, max_cycles=60_000, expect_failures=expect)
+
+
+@cocotb.test()
+async def test_cycle_limit_names_itself(dut) -> None:
+    """A bundle stopped by its cycle limit, here a deliberately tiny AGSIM_MAX_CYCLES (linear_relu_m32k64n32
+    runs 5,497 cycles, its round 0 ends near 1,600): the failure names the limit, where it came from, the round
+    and step the host was in and how to raise it; the partial report holds the round finished, the cycles and
+    the checks so far."""
+    b = Bundle("linear_relu_m32k64n32")
+    await _run_bundle(dut, "test_cycle_limit_names_itself", b, {MAX_CYCLES_ENV: "3000"}, golden=False,
+                      check_partial=True, expect=[
+        "watchdog: bundle linear_relu_m32k64n32 did not finish within its limit of 3,000 simulated cycles, from "
+        "AGSIM_MAX_CYCLES=3000 (derived from the bundle it would be 47,080 = 2x timing_rtl.json's "
+        "4,208 cycles + ",
+        "(host was in round 1 (",
+        "1 of 2 round(s) finished; step: ",
+        "; if the program only needs longer, raise it with AGSIM_CYCLE_MARGIN=<factor> (now 2, the default) or "
+        "AGSIM_MAX_CYCLES=<cycles> (python -m tb.client run --cycle-margin X / --max-cycles N)"])
+
+
+@cocotb.test()
+async def test_hang_is_named_by_its_poll(dut) -> None:
+    """A round that stops making progress (an await that can never be met) under the bundle's derived limits
+    ends as the named poll failure, at its round's poll bound (2x its 4,844 machine cycles + 10,000), before
+    the whole test's limit (38,592), and the failure says what the bound is made of."""
+    b = Bundle("ops_log2_m32n64")
+    await_one_more(b)
+    await _run_bundle(dut, "test_hang_is_named_by_its_poll", b, {}, golden=False, expect=[
+        "await at node (1,0): expected count 45 (baseline 0 + 45), seen 44 (44 signal(s) since the baseline); "
+        "the node's last signal: BATCH_COMPLETE arg=0x00000040 count=44; timeout after ",
+        "; the poll's bound: 19,688 cycles = 2x timing_rtl.json's 4,844 machine cycles of round 0 + 10,000; if the "
+        "round only needs longer, raise it with AGSIM_CYCLE_MARGIN=<factor>"])
 
 
 @cocotb.test()

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tb.bundle.cycle_limits import check_overrides
 from tb.run.benches import BENCHES, ROOT, get_bench
 from tb.run.buildlock import FolderBusy, acquire, release
 from tb.farm.engine import FarmError, FarmRun, close_client, open_client, run_tasks
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if wanted_jobs < 1:
             raise BadInput(f"--jobs {wanted_jobs} is not a number of jobs; give 1 or more")
         wall_override()
+        check_overrides()  # AGSIM_CYCLE_MARGIN / AGSIM_MAX_CYCLES of the clients bench (tb/bundle/cycle_limits.py)
         if args.sim == "verilator":
             verilator_root()  # installed? (the message says how)
     except (ValueError, SimulatorMissing) as exc:

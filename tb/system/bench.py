@@ -127,22 +127,32 @@ class SystemTB:
         return self._seq.doing if self._seq is not None else "not started"
 
     async def guard(self, body: Callable[[], Awaitable[None]], max_cycles: int,
-                    expect_failures: Sequence[str] = ()) -> None:
+                    expect_failures: Sequence[str] = (), *, watchdog: Optional[Callable[[], str]] = None,
+                    unfinished: Optional[Callable[[], None]] = None) -> None:
         """Run `body` under both watchdogs, then check monitors, save artifacts, write the verdict.
 
         `expect_failures` turns the guard into a self-test of itself: the test
         passes only if every listed text appears in some failure and every
         failure contains one of them (a watchdog that must fire, by name).
+        `watchdog`, when given, words the failure of the simulated-time
+        watchdog (a limit derived from the test's own input says where it came
+        from and how to raise it: tb/bundle/cycle_limits.py); `unfinished` is
+        called when the body did not finish (a watchdog fired, or it raised),
+        after its failure is recorded and before the artifacts are saved, so the
+        test can record what it did so far.
         """
 
         v = self.verdict
         max_wall_s = wall_budget(self.bench_name)
         start_ns = self.cycle() * PERIOD_NS
+        finished = False
         try:
             which, _ = await select(body(), Timer(max_cycles * PERIOD_NS, "ns"), self._wall_watch(max_wall_s))
+            finished = which == 0
             if which == 1:
-                v.check(False, f"watchdog: the test did not finish within {max_cycles} simulated cycles "
-                               f"(host was: {self._doing()})")
+                v.check(False, watchdog() if watchdog is not None else
+                        f"watchdog: the test did not finish within {max_cycles} simulated cycles "
+                        f"(host was: {self._doing()})")
             elif which == 2:
                 v.check(False, f"watchdog: the test did not finish within {max_wall_s:g} s of wall clock "
                                f"(host was: {self._doing()}); if the machine is only slow, raise it with "
@@ -152,6 +162,8 @@ class SystemTB:
         except Exception as exc:  # a bench bug is a named failure too, with its traceback in the log
             self.log.error("%s", traceback.format_exc())
             v.check(False, f"{type(exc).__name__}: {exc}")
+        if not finished and unfinished is not None:
+            unfinished()
         if expect_failures:
             seen = list(v.failures)
             v.failures.clear()
