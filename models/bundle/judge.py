@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from models.bundle.bound.ledger import OpLoss
 from models.bundle.bound.rules import BoundError
 from models.bundle.calls import kernel_calls
 from models.bundle.kernel_judge import KernelVerdict, judge_kernels, kernel_failures
@@ -95,6 +96,15 @@ def kernel_verdicts(b: Bundle, res: ExecResult) -> list[KernelVerdict] | None:
     return judge_kernels(b, derived, res)
 
 
+def op_losses(b: Bundle) -> list[OpLoss]:
+    """Each operation's own rounding per kernel call in the shadowed run (models/bundle/bound/ledger.py; none
+    without a derived bound): where a program loses precision, reported, not judged."""
+    try:
+        return list(derived_bound(b).losses)
+    except BoundError:
+        return []
+
+
 def unbounded_outputs(b: Bundle, image: np.ndarray) -> list[str]:
     """A program of many kernels: output lanes the last kernel left without a finite bound (a failure)."""
     try:
@@ -140,4 +150,4 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "one_kernel", "unbounded_outputs", "lanes_vs_models", "lanes_vs_rtl", "output_failures", "reference", "staged_failures"]
+__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "one_kernel", "op_losses", "unbounded_outputs", "lanes_vs_models", "lanes_vs_rtl", "output_failures", "reference", "staged_failures"]

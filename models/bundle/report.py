@@ -21,15 +21,19 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from models.bundle.bound.ledger import OpLoss
 from models.bundle.calls import kernel_calls
 from models.bundle.kernel_judge import KernelVerdict, ProgramError, program_error, where_it_arises
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check
-from models.bundle.judge import kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel
+from models.bundle.judge import kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel, op_losses
 from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio
 from models.bundle.executor import ExecResult
 from models.bundle.loader import COUNT_MOD
 from models.bundle.round_timing import RoundTiming
+
+
+LOSSES_SHOWN = 3  # operations named for the kernel whose error is the largest
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ class BundleReport:
     kernels: list[dict[str, Any]] = field(default_factory=list)  # KernelVerdict.to_json() per kernel call
     program: list[dict[str, Any]] = field(default_factory=list)  # ProgramError.to_json() per output port
     calls: list[dict[str, Any]] = field(default_factory=list)  # per call: index, kernel, rounds, dispatches
+    losses: list[dict[str, Any]] = field(default_factory=list)  # OpLoss.to_json(): each operation's own error
 
     @property
     def timed(self) -> bool:
@@ -109,7 +114,7 @@ class BundleReport:
                    bound_max=bound_max,
                    upstream_timing=None if b.timing_rtl is None else [t.to_json() for t in b.timing_rtl],
                    kernels=[v.to_json() for v in kernels], program=[e.to_json() for e in program_error(b, res.image)],
-                   calls=call_rows(b))
+                   calls=call_rows(b), losses=[e.to_json() for e in op_losses(b)])
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -276,6 +281,12 @@ def format_program(rep: BundleReport) -> list[str]:
         lines.append(f"  largest kernel error: {src.label}, max |y - exact| {src.err_max:.3g} at {src.err_at} "
                      f"({src.rel_err:.2g} of its results' scale {src.scale:.3g}; within its own bound: worst "
                      f"|y - exact|/bound {src.worst:.3g})")
+        ops = sorted((OpLoss(**d) for d in rep.losses if d["call"] == src.call and d["lossy"]),
+                     key=lambda e: -e.rel_max)[:LOSSES_SHOWN]
+        if ops:
+            lines.append(f"    its operations' own rounding, the largest relative loss first: " + "; ".join(
+                f"{e.op} {e.rel_max:.3g} of its scale {e.rel_value:.3g} ({e.lossy} of {e.lanes} lane(s) rounded, "
+                f"at most {e.abs_max:.3g})" for e in ops))
     return lines
 
 

@@ -38,6 +38,7 @@ from models.numerics.formats import ACC, decode, e5m3_decode
 from models.numerics.layout import unpack_a_entry, unpack_b_entry
 from models.vector.link import Event
 
+from .ledger import Ledger
 from .mag import Q_ERR, Q_EXACT, Q_INPUT, Q_PLANES, Q_WORST
 from .port import ErrorPort
 from .rules import BoundError, f16, fp16_emit, ue14
@@ -58,6 +59,7 @@ class BoundCluster(ErrorPort, ClusterCore):
         self.l1_planes: dict[Entry, np.ndarray] = {}  # per entry, the (Q_PLANES, 4, 32) shadow quant_err handed on
         self.acc_err = np.zeros((ACC_TILES, 4, 4))
         self.acc_x = np.zeros((ACC_TILES, 4, 4))  # each accumulator lane's exact value
+        self.ledger: Ledger | None = None  # set by the machine (bound/machine.py)
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
@@ -130,6 +132,7 @@ class BoundCluster(ErrorPort, ClusterCore):
             acc_x = (acc_x if add else 0.0) + _dot(pa[Q_EXACT], pb[Q_EXACT]) * scale  # the math: no quantisation
             exact = _dot(va, vb) * scale  # the K block's dot, exact in float64 (7-bit codes, E5M3 scales)
             err = self._block_own_error(kb, va, vb, pa, pb, scale, exact)
+            self._note("MXFP7 K-block dot", err, _dot(np.abs(pa[Q_INPUT]), np.abs(pb[Q_INPUT])) * scale)
             ea, eb = pa[Q_ERR], pb[Q_ERR]
             err = err + (_dot(np.abs(pa[Q_INPUT]), eb) + _dot(ea, np.abs(pb[Q_INPUT])) + _dot(ea, eb)) * scale \
                 + ue14(exact)
@@ -139,6 +142,7 @@ class BoundCluster(ErrorPort, ClusterCore):
             acc_bits = np.asarray(gemm_entry(a, b, f["anchor"], acc_bits, add), dtype=np.uint32)
             new = decode(acc_bits, ACC)
             rounding = ue14(exact) + (ue14(new) if add else 0.0)
+            self._note("accumulator (S1E7M14)", np.abs(new - (old + exact)), np.abs(old) + np.abs(exact))
             if np.any(np.abs(new - (old + exact)) > rounding):
                 raise BoundError(f"GEMM K block {kb}: the accumulator left the exact sum by more than its rounding "
                                  f"(an exponent wrap or saturation, quirks A1/A3 of units.md C.7.6)")
@@ -167,9 +171,14 @@ class BoundCluster(ErrorPort, ClusterCore):
                              f"past the MXFP7 worst case (0.516 steps an element) from the dot of their inputs")
         return own
 
+    def _note(self, op: str, own: np.ndarray, result: np.ndarray) -> None:
+        if self.ledger is not None:
+            self.ledger.note(op, own, result)
+
     def _send_emitted(self, t: int) -> None:
         value = decode(self.acc[t], ACC)
         emitted = f16(acc_emit(self.acc[t]))
+        self._note("FP16 emit", np.abs(emitted - value), value)
         err = (self.acc_err[t] + fp16_emit(value, emitted)).reshape(16)
         self.send(emit_granule(self.acc[t]), np.stack([err, np.full(16, -np.inf), self.acc_x[t].reshape(16)]))
 

@@ -10,6 +10,7 @@ golden model: every pattern here comes from models.numerics (e8m15, e8m15_alu).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -162,14 +163,39 @@ def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np
     raise BoundError(f"the error analysis knows no rule for ALU opcode {op:#04x}")
 
 
-def chain(stages: list[tuple[int, Lanes | None, Lanes | None, Lanes | None]]) -> tuple[Lanes, np.ndarray | None]:
-    """A chain of stages (None operands: the previous stage's result), as models.vector.lanes.run_chain."""
+Note = Callable[[str, np.ndarray, np.ndarray], None]  # (operation, own error, the magnitude it is relative to)
+
+
+_SUMS = {e8m15.VADD, e8m15.VSUB, e8m15.VFMA, e8m15.VFNMA}
+
+
+def own_error(op: int, a: Lanes, b: Lanes | None, c: Lanes | None, r: Lanes) -> tuple[np.ndarray, np.ndarray]:
+    """One stage's own error: its result against the same operation applied exactly to the machine's own
+    operand values (models/bundle/bound/ledger.py), and the scale it is relative to: the magnitude of what a
+    sum adds (|a| + |c|, |a b| + |c|), else of the exact result."""
+    as_is = (lambda v: None if v is None else Lanes(v.bits, v.err, v.floor, v.value))
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        f = exact_alu(op, as_is(a), as_is(b), as_is(c))  # type: ignore[arg-type]
+        scale = np.abs(f)
+        if op in _SUMS:
+            assert c is not None
+            first = a.value * (b.value if op in (e8m15.VFMA, e8m15.VFNMA) and b is not None else 1.0)
+            scale = np.abs(first) + np.abs(c.value)
+        return np.abs(r.value - f), scale
+
+
+def chain(stages: list[tuple[int, Lanes | None, Lanes | None, Lanes | None]],
+          note: Note | None = None) -> tuple[Lanes, np.ndarray | None]:
+    """A chain of stages (None operands: the previous stage's result), as models.vector.lanes.run_chain;
+    `note` is told each stage's own error (compares have none: they decide, they do not round)."""
     prev: Lanes | None = None
     maybe: np.ndarray | None = None
     for op, a, b, c in stages:
         a, b, c = (prev if x is None else x for x in (a, b, c))
         assert a is not None
         prev, maybe = alu(op, a, b, c)
+        if note is not None and op not in CMP_OPS:
+            note(e8m15.OP_NAMES[op], *own_error(op, a, b, c, prev))
     assert prev is not None
     return prev, maybe
 

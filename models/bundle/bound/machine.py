@@ -30,6 +30,7 @@ from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
 from models.vector.link import Event
 
 from .cluster import BoundCluster
+from .ledger import Ledger, OpLoss
 from .mag import ERR, EXACT, FLOOR, INPUT, LANES_PER_WORD, BoundMag, exact_word
 from .port import ErrorPort
 from .rules import SAFETY, BoundError, f16, h16
@@ -51,6 +52,10 @@ class BoundMachine(MachineModel):
         self.errs: deque[np.ndarray | None] = deque()
         self.producer: ErrorPort | None = None
         super().__init__(machine, BOUND_UNIT_MODELS)
+        self.ledger = Ledger()  # each operation's own error, per kernel call (ledger.py)
+        for unit in self.units.values():
+            if hasattr(unit, "ledger"):
+                unit.ledger = self.ledger
 
     def _send(self, events: list[Event]) -> None:
         for ev in events:
@@ -157,12 +162,12 @@ class BoundHost(ModelHost):
         self.image_base, self.image_lanes = b.image_base, len(b.image) // 2
         self.calls = call_of_round(b.meta)
         self.checkpoints: list[Checkpoint] = []
-        mm.bound_mag.call = kernel_calls(b.meta)[0].index
+        mm.bound_mag.call = mm.ledger.call = kernel_calls(b.meta)[0].index
 
     def kernel_boundary(self, before_round: int) -> None:
         """The executor's hook before the first round of a call: take the produced lanes down, hand them on."""
         self.checkpoints.append(self.checkpoint(before_round))
-        self.bmm.bound_mag.call = self.calls[before_round].index
+        self.bmm.bound_mag.call = self.bmm.ledger.call = self.calls[before_round].index
 
     def checkpoint(self, before_round: int | None) -> Checkpoint:
         """Every lane a call wrote since the last boundary (module doc of :class:`Checkpoint`); a lane with a
@@ -234,6 +239,7 @@ class DerivedBound:
     bounds: dict[str, np.ndarray]
     exact: dict[str, np.ndarray] = field(default_factory=dict)
     checkpoints: list[Checkpoint] = field(default_factory=list)
+    losses: list[OpLoss] = field(default_factory=list)  # each operation's own error per call (ledger.py)
 
 
 def port_lanes(b: Bundle, port: str, lanes: np.ndarray) -> np.ndarray:
@@ -255,7 +261,7 @@ def derive(b: Bundle) -> DerivedBound:
         planes = mm.bound_mag.lane_planes(off, reg.nbytes // 2)
         bounds[port] = SAFETY * port_lanes(b, port, planes[ERR])
         exact[port] = port_lanes(b, port, planes[EXACT])
-    return DerivedBound(bounds, exact, host.checkpoints + [host.checkpoint(None)])
+    return DerivedBound(bounds, exact, host.checkpoints + [host.checkpoint(None)], list(mm.ledger.entries.values()))
 
 
 __all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Checkpoint", "Constant", "DerivedBound", "UNBOUNDED",

@@ -32,6 +32,7 @@ from models.vector.walk import walk_total
 
 from . import lanes as bound_lanes
 from .lanes import Lanes
+from .ledger import Ledger
 from .port import ErrorPort
 from .rules import U, BoundError, e8, f16, flip, fp16_store
 
@@ -57,6 +58,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.s_x = np.zeros(N_SREGS)
         self.k3_x = 0.0
         self.p_x = np.zeros((N_PREGS, VL_MAX), dtype=bool)
+        self.ledger: Ledger | None = getattr(self, "ledger", None)  # set by the machine (bound/machine.py)
 
     # ------------------------------------------------------------ ALU
     def _operand_lanes(self, sel: int, idx: int, stage0: bool) -> Lanes | None:
@@ -78,7 +80,7 @@ class BoundVectorCore(ErrorPort, VectorCore):
     def _observe_alu(self, words: list[Word], sources: list[Sources], written: np.ndarray) -> None:
         stages = [(g.op, *(self._operand_lanes(sel, idx, k == 0) for sel, idx in src))
                   for k, (g, src) in enumerate(zip(words, sources))]
-        res, maybe = bound_lanes.chain(stages)
+        res, maybe = bound_lanes.chain(stages, self._note)
         assert res.exact is not None
         last = words[-1]
         live = np.arange(VL_MAX) < self.vl
@@ -105,6 +107,11 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.v_err[last.vd] = err
         self.v_floor[last.vd] = floor
 
+    def _note(self, op: str, own: np.ndarray, result: np.ndarray) -> None:
+        """An operation's own error into the machine's ledger (models/bundle/bound/ledger.py), if it keeps one."""
+        if self.ledger is not None:
+            self.ledger.note(op, own, result)
+
     def _set_v(self, vd: int, err: np.ndarray, floor: np.ndarray | None = None,
                exact: np.ndarray | None = None) -> None:
         """A non-ALU write of V[vd]'s errors, floors and exact values (no floor given: forgotten, never left
@@ -129,7 +136,10 @@ class BoundVectorCore(ErrorPort, VectorCore):
     def _vcvt(self, w: Word) -> None:
         src, err = self.v[w.va], self.v_err[w.va]
         if w.dt == isa.DT_CVT_ROUND:
-            err = err + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
+            stored = f16(e8m15_cvt.e8m15_to_fp16(src))
+            err = err + fp16_store(e8(src), stored)
+            mask = chunk_mask(self.vl)
+            self._note("VCVT round", np.abs(stored - e8(src))[mask], e8(src)[mask])
         floor = self.v_floor[w.va].copy()  # the exact value is what it was: only the machine's rounds
         exact = self.v_x[w.va].copy()
         super()._vcvt(w)
@@ -146,6 +156,10 @@ class BoundVectorCore(ErrorPort, VectorCore):
         super()._vred(w)
         if top is None or int(top.bits[0]) != int(self.s[w.vd]):
             raise BoundError(f"the shadow VRED.{kind.name} differs from the golden tree: a rule left its order")
+        if kind == RedKind.SUM:  # the tree's own roundings: its result against the float64 sum of its inputs
+            inputs = e8(self.v[w.va, : self.vl])
+            own = abs(float(top.value[0]) - float(np.sum(inputs)))
+            self._note("VRED.SUM", np.array([own]), np.array([float(np.sum(np.abs(inputs)))]))
         self.s_err[w.vd] = top.err[0]
         assert top.floor is not None and top.exact is not None
         self.s_floor[w.vd] = top.floor[0]
@@ -169,7 +183,9 @@ class BoundVectorCore(ErrorPort, VectorCore):
         super()._vst(w)
         n = self._nchunk()
         src = self.v[w.vd, : n * LANES]
-        err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), f16(e8m15_cvt.e8m15_to_fp16(src)))
+        stored = f16(e8m15_cvt.e8m15_to_fp16(src))
+        err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), stored)
+        self._note("VST FP16", np.abs(stored - e8(src)), e8(src))
         floor = self.v_floor[w.vd, : n * LANES].reshape(n, LANES)
         exact = self.v_x[w.vd, : n * LANES].reshape(n, LANES)
         for addr, chunk, low, x in zip(self._l1_walk(w, n), err.reshape(n, LANES), floor, exact):

@@ -102,3 +102,17 @@ def test_a_run_that_stopped_names_the_kernels_it_could_not_judge() -> None:
     lines = kernel_failures(judge_kernels(b, d, cut))
     assert lines[0] == ("kernel 4:flash_attention: not judged: the run has no image before round 19 (it stopped "
                         "before that kernel boundary)")
+
+
+def test_the_ledger_names_where_a_kernel_loses_precision() -> None:
+    """Each operation's own rounding, per kernel (models/bundle/bound/ledger.py): the E8M15 operations of the
+    pass lose at most one unit of their 15-bit fraction relative to their scale (units.md V.6), the K-block
+    dots at most a few steps of MXFP7 in most kernels; flash attention stores values in FP16's subnormal range
+    (all of a value lost) and has dots of such values that lose nearly all of theirs."""
+    b, d, _ = _model_run()
+    by = {(e.call, e.op): e for e in d.losses}
+    e8_ops = [e for e in d.losses if e.op in ("VADD", "VSUB", "VMUL", "VFMA", "VMAX", "VMIN")]
+    assert e8_ops and all(e.rel_max <= 2.0 ** -15 for e in e8_ops), [(e.call, e.op, e.rel_max) for e in e8_ops]
+    assert by[(4, "VST FP16")].rel_max == 1.0 and by[(4, "VST FP16")].rel_value < 2.0 ** -14
+    assert by[(4, "MXFP7 K-block dot")].rel_max > 0.5
+    assert all(by[(c, "MXFP7 K-block dot")].rel_max < 0.1 for c in (1, 2, 3, 5, 8, 10))  # measured 0.020 to 0.059
