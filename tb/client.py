@@ -48,7 +48,7 @@ from models.bundle.judge import check_count, judge, reference
 from models.bundle.report import (BundleReport, format_bound, format_kernels, format_program, format_rounds,
                                   format_summary, format_table, format_timing, format_verdict)
 from models.bundle.executor import check_machine
-from models.machine.event_model import ModelRefused, run_bundle
+from models.bundle.golden import judged_run
 from models.machine.layouts import get_machine
 from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
@@ -104,11 +104,10 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
         t0 = time.monotonic()
         machine = get_machine(b.meta["machine"]["name"])
         art = Artifacts(f"models/{b.name}", build)
-        try:
-            run = run_bundle(b, machine)
-        except (ModelRefused, AssertionError, ValueError) as exc:
-            rep = BundleReport(b.name, "models", False, [f"{type(exc).__name__}: {exc}"], [], 0,
-                               time.monotonic() - t0)
+        golden = judged_run(b, machine)  # the machine model and the derived bound from one run of the plan
+        run = golden.model
+        if run is None:
+            rep = BundleReport(b.name, "models", False, [golden.model_error], [], 0, time.monotonic() - t0)
             art.add("report_json", json.dumps(rep.to_json()))
             art.save({"bundle": b.name, "verdict": "FAIL"})
             reports.append(rep)

@@ -3,7 +3,8 @@
 Judging an RTL run of a compiled bundle needs two things that depend on the
 bundle only, never on the run: the bundle on the machine model
 (models.machine.event_model.run_bundle, the bit-exact judge) and its derived float64
-error bound (models.bundle.lane_bound). For flash_attention_l64d64 they take
+error bound (models.bundle.lane_bound); both come from one run of the plan on
+the shadowed machine where the analysis can follow it (:func:`judged_run`). For flash_attention_l64d64 they take
 several seconds of pure Python; done inside the simulator's process they add to
 its wall time. `python -m models.bundle.golden BUNDLE MACHINE OUT` computes
 both in a process of its own and pickles a :class:`Golden` to OUT, so a bench
@@ -22,12 +23,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.bundle.bound.machine import DerivedBound
+from models.bundle.bound.machine import DerivedBound, derive_with_run
 from models.bundle.bound.rules import BoundError
 from models.bundle.reader import Bundle
-from models.bundle.lane_bound import derived_bound
-from models.machine.event_model import ModelRefused, ModelRun, run_bundle
-from models.machine.layouts import get_machine
+from models.bundle.lane_bound import derived_bound, remember
+from models.machine.event_model import ModelRefused, ModelRun, model_refusal, run_bundle
+from models.machine.layouts import Machine, get_machine
 
 
 @dataclass
@@ -39,9 +40,21 @@ class Golden:
     bound: DerivedBound | BoundError
 
 
-def compute(bundle_dir: str | Path, machine: str) -> Golden:
-    """Both golden results of one bundle on the named machine."""
-    b, m = Bundle(str(bundle_dir)), get_machine(machine)  # an unknown machine is an error, not a refusal
+def judged_run(b: Bundle, m: Machine) -> Golden:
+    """Both golden results of `b` on `m` from ONE run of the plan where the analysis can follow it (the
+    shadowed machine, models/bundle/bound/machine.py, is the golden machine model bit for bit); where it
+    cannot (an operation without a rule: BoundError), or the shadowed run failed, the plain golden run
+    gives the model's result and the bound says why there is none. The bound is remembered for this
+    process (models/bundle/lane_bound.py)."""
+    if model_refusal(b, machine=m) is None:
+        try:
+            bound, model = derive_with_run(b)
+            remember(b, bound)
+            return Golden(model, "", bound)
+        except BoundError as exc:
+            remember(b, exc)
+        except (ModelRefused, AssertionError, ValueError):
+            pass  # the plain run below names what failed, as it always did
     try:
         model, error = run_bundle(b, m), ""
     except (ModelRefused, AssertionError, ValueError) as exc:  # MagUnit's request errors are ValueErrors
@@ -51,6 +64,11 @@ def compute(bundle_dir: str | Path, machine: str) -> Golden:
     except BoundError as exc:
         bound = exc
     return Golden(model, error, bound)
+
+
+def compute(bundle_dir: str | Path, machine: str) -> Golden:
+    """Both golden results of one bundle on the named machine."""
+    return judged_run(Bundle(str(bundle_dir)), get_machine(machine))  # an unknown machine is an error
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,4 +91,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Golden", "compute", "main"]
+__all__ = ["Golden", "compute", "judged_run", "main"]

@@ -225,4 +225,14 @@ def bundle_names() -> list[str]:
     return sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists())
 
 
-__all__ = ["BUNDLES", "Bundle", "BundleError", "Kick", "Region", "Round", "Step", "bundle_names"]
+# every set of compiled programs in clients/: the single kernels, the larger programs, the whole passes
+CLIENT_SETS = (BUNDLES, BUNDLES.parent / "scale", BUNDLES.parent / "model")
+
+
+def client_bundle_dirs() -> list[Path]:
+    """Every bundle folder of clients/ (CLIENT_SETS), set by set, by name within a set."""
+    return [p for d in CLIENT_SETS if d.is_dir() for p in sorted(d.iterdir()) if (p / "bundle.json").exists()]
+
+
+__all__ = ["BUNDLES", "CLIENT_SETS", "Bundle", "BundleError", "Kick", "Region", "Round", "Step", "bundle_names",
+           "client_bundle_dirs"]

@@ -264,7 +264,12 @@ def run_bundle(b: Bundle, machine: Machine = FUSED4, unit_models: Mapping[UnitKi
     if why:
         raise ModelRefused(why)
     mm = MachineModel(machine, unit_models)
-    res = run_sync(execute(b, ModelHost(mm), machine))
+    return model_run(mm, run_sync(execute(b, ModelHost(mm), machine)))
+
+
+def model_run(mm: MachineModel, res: ExecResult) -> ModelRun:
+    """A finished run of a plan on `mm` as a ModelRun: the executor's result and what the units did (a
+    machine whose units are the golden models' subclasses, models/bundle/bound, gives the same)."""
     cores = [u for u in mm.units.values() if isinstance(u, VectorCore)]
     run = ModelRun(res, list(mm.orch.faults), mm.unit_errors(), [h for c in cores for h in c.hazards])
     run.counts = {"deliveries": mm.steps, "delivered": dict(mm.delivered), "dispatched": mm.orch.dispatched,
@@ -276,4 +281,4 @@ def run_bundle(b: Bundle, machine: Machine = FUSED4, unit_models: Mapping[UnitKi
 
 
 __all__ = ["MachineModel", "MissingUnit", "ModelHost", "ModelRefused", "ModelRun", "UNIT_MODELS",
-           "model_refusal", "run_bundle"]
+           "model_refusal", "model_run", "run_bundle"]

@@ -22,15 +22,19 @@
    corpus (whole run and per bundle), the fused4 machine idle and busy
    (flash_attention_l64d64), the saturated 4x4 mesh (stage 1's run), and the
    Python share of a flash_attention_l64d64 run by package.
-6. The Python models' speed (tb/perf/model_speed.py): the flit scoreboard on
+6. The judge against the machine (tb/perf/judge_speed.py): every bundle of
+   clients/ (bundles, scale/, model/) on the golden models (tb.client --models)
+   and on the RTL on Verilator (builds and golden results warm): seconds each,
+   their ratio beside the target (the models at least 10x faster).
+7. The Python models' speed (tb/perf/model_speed.py): the flit scoreboard on
    20,000 flits and an E8M15 ALU op on 128 lanes (figures the suite does not
    assert: a test's verdict may not depend on the machine).
-7. The vector core's long differential run (tb/perf/vc_random.py): 5,000
+8. The vector core's long differential run (tb/perf/vc_random.py): 5,000
    constrained-random programs, RTL = model after every RUN (--quick: 1,000).
-8. The vector core on upstream's timing corpus (tb/perf/vec_timing.py, Icarus): all
+9. The vector core on upstream's timing corpus (tb/perf/vec_timing.py, Icarus): all
    909 programs of clients/vec_timing/, functional verdict and one timing line per
    set against its target.
-9. The regression engine's scaling (tb/perf/farm_scaling.py, Icarus): the vector
+10. The regression engine's scaling (tb/perf/farm_scaling.py, Icarus): the vector
    core's differential in shards on 1 and then 2 local Dask workers, the
    throughput ratio and the engine's per-task overhead against their targets
    (--quick: 200 programs in shards of 50; else 400 in shards of 100).
@@ -56,7 +60,7 @@ import os
 import sys
 import time
 
-from tb.perf import farm_scaling, model_speed, targets, vc_random, vec_timing
+from tb.perf import farm_scaling, judge_speed, model_speed, targets, vc_random, vec_timing
 from tb.ahbm import launch_sweep as ahbm_launch
 from tb.ahbm import decode_sweep as ahbm_sweep
 from tb.noc import sweep as noc_sweep
@@ -86,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.no_sweep:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
-        steps += ["AHBM launch sweep", "simulation speed", "Python model speed",
+        steps += ["AHBM launch sweep", "simulation speed", "the judge against the machine", "Python model speed",
                   "vector core differential run", "vector core timing corpus", "regression engine scaling"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not (args.no_sweep or args.speed))
     t = time.monotonic()
@@ -140,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     print("", flush=True)
     rc |= targets.targets_main(seed=seed, verbose=args.verbose, mesh=mesh)
     step_done("simulation speed")
+    print("", flush=True)
+    rc |= judge_speed.judge_speed_main(seed=seed)
+    step_done("the judge against the machine")
     print("", flush=True)
     rc |= model_speed.model_speed_main()
     step_done("Python model speed")

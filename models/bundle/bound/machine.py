@@ -25,7 +25,7 @@ from models.bundle.reader import Bundle
 from models.bundle.executor import execute, run_sync
 from models.noc.flit import FIELDS, FlitType
 from models.bundle.loader import Relayout, plan_rounds
-from models.machine.event_model import Factory, MachineModel, ModelHost
+from models.machine.event_model import Factory, MachineModel, ModelHost, ModelRun, model_run
 from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
 from models.vector.link import Event
 
@@ -200,6 +200,7 @@ class BoundHost(ModelHost):
                 mag.call_words.pop(w, None)
             else:
                 mag.call_words[w] = left
+        mag.forget_quantised()
         cat = (lambda parts, dt: np.concatenate(parts).astype(dt) if parts else np.zeros(0, dt))
         return Checkpoint(before_round, cat(lanes, np.int64), cat(calls, np.int32), cat(exact, np.float64),
                           cat(bound, np.float64), outside)
@@ -250,20 +251,28 @@ def port_lanes(b: Bundle, port: str, lanes: np.ndarray) -> np.ndarray:
 
 def derive(b: Bundle) -> DerivedBound:
     """Run `b`'s plan with every lane's error carried (module doc); BoundError names what it cannot bound."""
+    return derive_with_run(b)[0]
+
+
+def derive_with_run(b: Bundle) -> tuple[DerivedBound, ModelRun]:
+    """:func:`derive`, and the run itself as the golden machine model's run (the shadowed units change no
+    bit: models.machine.event_model.run_bundle gives the same image, signals, hazards and counts), so a
+    caller that needs both runs the plan once."""
     machine = get_machine(b.meta["machine"]["name"]) if "machine" in b.meta else FUSED4
     mm = BoundMachine(machine)
     relayouts = [r for prog in plan_rounds(b) for r in prog.relayouts]
     host = BoundHost(mm, relayouts, constants(b), b)
-    run_sync(execute(b, host, machine))
+    run = model_run(mm, run_sync(execute(b, host, machine)))
     bounds, exact = {}, {}
     for port, reg in b.outputs.items():
         off = machine.dram_offset(reg.addr, reg.nbytes)
         planes = mm.bound_mag.lane_planes(off, reg.nbytes // 2)
         bounds[port] = SAFETY * port_lanes(b, port, planes[ERR])
         exact[port] = port_lanes(b, port, planes[EXACT])
-    return DerivedBound(bounds, exact, host.checkpoints + [host.checkpoint(None)], list(mm.ledger.entries.values()))
+    return DerivedBound(bounds, exact, host.checkpoints + [host.checkpoint(None)],
+                        list(mm.ledger.entries.values())), run
 
 
 __all__ = ["BOUND_UNIT_MODELS", "BoundHost", "BoundMachine", "Checkpoint", "Constant", "DerivedBound", "UNBOUNDED",
-           "constant_error",
+           "constant_error", "derive_with_run",
            "constants", "derive", "port_lanes"]

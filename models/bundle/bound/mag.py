@@ -46,6 +46,8 @@ def exact_word() -> np.ndarray:
 
 
 _WORD_INDEX_MASK = (1 << 35) - 1
+_UNTOUCHED = exact_word()  # the shadow of every word nothing wrote, shared: read-only
+_UNTOUCHED.flags.writeable = False
 
 
 class BoundMag(ErrorPort, MagUnit):
@@ -57,6 +59,7 @@ class BoundMag(ErrorPort, MagUnit):
         self.err_words: dict[int, np.ndarray] = {}
         self.call_words: dict[int, np.ndarray] = {}  # word -> the call that wrote each lane (absent: INPUT)
         self.call = 0  # the kernel call now running: the producer of what the units write
+        self._quant_cache: dict[int, np.ndarray] = {}  # first word -> quant_err, until a write lands
 
     def word_calls(self, word: int) -> np.ndarray:
         """The producing call of each lane of one DRAM word (INPUT: loaded, or reset at a kernel boundary)."""
@@ -87,8 +90,8 @@ class BoundMag(ErrorPort, MagUnit):
 
     # ------------------------------------------------------------ the shadow DRAM
     def word_err(self, word: int) -> np.ndarray:
-        """The (2, 16) shadow of one DRAM word."""
-        return self.err_words.get(word & _WORD_INDEX_MASK, exact_word())
+        """The (PLANES, 16) shadow of one DRAM word (read-only where nothing wrote it: copy to change it)."""
+        return self.err_words.get(word & _WORD_INDEX_MASK, _UNTOUCHED)
 
     def lane_planes(self, byte_off: int, n: int) -> np.ndarray:
         """The (2, n) shadow of the n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
@@ -107,9 +110,22 @@ class BoundMag(ErrorPort, MagUnit):
         flat[:, lo:lo + n] = planes
         for i, w in enumerate(range(first, last + 1)):
             self.err_words[w] = flat[:, LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)].copy()
+        self.forget_quantised()
 
     # ------------------------------------------------------------ reads and writes
+    def forget_quantised(self) -> None:
+        """Entries quantised before a DRAM write may read otherwise now: derive them again."""
+        self._quant_cache.clear()
+
     def quant_err(self, first: int) -> np.ndarray:
+        """:meth:`quantise_shadow` of the entry at `first`, derived once until the DRAM is written (the
+        clusters of a GEMM read the same entries; each read's flits take the same shadow)."""
+        got = self._quant_cache.get(first)
+        if got is None:
+            got = self._quant_cache[first] = self.quantise_shadow(first)
+        return got
+
+    def quantise_shadow(self, first: int) -> np.ndarray:
         """The shadow of one QUANT entry's elements (lane, k), as planes (4, 4, 32) (:data:`Q_PLANES`): the
         error of the quantiser's input, its exact value (the math knows no quantisation), the input's FP16
         value as the machine holds it, and the quantiser's worst case per element, ``0.516 s`` (units.md
@@ -158,6 +174,7 @@ class BoundMag(ErrorPort, MagUnit):
         if w is not None and not w.discard:
             word = (w.first + w.done) & _WORD_INDEX_MASK
             self.err_words[word] = self.take_inbound("a MEM_WR_DATA beat")
+            self.forget_quantised()
             self.call_words[word] = np.full(LANES_PER_WORD, self.call, dtype=np.int32)
         return super()._write_data(src, flit)
 
