@@ -48,6 +48,25 @@ def _plant(path: Path, lane: int = 5) -> None:
     np.savez(path / "expected_rtl.npz", **z)
 
 
+def test_a_program_of_many_kernels_is_judged_and_costed_kernel_by_kernel(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The one-layer forward pass (clients/model): its kernels judged one by one, the whole program's error a
+    figure beside upstream's models', the kernel whose error is the largest named with its operations'
+    losses, and the per-kernel table (dispatches, rounds, share, DRAM bytes, lanes judged)."""
+    rc = main(["run", str(BUNDLES.parent / "model" / "llm_block1_l64d64"), "--models", "--build", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "float64 bound (derived, per kernel): 12 kernel(s), 110592 lanes judged against float64 on the values " \
+           "each read" in out
+    assert "  whole program against x__ref (float64, not judged): max |y - ref| 1.13 at x[719] (0.058 of max |ref| " \
+           "19.4); upstream's Python models 1.13" in out
+    assert "  largest kernel error: 4:flash_attention, " in out and "its operations' own rounding" in out
+    assert re.search(r"\n  kernel +disp rounds +deliveries +upstream +share +DRAM bytes +lanes err/bound  worst at\n", out)
+    row = re.search(r"\n  4:flash_attention +6 +13 +(\d+) +233180 +([\d.]+)% +311296 +36864 ", out)
+    assert row and 50 < float(row.group(2)) < 60, out
+    assert "PASS llm_block1_l64d64 on models" in out
+
+
 def test_models_pass_prints_rounds_and_verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["run", str(BUNDLES / "mlp_silu_m32k64f64n32"), "--models", "--build", str(tmp_path)])
     out = capsys.readouterr().out
@@ -55,7 +74,9 @@ def test_models_pass_prints_rounds_and_verdict(tmp_path: Path, capsys: pytest.Ca
     assert "awaits met" in out and "relayouts" in out
     assert out.count("\n      ") >= 4  # four rounds
     assert "PASS mlp_silu_m32k64f64n32 on models" in out and "lanes differing from expected_rtl 0" in out
-    assert "  float64 bound (derived): worst |y - ref|/bound 0.0" in out and "(derived), " in out
+    assert "  float64 bound (derived): worst |y - ref|/bound 0.4" in out and "(derived), " in out
+    assert "every lane the kernel produced: worst |y - exact|/bound 0." in out
+    assert "  whole program against y__ref (float64, judged within the bound above): max |y - ref| " in out
     assert "  timing: no timing (a run on the golden models" in out and "ours/upstream" not in out
     assert "timing: no timing (the golden models have no clock of cycles)" in out
     arts = load(tmp_path / "models" / "artifacts.npz")
@@ -114,15 +135,31 @@ def test_bad_input_refused_before_running(tmp_path: Path, capsys: pytest.Capture
     assert err.startswith("refused: ") and words in err and err.count("\n") == 1, err
 
 
+def _as_calls(path: Path) -> None:
+    """Declare each stage of the bundle a kernel call of its own (bundle.json ``calls``, clients/model/README.md):
+    a program of several kernels whose results cross DRAM from one to the next."""
+    meta = json.loads((path / "bundle.json").read_text())
+    stages: dict[int, list[int]] = {}
+    for p in meta["plan"]:
+        if p["kind"] == "round":
+            stages.setdefault(int(p["stage"]), []).append(int(p["round"]))
+    meta["calls"] = [{"call": i, "kernel": f"stage{s}", "rounds": r} for i, (s, r) in enumerate(sorted(stages.items()))]
+    (path / "bundle.json").write_text(json.dumps(meta))
+
+
 def test_rtl_run_passes_and_fails_by_exit_status(tmp_path: Path) -> None:
     """On the simulator: a good bundle passes, a planted one fails; exit 1, both tables printed; the good one's
-    rounds timed beside upstream's, the planted one (its timing_rtl.json removed) with no reference."""
+    rounds timed beside upstream's, the planted one (its timing_rtl.json removed) with no reference. A third,
+    the MLP declared as three kernel calls, is judged kernel by kernel on the RTL's own image at each kernel
+    boundary, and costed per kernel."""
     bad = _copy(tmp_path, "ops_log2_m32n64", "planted")
     _plant(bad, lane=7)
     (bad / "timing_rtl.json").unlink()
+    calls = _copy(tmp_path, "mlp_silu_m32k64f64n32", "mlp_as_three_calls")
+    _as_calls(calls)
     proc = subprocess.run([sys.executable, "-m", "tb.client", "run", str(BUNDLES / "matmul_m32k64n32"), str(bad),
-                           "--build", str(tmp_path / "build")], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600)
+                           str(calls), "--build", str(tmp_path / "build")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
     out = proc.stdout
     assert proc.returncode == 1, out + proc.stderr
     assert "PASS matmul_m32k64n32 on rtl" in out
@@ -138,8 +175,13 @@ def test_rtl_run_passes_and_fails_by_exit_status(tmp_path: Path) -> None:
     assert re.search(r"  timing: no reference \(the bundle has no timing_rtl.json\); machine cycles \d+ ours", out)
     table = [line.split() for line in out.splitlines() if line.startswith("  matmul_m32k64n32 ")]
     assert table and table[0][4:7] == [machine[0], "1236", f"{rate:.3f}"] and table[0][7:] == ["r0", f"{rate:.3f}"]
-    assert "timing against upstream's RTL: " in out and "; 1 bundle(s), 1 round(s) judged" in out
+    assert "timing against upstream's RTL: " in out and "; 2 bundle(s), 5 round(s) judged" in out
     assert "  not judged: planted: no reference" in out
+    assert "PASS mlp_as_three_calls on rtl" in out
+    # the first GEMM drains into the vector cores' L1 (a fused drain): nothing of it reaches DRAM to judge
+    assert "float64 bound (derived, per kernel): 2 kernel(s), 3072 lanes judged" in out
+    assert re.search(r"\n  0:stage0 +1 +1 +\d+ +2260 +[\d.]+% +\d+ +0 +-  nothing it produced reached DRAM", out)
+    assert re.search(r"\n  1:stage1 +1 +2 +\d+ +3244 +[\d.]+% +\d+ +2048 +0\.\d+ ", out), out
 
 
 def test_timing_off_target_fails_the_command(capsys: pytest.CaptureFixture[str]) -> None:

@@ -258,8 +258,9 @@ def format_kernels(rep: BundleReport) -> str:
         moved = [r for r in rep.rows if r.round in set(c["rounds"]) and r.dram_read is not None]
         dram = f"{sum((r.dram_read or 0) + (r.dram_written or 0) for r in moved)}" if moved else "-"
         v = verdicts.get(int(c["index"]))
+        idle = "nothing it produced reached DRAM (its results stayed in the units)"
         judged = (f"{v.lanes:6d} {v.worst:9.3g}  {v.worst_at}" if v and v.lanes else
-                  f"{(v.lanes if v else 0):6d} {'-':>9s}  {v.missing if v else ''}")
+                  f"{(v.lanes if v else 0):6d} {'-':>9s}  {(v.missing or idle) if v else ''}")
         lines.append(f"  {str(c['index']) + ':' + c['kernel']:22s} {c['dispatches']:4d} {len(c['rounds']):6d} "
                      f"{'-' if mine is None else mine:>12} {'-' if up is None else up:>9} "
                      f"{100.0 * (mine or 0) / total:5.1f}% {dram:>10s} {judged}")
