@@ -50,9 +50,9 @@ from models.bundle.report import (BundleReport, format_bound, format_kernels, fo
 from models.bundle.executor import check_machine
 from models.bundle.golden import judged_run
 from models.machine.layouts import get_machine
-from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env
+from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env, wall_backstop_s
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
-from tb.run.options import BadInput
+from tb.run.options import WALL_ENV, BadInput, wall_override
 from tb.vector.hazard_counts import model_counts
 from tb.run.runner import bench_build_dir
 from tb.run.simulators import SIMULATORS, SimulatorMissing
@@ -138,7 +138,12 @@ def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
     from tb.bundle.test_clients import CLIENT_BUNDLES_ENV
 
     env = {CLIENT_BUNDLES_ENV: os.pathsep.join(str(b.path) for b in bundles), **(limit_env or {})}
-    result = run_bench(get_bench("clients"), sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
+    bench = get_bench("clients")
+    if wall_override() is None:  # long programs: the backstop grows with them (a hung simulator, not a slow one)
+        wall = wall_backstop_s(bundles, sim, bench.max_wall_s, {**os.environ, **env})
+        if wall > bench.max_wall_s:
+            os.environ[WALL_ENV] = env[WALL_ENV] = f"{wall:.0f}"
+    result = run_bench(bench, sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
                        build_root=build, extra_env=env, log_to_file=True)
     found: dict[str, BundleReport] = {}
     for xml in result.results_files:

@@ -213,6 +213,22 @@ class CycleLimits:
                 f"{MARGIN_ENV}=<factor>")
 
 
+# The slowest a healthy simulator runs the fused4 machine, simulated cycles per wall second: Icarus ran the
+# bundle corpus at about 1,000 (docs/bundle.md) and a loaded 2-core machine halves that; Verilator at 25,000 to
+# 50,000. A quarter of the slowest seen, so the wall-clock backstop (a hung simulator, tb/run/benches.py
+# max_wall_s) never fires on a long program that is only slow.
+SLOWEST_CYCLES_PER_S = {"icarus": 250, "verilator": 2_500}
+
+
+def wall_backstop_s(bundles: list[Bundle], sim: str, table_s: float,
+                    env: Mapping[str, str] | None = None) -> float:
+    """The wall-clock backstop in seconds for one simulator process running `bundles` one after another:
+    the table's (an hour) or, for long programs, their derived cycle limits at the slowest healthy rate of
+    `sim`, whichever is larger."""
+    need = sum(limits_for(b, env).total for b in bundles) / SLOWEST_CYCLES_PER_S.get(sim, 250)
+    return max(float(table_s), float(math.ceil(need)))
+
+
 def estimated_round(staged: int, flits: int) -> tuple[int, int]:
     """(host, machine) cycles standing in for upstream's round without timing_rtl.json: an upper estimate."""
     return EST_HOST_PER_SLOT * staged, EST_MACHINE_PER_FLIT * flits
@@ -243,4 +259,5 @@ def limits_for(b: Bundle, env: Mapping[str, str] | None = None) -> CycleLimits:
 
 
 __all__ = ["CycleLimits", "DEFAULT_MARGIN", "MARGIN_ENV", "MAX_CYCLES_ENV", "POLL_ALLOWANCE", "RoundLimit",
-           "check_overrides", "estimated_round", "host_allowance", "limits_for", "override_env", "overrides"]
+           "SLOWEST_CYCLES_PER_S", "check_overrides", "estimated_round", "host_allowance", "limits_for",
+           "override_env", "overrides", "wall_backstop_s"]

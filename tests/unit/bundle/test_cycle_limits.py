@@ -196,3 +196,16 @@ def test_the_command_refuses_a_bad_option_before_anything_runs(tmp_path: Path, o
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("refused: AGSIM_"), done.stderr
     assert not (tmp_path / "build").exists()
+
+
+def test_the_wall_backstop_grows_with_long_programs() -> None:
+    """One simulator process running long programs gets a wall-clock backstop from their cycle limits at the
+    slowest healthy rate, never below the table's hour; short ones keep the hour."""
+    from tb.bundle.cycle_limits import SLOWEST_CYCLES_PER_S, wall_backstop_s
+
+    small = [Bundle("matmul_m32k64n32")]
+    assert wall_backstop_s(small, "icarus", 3600.0, {}) == 3600.0
+    model = Bundle(BUNDLES.parent / "model" / "llm_block1_l64d64")
+    got = wall_backstop_s([model, model], "icarus", 3600.0, {})
+    assert got == math.ceil(2 * limits_for(model, {}).total / SLOWEST_CYCLES_PER_S["icarus"]) and got > 3600.0
+    assert wall_backstop_s([model], "verilator", 3600.0, {}) == 3600.0
