@@ -59,8 +59,14 @@ class BoundError(ValueError):
 
 
 def e8(bits: np.ndarray) -> np.ndarray:
-    """E8M15 patterns -> exact float64 values."""
-    return decode(np.asarray(bits, dtype=np.int64) & 0xFFFFFF, E8M15)
+    """E8M15 patterns -> exact float64 values, as models.numerics.formats.decode gives them (equal on all 2^24
+    patterns, tests/unit/bundle/test_bound_rules.py) in a fraction of its time: an E8M15 pattern shifted up by
+    8 bits is the float32 of the same value, except that E8M15 has no subnormals (exponent 0 reads as a signed
+    zero). The analysis decodes every operand of every operation it follows."""
+    u = np.asarray(bits).astype(np.uint32) & np.uint32(0xFFFFFF)
+    with np.errstate(invalid="ignore"):
+        value = (u << np.uint32(8)).view(np.float32).astype(np.float64)
+    return np.where((u & np.uint32(0x7F8000)) == 0, np.copysign(0.0, value), value)
 
 
 def f16(bits: np.ndarray) -> np.ndarray:

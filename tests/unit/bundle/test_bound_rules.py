@@ -151,3 +151,15 @@ def test_a_held_fill_response_keeps_its_own_errors() -> None:
     core.take(cu_inst(unit, agent, 0x40, 1, isa.fill(0x400, 1, 1, eoff=5)))
     key = (int(isa.Buf.L1B), 5)
     assert core.fill is None and np.array_equal(core.l1_planes[key], held)  # the entry's shadow, as it arrived
+
+
+def test_the_fast_e8m15_decode_is_the_format_decode_on_every_pattern() -> None:
+    """rules.e8 (float32 by a shift) against models.numerics.formats.decode on all 2^24 patterns: the same
+    value, the same sign of zero, NaN where it is NaN."""
+    from models.bundle.bound.rules import e8
+    from models.numerics.formats import E8M15, decode
+
+    bits = np.arange(1 << 24, dtype=np.int64)
+    ref, fast = decode(bits, E8M15), e8(bits)
+    same = ((ref == fast) & (np.signbit(ref) == np.signbit(fast))) | (np.isnan(ref) & np.isnan(fast))
+    assert np.all(same), bits[~same][:5]
