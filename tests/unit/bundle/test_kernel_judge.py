@@ -116,3 +116,18 @@ def test_the_ledger_names_where_a_kernel_loses_precision() -> None:
     assert by[(4, "VST FP16")].rel_max == 1.0 and by[(4, "VST FP16")].rel_value < 2.0 ** -14
     assert by[(4, "MXFP7 K-block dot")].rel_max > 0.5
     assert all(by[(c, "MXFP7 K-block dot")].rel_max < 0.1 for c in (1, 2, 3, 5, 8, 10))  # measured 0.020 to 0.059
+
+
+@pytest.mark.parametrize("name", ["conv2d_bias_h16w16c32n64", "flash_attention_causal_l128d64", "matmul_m128k256n128",
+                                  "mlp_silu_m64k128f256n64", "softmax_m128n128"])
+def test_the_larger_programs_lie_within_a_bound_that_bites(name: str) -> None:
+    """clients/scale: upstream's RTL output within the bound around the bundle's float64 reference, the
+    worst error at least 0.005 of its bound (no bound more than 200x the error it holds; measured 0.19 to
+    0.80)."""
+    from models.bundle.lane_bound import bound_check
+
+    b = Bundle(BUNDLES.parent / "scale" / name)
+    results, why = bound_check(b, b.expected_rtl["dram_final"])
+    assert why is None and results
+    for r in results:
+        assert len(r.outside) == 0 and 0.005 <= r.worst <= 1.0, (r.port, r.worst)
