@@ -32,10 +32,12 @@ predicates) out, shaped like the broadcast inputs.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 
+from .e8m15_lane import fma_lane
 from .rounding import low_bits, round_half_even, top_bit
 
 _I64 = np.int64
@@ -138,9 +140,26 @@ def fma(x, y, z) -> np.ndarray:
     return _fma(_bits(x), _bits(y), _bits(z))
 
 
+LANE_FORM_MAX = 32  # widest call evaluated lane by lane (e8m15_lane); numpy's fixed cost wins above
+
+
 def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """fma() on int64 24-bit patterns (Python-int constants become 0-d arrays)."""
+    """fma() on int64 24-bit patterns (Python-int constants become 0-d arrays).
+
+    A call of at most LANE_FORM_MAX lanes runs lane by lane on Python ints
+    (models.numerics.e8m15_lane, the same steps), where numpy's cost per
+    operation, not per lane, would dominate; wider calls run :func:`_fma_arrays`.
+    """
     x, y, z = (np.asarray(v, dtype=_I64) for v in (x, y, z))
+    shape = np.broadcast_shapes(x.shape, y.shape, z.shape)
+    if math.prod(shape) > LANE_FORM_MAX:
+        return _fma_arrays(x, y, z)
+    xs, ys, zs = (np.broadcast_to(v, shape).ravel().tolist() for v in (x, y, z))
+    return np.array([fma_lane(a, b, c) for a, b, c in zip(xs, ys, zs)], dtype=np.uint32).reshape(shape)
+
+
+def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The datapath in numpy on int64 arrays (of any width; :func:`_fma` picks it for wide ones)."""
     sx, ex, mx = _fields(x)
     sy, ey, my = _fields(y)
     sz, ez, mz = _fields(z)
