@@ -47,6 +47,17 @@ Coord = tuple[int, int]
 MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
 
 
+_TYPE, _DST_X, _DST_Y = FIELDS["type"], FIELDS["dst_x"], FIELDS["dst_y"]
+_MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
+_TYPE_NAMES = {int(t): t.name for t in FlitType}  # a lookup per delivery instead of an enum construction
+
+
+def _type_name(code: int) -> str:
+    """A flit type's name; a reserved code raises ValueError, as FlitType(code) does."""
+    name = _TYPE_NAMES.get(code)
+    return name if name is not None else FlitType(code).name
+
+
 class ModelRefused(ValueError):
     """Something the machine model cannot run (yet): names what and which model is missing."""
 
@@ -104,7 +115,7 @@ class MachineModel:
     # ------------------------------------------------------------ network
     def _send(self, events: list[Event]) -> None:
         for ev in events:
-            if FIELDS["type"].extract(ev.flit) == FlitType.MEM_WR_DATA:
+            if _TYPE.extract(ev.flit) == _MEM_WR_DATA:
                 self.wr_data_sent += 1
             self.queue.append(ev)
 
@@ -112,20 +123,20 @@ class MachineModel:
         """Deliver the oldest flit in the network; False when nothing moves."""
         if not self.queue:
             return False
-        ev = self.queue.popleft()
+        flit = self.queue.popleft().flit
         self.steps += 1
-        dst = (FIELDS["dst_x"].extract(ev.flit), FIELDS["dst_y"].extract(ev.flit))
-        self.delivered[FlitType(FIELDS["type"].extract(ev.flit)).name] += 1
+        dst = (_DST_X.extract(flit), _DST_Y.extract(flit))
+        name = _type_name(_TYPE.extract(flit))
+        self.delivered[name] += 1
         if dst == self.orch.own:
-            self._send(self.orch.take(ev.flit))
+            self._send(self.orch.take(flit))
         elif dst in self.units:
             unit = self.units[dst]
-            self._send(unit.take(ev.flit))
+            self._send(unit.take(flit))
             queued = len(getattr(unit, "queue", ()))
             self.max_queued[dst] = max(self.max_queued.get(dst, 0), queued)
         else:
-            self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type "
-                               f"{FlitType(FIELDS['type'].extract(ev.flit)).name}")
+            self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type {name}")
         return True
 
     def run(self, until: Callable[[], bool] | None = None, max_steps: int = MAX_STEPS) -> bool:
