@@ -49,15 +49,20 @@ def _fields_to_granules(fields: np.ndarray, scales: np.ndarray) -> np.ndarray:
 
 
 def _granules_to_fields(granules) -> tuple[np.ndarray, np.ndarray]:
+    """granules (..., 4) -> (fields (..., 4, 32) int8 in field order, scales (..., 4) uint8 of granule 0).
+
+    Each 7-bit field gets a leading 0 bit and the 8-bit groups are packed back to bytes (np.packbits):
+    a GEMM unpacks every entry it reads, so this avoids integer multiply-and-sum passes.
+    """
     g = np.asarray(granules, dtype=object)
     flat = g.reshape(-1)
     raw = np.frombuffer(b"".join(int(v).to_bytes(32, "big") for v in flat), np.uint8).reshape(-1, 32)
-    bits = np.unpackbits(raw, axis=-1).astype(np.int64)  # (n, 256) MSB first
-    f = (bits[:, :224].reshape(-1, 32, 7) * (1 << np.arange(6, -1, -1))).sum(-1)
-    f = np.where(f >= 64, f - 128, f).astype(np.int8)
-    s = (bits[:, 224:].reshape(-1, 4, 8) * (1 << np.arange(7, -1, -1))).sum(-1).astype(np.uint8)
+    bits = np.unpackbits(raw[:, :28], axis=-1).reshape(-1, 32, 7)  # MSB first
+    bytes8 = np.packbits(np.concatenate([np.zeros((bits.shape[0], 32, 1), np.uint8), bits], axis=-1), axis=-1)
+    f = (bytes8[..., 0] ^ 0x40).astype(np.int8) - np.int8(0x40)  # 7-bit two's complement to int8
+    s = raw[:, 28:]
     shape = g.shape[:-1]
-    return f.reshape(shape + (ENTRY_GRANULES, 32)), s.reshape(shape + (ENTRY_GRANULES, 4))[..., 0, :]
+    return f.reshape(shape + (ENTRY_GRANULES, 32)), s.reshape(shape + (ENTRY_GRANULES, 4))[..., 0, :].copy()
 
 
 def pack_a_entry(a, scales) -> np.ndarray:
