@@ -295,13 +295,19 @@ class ClusterCore(TakesFlits):
     def sweep(self, f: Mapping[str, int]) -> list[int]:
         """A GEMM's sweep on the accumulator; returns the flits it emits (none unless emit, C.6).
 
-        Batched per K block: the tiles of one kb are distinct, so the g/h order inside it changes nothing.
+        Batched: no K block's product (the LOAD of its entry pairs) reads the accumulator, so every block's is
+        made in one call; the adds then run in K order, each over all tiles at once (the tiles of one kb are
+        distinct, so the g/h order inside it changes nothing).
         """
         tiles = gemm_tiles(f)
-        for kb, a_idx, b_idx, add in gemm_blocks(f):
-            a = np.array([self.entry(Buf.L1A, e) for e in a_idx], dtype=object)
-            b = np.array([self.entry(Buf.L1B, e) for e in b_idx], dtype=object)
-            self.acc[tiles] = np.asarray(gemm_entry(a, b, f["anchor"], self.acc[tiles], add), dtype=np.uint32)
+        blocks = gemm_blocks(f)
+        a = np.array([[self.entry(Buf.L1A, e) for e in a_idx] for _, a_idx, _, _ in blocks], dtype=object)
+        b = np.array([[self.entry(Buf.L1B, e) for e in b_idx] for _, _, b_idx, _ in blocks], dtype=object)
+        products = gemm_entry(a, b, f["anchor"])  # (K blocks, tiles, 4, 4)
+        acc = self.acc[tiles]
+        for (_, _, _, add), prod in zip(blocks, products):
+            acc = acc_add(acc, prod) if add else prod
+        self.acc[tiles] = acc
         if not emits(f):
             return []
         self.emitted += len(tiles)
