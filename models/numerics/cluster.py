@@ -31,7 +31,7 @@ import numpy as np
 
 from .formats import e5m3_decode, e5m3_parts
 from .layout import pack_fp16_subtile, unpack_a_entry, unpack_b_entry
-from .rounding import as_i64, top_bit
+from .rounding import as_i64, clamp, top_bit
 
 ANCHOR_NEUTRAL = 40
 ACC_E_TOP = 127  # the top binade of S1E7M14 (an ordinary binade: no Inf, no NaN)
@@ -64,7 +64,7 @@ def acc_convert(dot, scale_a, scale_b, anchor) -> np.ndarray:
     eb, mb = e5m3_parts(scale_b)
     mag = np.abs(d) * (8 + ma) * (8 + mb)  # exact, < 2^25
     p = top_bit(mag)  # 0..24 (-1 for zero, masked below); below 2^53, so frexp's exact priority encoder
-    n = mag << np.clip(29 - p, 0, 29)  # leading one at bit 29
+    n = mag << clamp(29 - p, 0, 29)  # leading one at bit 29
     q = n >> 15
     g = (n >> 14) & 1
     s = (n & 0x3FFF) != 0
@@ -93,7 +93,7 @@ def acc_add(t, x) -> np.ndarray:
     lost = (sm & ((np.int64(1) << d) - 1)) != 0
     total = np.where(sub, bg - sh, bg + sh)  # 0 <= total < 2^24
     top = top_bit(total)  # total < 2^24
-    n = total << np.clip(23 - top, 0, 23)
+    n = total << clamp(23 - top, 0, 23)
     e_res = e_big + top - 22
     q = (n >> 9) & 0x7FFF
     g = (n >> 8) & 1

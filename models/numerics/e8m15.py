@@ -100,18 +100,22 @@ def pack(mag, ebase, sign, stk, cancel) -> np.ndarray:
 
 
 def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> np.ndarray:
-    """PACK on int64 operands already in range (mag < 2^48, sign 0/1): the datapath's own call."""
+    """PACK on int64 operands already in range (mag < 2^48, sign 0/1): the datapath's own call.
+
+    Round to nearest even on the window's bits 31 and below: up when the guard (bit 31) is set and any
+    lower bit, ``stk`` or the kept lsb is; a carry out of 16 bits leaves the fraction 0 (``q & 0x7FFF``).
+    """
     p = top_bit(mag)
     n = (mag << np.maximum(47 - p, 0)) & _MASK48
+    kept = n >> 32
     sticky = ((n & 0x7FFFFFFF) != 0) | np.asarray(stk, dtype=bool)
-    q = round_half_even(n >> 32, (n >> 31) & 1, sticky)
+    q = kept + ((n >> 31) & (sticky | kept) & 1)
     carry = q >> 16
-    q = np.where(carry == 1, 0x8000, q)
     e = p + carry + ebase
     sbit = sign << 23
-    finite = np.where(e >= 255, sbit | POS_INF, np.where(e <= 0, sbit, sbit | (e << 15) | (q - 0x8000)))
-    zero = np.where(np.asarray(cancel, dtype=bool), 0, sbit)
-    return _u32(np.where(mag == 0, zero, finite))
+    finite = sbit | np.where(e >= 255, POS_INF, np.where(e <= 0, 0, (e << 15) | (q & 0x7FFF)))
+    out = np.where(mag == 0, np.where(np.asarray(cancel, dtype=bool), 0, sbit), finite)
+    return out.astype(np.uint32)
 
 
 # ----------------------------------------------------------------- the FMA datapath (V.6.3)
@@ -159,28 +163,35 @@ def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 
 def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """The datapath in numpy on int64 arrays (of any width; :func:`_fma` picks it for wide ones)."""
+    """The datapath in numpy on int64 arrays (of any width; :func:`_fma` picks it for wide ones).
+
+    Written for few array operations (the vector core calls it once per ALU op on 128 lanes, where the cost
+    is per operation): the sticky of the addend's shifted-out bits is ``(add << s) != gZ * 2^32``, and the
+    special-value override runs only when some operand has exponent 255.
+    """
     sx, ex, mx = _fields(x)
     sy, ey, my = _fields(y)
     sz, ez, mz = _fields(z)
     zx, zy, cz = ex == 0, ey == 0, ez == 0
     pz = zx | zy
-    ex1, ey1 = np.where(pz, 1, ex), np.where(pz, 1, ey)
+    esum = np.where(pz, 2, ex + ey)  # ex1 + ey1: both read as 1 when the product is zero
     sxy = sx ^ sy
-    neg = (sxy ^ sz) == 1
-    d = ex1 + ey1 - ez - 110
+    neg = sxy != sz
+    d = esum - (ez + 110)
     byp = (d < 0) & ~cz
-    s = np.where(cz, 48, np.where(byp, 0, np.minimum(d, 48)))
-    ebase = np.where(byp, ez - 47, ex1 + ey1 - 157)
-    gz = mz | 0x8000
-    add = (gz << 32) >> s
-    stk = (s >= 33) & ((gz & ((1 << np.clip(s - 32, 0, 16)) - 1)) != 0)
+    s = np.where(cz, 48, np.minimum(np.maximum(d, 0), 48))  # 0 on the bypass (d < 0)
+    ebase = np.where(byp, ez - 47, esum - 157)
+    g32 = (mz | 0x8000) << 32
+    add = g32 >> s
+    stk = (add << s) != g32
     prod = np.where(byp | pz, 0, (mx | 0x8000) * (my | 0x8000))
     total = np.where(neg, add - prod, add + prod) & _MASK48
-    rneg = neg & (s != 0) & (total >= (1 << 47))
+    rneg = neg & (total >= (1 << 47)) & (s != 0)
     mag = np.where(rneg, (-total) & _MASK33, total)
-    sign = np.where(neg, np.where(rneg, sxy, sz), sxy)
-    out = _pack(mag, ebase, sign, stk, neg & ~pz & ~cz).astype(_I64)
+    sign = np.where(neg & ~rneg, sz, sxy)
+    out = _pack(mag, ebase, sign, stk, neg & ~(pz | cz))
+    if np.maximum(np.maximum(ex, ey), ez).max() < 0xFF:
+        return out
     nan, inf, inf_sign = _specials(x, y, z, sxy, sz, zx, zy)
     out = np.where(inf, (inf_sign << 23) | POS_INF, out)
     return _u32(np.where(nan, QNAN, out))

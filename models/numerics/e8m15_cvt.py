@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rounding import low_bits, round_half_even, top_bit
+from .rounding import clamp, low_bits, round_half_even, top_bit
 
 
 # --------------------------------------------------------------------- FP16
@@ -32,7 +32,7 @@ def fp16_to_e8m15(h) -> np.ndarray:
     p = top_bit(m10)
     normal = ((e5 + 112) << 15) | (m10 << 5)
     special = (0xFF << 15) | (m10 << 5)
-    sub = ((103 + p) << 15) | ((m10 << np.clip(15 - p, 0, 15)) & 0x7FFF)
+    sub = ((103 + p) << 15) | ((m10 << clamp(15 - p, 0, 15)) & 0x7FFF)
     body = np.where(e5 == 0x1F, special, np.where(e5 != 0, normal, np.where(m10 != 0, sub, 0)))
     return ((s << 23) | body).astype(np.uint32)
 
@@ -41,7 +41,7 @@ def _fp16_subnormal(g: np.ndarray, e: np.ndarray) -> np.ndarray:
     """The subnormal store path: ``g * 2^32`` shifted right by ``min(118 - e, 31)``, bits
     [42:32] kept, RNE on bit 31 and below. A carry to 0x400 lands in the exponent field,
     which is exactly the smallest normal 2^-14."""
-    t = (g << 32) >> np.clip(118 - e, 0, 31)
+    t = (g << 32) >> clamp(118 - e, 0, 31)
     return round_half_even((t >> 32) & 0x7FF, (t >> 31) & 1, (t & 0x7FFFFFFF) != 0)
 
 

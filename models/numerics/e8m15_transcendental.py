@@ -25,6 +25,7 @@ import numpy as np
 
 from .e8m15 import K0, K1, NEG_INF, NEG_LOG2E, POS_INF, QNAN, _I64, _bits, _fields, _pack, _u32, _wrap, vadd, vmul
 from .e8m15_cvt import e8m15_to_fp16, fp16_to_e8m15
+from .rounding import clamp
 
 # Function selects of the coefficient table (V.6.4).
 FSEL_EXP2, FSEL_LOG2, FSEL_INV, FSEL_RSQRT = 0, 1, 2, 3
@@ -114,7 +115,7 @@ def vexp2(a) -> np.ndarray:
     wrap of v is upstream defect D1 (128 <= |a| < 256 reduces modulo 256), then
     ``2^k * (2^20 + poly(f)) * 2^-20``. NaN -> NaN; Inf or e > 134: +Inf (a > 0), +0 (a < 0)."""
     s, e, m, _, i, n = _classes(_bits(a))
-    r = ((1 << 25) + (m << 10)) >> np.clip(134 - e, 0, 26)
+    r = ((1 << 25) + (m << 10)) >> clamp(134 - e, 0, 26)
     big_r = (r >> 1) + (r & 1)
     v = _wrap(np.where(s == 1, -big_r, big_r), 25)
     k, f = v >> 17, v & 0x1FFFF
