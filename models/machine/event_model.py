@@ -107,6 +107,7 @@ class MachineModel:
         self.mag = self.units.get(machine.mag) if UnitKind.MAG in machine.units.values() else None
         self.queue: deque[Event] = deque()
         self.steps = 0
+        self.orch_version = 0  # counts what may change the orchestrator's registers: flits it took, host writes
         self.delivered: Counter = Counter()  # flit type name -> flits delivered
         self.wr_data_sent = 0
         self.errors: list[str] = []  # undeliverable flits, and what the units' monitors record
@@ -129,6 +130,7 @@ class MachineModel:
         name = _type_name(_TYPE.extract(flit))
         self.delivered[name] += 1
         if dst == self.orch.own:
+            self.orch_version += 1
             self._send(self.orch.take(flit))
         elif dst in self.units:
             unit = self.units[dst]
@@ -151,6 +153,7 @@ class MachineModel:
 
     # ------------------------------------------------------------ host
     def write(self, addr: int, value: int) -> None:
+        self.orch_version += 1
         self._send(self.orch.write(addr, value))
 
     def read(self, addr: int) -> int:
@@ -209,8 +212,24 @@ class ModelHost:
         for addr, word in stage_writes(slots, self.slots):
             self.mm.write(addr, word)
 
+    def _holds(self, cmd: Poll) -> Callable[[], bool]:
+        """The poll's condition for run(), re-read only when the orchestrator's state may have changed.
+
+        Every register the host reads is the orchestrator's, and only a flit it takes or a host write changes
+        it; run() stops at the first True, so between two such events the answer is the last one, False.
+        Reading NODE_STATUS before every delivery cost more than most deliveries.
+        """
+        mm, seen = self.mm, [-1]
+
+        def holds() -> bool:
+            if mm.orch_version == seen[0]:
+                return False
+            seen[0] = mm.orch_version
+            return mm.read(cmd.addr) & cmd.mask == cmd.want
+        return holds
+
     async def poll(self, cmd: Poll, what: str) -> int:
-        if not self.mm.run(lambda: self.mm.read(cmd.addr) & cmd.mask == cmd.want):
+        if not self.mm.run(self._holds(cmd)):
             waiting = "; ".join(self.mm.waiting()) or "no unit waits for anything"
             raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}"
                              f"; {waiting}")
