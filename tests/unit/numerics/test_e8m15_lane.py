@@ -117,3 +117,16 @@ def test_small_arrays_take_the_lane_form_with_the_same_result() -> None:
     assert np.shape(one) == () and int(one) == int(wide[0])
     grid = m8.vadd(a[:12].reshape(3, 4), c[:4])
     assert grid.shape == (3, 4) and grid.tolist() == m8.vadd(a[:12], np.tile(c[:4], 3)).reshape(3, 4).tolist()
+
+
+def test_mov_lane_equals_the_datapath_on_every_exponent() -> None:
+    """mov_lane returns a finite non-zero pattern unchanged without the datapath: every sign, every exponent
+    (0 and 255 included), the mantissa extremes and random mantissas, and bits above the lane width."""
+    s, e, m = np.meshgrid([0, 1], np.arange(256), np.concatenate([[0, 1, 0x4000, 0x7FFE, 0x7FFF],
+                                                                   SEED.integers(0, 1 << 15, 59)]), indexing="ij")
+    x = pat(s.ravel(), e.ravel(), m.ravel())
+    x = np.concatenate([x, x[::7] | (SEED.integers(1, 1 << 20, x[::7].size) << 24)])
+    want = _numpy_fma(x & 0xFFFFFF, np.full_like(x, m8.K1), np.zeros_like(x)).tolist()
+    assert [lane.mov_lane(v) for v in x.tolist()] == want
+    assert [lane.vadd_lane(v, 0) for v in x.tolist()] == want
+    assert [lane.vadd_lane(v, 1 << 24) for v in x.tolist()] == want  # only the low 24 bits of c are read
