@@ -130,3 +130,20 @@ def test_mov_lane_equals_the_datapath_on_every_exponent() -> None:
     assert [lane.mov_lane(v) for v in x.tolist()] == want
     assert [lane.vadd_lane(v, 0) for v in x.tolist()] == want
     assert [lane.vadd_lane(v, 1 << 24) for v in x.tolist()] == want  # only the low 24 bits of c are read
+
+
+def test_the_mov_ops_shortcut_equals_the_datapath() -> None:
+    """The ops whose Y, Z are 1.0, +0 (VMOV, VNEG, VABS, VMAX, VMIN, VSEL, the compares as values) skip the FMA
+    (e8m15._mov): the same bits as the datapath on the selected X, for every exponent and the corners."""
+    s, e, m = np.meshgrid([0, 1], np.arange(256), np.concatenate([[0, 1, 0x4000, 0x7FFF],
+                                                                   SEED.integers(0, 1 << 15, 28)]), indexing="ij")
+    a = np.concatenate([pat(s.ravel(), e.ravel(), m.ravel()), np.repeat(CORNERS, len(CORNERS))])
+    b = np.concatenate([_any_pattern(a.size - len(CORNERS) ** 2), np.tile(CORNERS, len(CORNERS))])
+    c = _any_pattern(a.size)
+    assert m8._mov(a).tolist() == _numpy_fma(a, np.full_like(a, m8.K1), np.zeros_like(a)).tolist()
+    for op in sorted(m8._MOV_OPS):
+        x, y, z = m8._OPERANDS[op](m8._bits(a), m8._bits(b), m8._bits(c))
+        assert (y, z) == (m8.K1, m8.K0), m8.OP_NAMES[op]
+        want = _numpy_fma(*np.broadcast_arrays(np.asarray(x, np.int64), y, z)).tolist()
+        assert m8._fma_op(op, a, b, c).tolist() == want, m8.OP_NAMES[op]
+        assert m8._fma_op(op, a[:5], b[:5], c[:5]).tolist() == want[:5], m8.OP_NAMES[op]
