@@ -48,7 +48,7 @@ from typing import Mapping
 import numpy as np
 
 from models.cu.base import completion, cu_data_fields
-from models.noc.flit import FIELDS, FlitType
+from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
 from models.numerics.cluster import acc_add, emit_granule, gemm_entry
 from models.vector.link import Event, TakesFlits
 
@@ -147,7 +147,7 @@ class ClusterCore(TakesFlits):
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
         """One inbound flit; returns what the unit sends because of it, in the order it leaves."""
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
         elif ftype not in BASE_TYPES:
@@ -158,7 +158,7 @@ class ClusterCore(TakesFlits):
     def held(self) -> bool:
         """An RD_RESP outside a FILL blocks the receive queue (units.md C.3)."""
         return bool(self.pending) and self.fill is None and \
-            FIELDS["type"].extract(self.pending[0]) == FlitType.MEM_RD_RESP
+            flit_type(self.pending[0]) == FlitType.MEM_RD_RESP
 
     def waiting_on(self) -> str | None:
         """What keeps this cluster from retiring its instruction, in words (a poll that times out names it)."""
@@ -191,7 +191,7 @@ class ClusterCore(TakesFlits):
         return out
 
     def _receive(self, flit: int) -> list[Event]:
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.MEM_RD_RESP:
             return self._fill_word(flit)
         if ftype == FlitType.CU_DATA:
@@ -290,7 +290,7 @@ class ClusterCore(TakesFlits):
         return [self._event(x) for x in out] + self._retire(inst)
 
     def _event(self, flit: int) -> Event:
-        return Event((FIELDS["dst_x"].extract(flit), FIELDS["dst_y"].extract(flit)), flit)
+        return Event(flit_dst(flit), flit)
 
     def sweep(self, f: Mapping[str, int]) -> list[int]:
         """A GEMM's sweep on the accumulator; returns the flits it emits (none unless emit, C.6).

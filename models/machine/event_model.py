@@ -35,7 +35,7 @@ import numpy as np
 from models.bundle.reader import Bundle
 from models.cluster import ClusterCore
 from models.bundle.executor import ExecResult, NotLanded, PollFailed, describe_poll, execute, run_sync, stage_writes
-from models.noc.flit import FIELDS, FlitType
+from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
 from models.bundle.loader import Poll
 from models.machine.layouts import FUSED4, Machine, UnitKind
 from models.mag.model import DramImage, MagUnit
@@ -47,7 +47,6 @@ Coord = tuple[int, int]
 MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
 
 
-_TYPE, _DST_X, _DST_Y = FIELDS["type"], FIELDS["dst_x"], FIELDS["dst_y"]
 _MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
 _TYPE_NAMES = {int(t): t.name for t in FlitType}  # a lookup per delivery instead of an enum construction
 
@@ -116,7 +115,7 @@ class MachineModel:
     # ------------------------------------------------------------ network
     def _send(self, events: list[Event]) -> None:
         for ev in events:
-            if _TYPE.extract(ev.flit) == _MEM_WR_DATA:
+            if flit_type(ev.flit) == _MEM_WR_DATA:
                 self.wr_data_sent += 1
             self.queue.append(ev)
 
@@ -126,8 +125,8 @@ class MachineModel:
             return False
         flit = self.queue.popleft().flit
         self.steps += 1
-        dst = (_DST_X.extract(flit), _DST_Y.extract(flit))
-        name = _type_name(_TYPE.extract(flit))
+        dst = flit_dst(flit)
+        name = _type_name(flit_type(flit))
         self.delivered[name] += 1
         if dst == self.orch.own:
             self.orch_version += 1

@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from models.noc.flit import FIELDS, FlitType, describe_flit, make_flit
+from models.noc.flit import FIELDS, FlitType, describe_flit, flit_dst, flit_src, flit_type, make_flit
 from models.mag.check import CheckReport, Prediction, RdKey
 from models.mag.proto import (
     ADDR_MASK, BLAYOUT, FLAG_UNDEFINED, MAX_WRITE_LEN, QUANT, STREAM, WORD_BYTES, WORD_MASK, Coord,
@@ -63,7 +63,6 @@ __all__ = [
 
 _TYPE, _TXN, _LAST = FIELDS["type"], FIELDS["txn"], FIELDS["last"]
 _SRC_X, _SRC_Y = FIELDS["src_x"], FIELDS["src_y"]
-_DST_X, _DST_Y = FIELDS["dst_x"], FIELDS["dst_y"]
 _PAYLOAD = FIELDS["payload"]
 _WORD_INDEX_MASK = (1 << 35) - 1  # a DRAM word address: byte address [39:5]
 
@@ -195,11 +194,11 @@ class MagUnit:
     # ------------------------------------------------------------ the link
     def take(self, flit: int) -> list[Event]:
         """One inbound flit -> the flits it causes, in sending order."""
-        src = (_SRC_X.extract(flit), _SRC_Y.extract(flit))
-        dst = (_DST_X.extract(flit), _DST_Y.extract(flit))
+        src = flit_src(flit)
+        dst = flit_dst(flit)
         if dst != self.coord:
             self._fault(NotForThisAgent, f"agent {self.coord} was delivered a flit for {dst}: {describe_flit(flit)}")
-        ftype = _TYPE.extract(flit)
+        ftype = flit_type(flit)
         txn = _TXN.extract(flit)
         if ftype == FlitType.MEM_RD_REQ:
             return self._read(src, txn, decode_descriptor(_PAYLOAD.extract(flit)))

@@ -41,6 +41,9 @@ __all__ = [
     "flit_to_hex",
     "flit_from_hex",
     "flit_field",
+    "flit_type",
+    "flit_dst",
+    "flit_src",
 ]
 
 FLIT_WIDTH = 288
@@ -298,6 +301,21 @@ def make_flit(dst: tuple[int, int], src: tuple[int, int], ftype: int, txn: int, 
 _ORDER = ("dst_x", "dst_y", "src_x", "src_y", "type", "txn", "last", "rsvd", "payload")
 (_L_DX, _L_DY, _L_SX, _L_SY, _L_TYPE, _L_TXN, _L_LAST, _L_RSVD, _L_PAYLOAD) = (FIELDS[n].lsb for n in _ORDER)
 (_M_DX, _M_DY, _M_SX, _M_SY, _M_TYPE, _M_TXN, _M_LAST, _M_RSVD, _M_PAYLOAD) = (FIELDS[n].mask for n in _ORDER)
+
+
+def flit_type(flit: int) -> int:
+    """The ``type`` field: what every event model reads first of each flit it takes."""
+    return (flit >> _L_TYPE) & _M_TYPE
+
+
+def flit_dst(flit: int) -> tuple[int, int]:
+    """``(dst_x, dst_y)``: where the network delivers the flit."""
+    return (flit >> _L_DX) & _M_DX, (flit >> _L_DY) & _M_DY
+
+
+def flit_src(flit: int) -> tuple[int, int]:
+    """``(src_x, src_y)``: who sent the flit."""
+    return (flit >> _L_SX) & _M_SX, (flit >> _L_SY) & _M_SY
 
 
 def unpack_flit(value: int) -> Flit:

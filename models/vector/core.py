@@ -31,7 +31,7 @@ from typing import Optional
 import numpy as np
 
 from models.cu.base import completion
-from models.noc.flit import FIELDS, FlitType, make_flit
+from models.noc.flit import FIELDS, FlitType, flit_type, make_flit
 
 from . import isa
 from .chain_hazards import ChainHazard, ChainTracker, chain_dest, draining, fp32_store, stage_key
@@ -127,7 +127,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
         """One inbound flit; returns what the core sends because of it."""
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
             return self._drain_queue()

@@ -191,3 +191,16 @@ def test_make_flit_equals_pack_flit_and_names_a_field_out_of_range() -> None:
                            ("rsvd", 8, "rsvd"), ("payload", 1 << 256, "payload"), ("payload", -1, "payload")):
         with pytest.raises(ValueError, match=f"'{name}'"):
             make_flit(**{**ok, key: bad})
+
+
+def test_header_accessors_equal_the_field_table() -> None:
+    import random
+
+    from models.noc.flit import flit_dst, flit_src, flit_type
+
+    rng = random.Random(12)
+    for _ in range(500):
+        f = rng.getrandbits(288)
+        assert flit_type(f) == flit_field(f, "type")
+        assert flit_dst(f) == (flit_field(f, "dst_x"), flit_field(f, "dst_y"))
+        assert flit_src(f) == (flit_field(f, "src_x"), flit_field(f, "src_y"))
