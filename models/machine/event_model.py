@@ -126,16 +126,17 @@ class MachineModel:
         flit = self.queue.popleft().flit
         self.steps += 1
         dst = flit_dst(flit)
-        name = _type_name(flit_type(flit))
+        name = _TYPE_NAMES.get(flit_type(flit)) or _type_name(flit_type(flit))
         self.delivered[name] += 1
+        unit = self.units.get(dst)
         if dst == self.orch.own:
             self.orch_version += 1
             self._send(self.orch.take(flit))
-        elif dst in self.units:
-            unit = self.units[dst]
+        elif unit is not None:
             self._send(unit.take(flit))
             queued = len(getattr(unit, "queue", ()))
-            self.max_queued[dst] = max(self.max_queued.get(dst, 0), queued)
+            if queued > self.max_queued.get(dst, -1):
+                self.max_queued[dst] = queued
         else:
             self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type {name}")
         return True
