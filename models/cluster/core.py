@@ -49,7 +49,7 @@ import numpy as np
 
 from models.cu.base import completion, cu_data_fields
 from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
-from models.numerics.cluster import acc_add, emit_granule, gemm_entry
+from models.numerics.cluster import acc_add, emit_granules, gemm_entry
 from models.vector.link import Event, TakesFlits
 
 from .flits import fill_request, leads, write_port
@@ -311,7 +311,7 @@ class ClusterCore(TakesFlits):
         if not emits(f):
             return []
         self.emitted += len(tiles)
-        return write_port([emit_granule(self.acc[t]) for t in tiles], f, self.coord, self.mag)
+        return write_port(emit_granules(self.acc[tiles]), f, self.coord, self.mag)
 
     def drain_flits(self, f: Mapping[str, int]) -> list[int]:
         """The flits of a (non-fused) DRAIN: OP_SEND for a node drain into buf 2, OP_EMIT otherwise."""
@@ -319,7 +319,7 @@ class ClusterCore(TakesFlits):
         if f["dnode"] and f["dbuf"] == Buf.ACC:
             granules = [g for t in range(n) for g in send_granules(self.acc[t])]
         else:
-            granules = [emit_granule(self.acc[t]) for t in range(n)]
+            granules = emit_granules(self.acc[np.arange(n)])
         return write_port(granules, f, self.coord, self.mag)
 
     # ------------------------------------------------------------ views
@@ -329,7 +329,7 @@ class ClusterCore(TakesFlits):
 
     def fp16_tiles(self, n: int) -> list[int]:
         """OP_EMIT granules of sub-tiles 0..n-1 (what a node drain delivers, in order)."""
-        return [emit_granule(self.acc[t]) for t in range(n)]
+        return emit_granules(self.acc[np.arange(n)])
 
 
 __all__ = ["BASE_TYPES", "ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "gemm_blocks", "gemm_tiles", "l1_entry"]

@@ -20,8 +20,8 @@ docs/numerics.md states every rule.
 """
 
 from .cluster import (
-    acc_add, acc_convert, acc_emit, acc_load, acc_to_fp16, emit_granule, gemm_entry, gemm_product, gemm_reference,
-    gemm_step,
+    acc_add, acc_convert, acc_emit, acc_load, acc_to_fp16, emit_granule, emit_granules, gemm_entry, gemm_product,
+    gemm_reference, gemm_step,
 )
 from .e8m15 import (
     K0, K1, K2, NEG_INF, NEG_LOG2E, POS_INF, QNAN, cmp_eq, cmp_gt, cmp_lt, fma, pack, vabs, vadd, vcmpeq,

@@ -172,6 +172,13 @@ def emit_granule(acc_tile) -> int:
     return pack_fp16_subtile(acc_emit(np.asarray(acc_tile).reshape(4, 4)))
 
 
+def emit_granules(tiles) -> list[int]:
+    """:func:`emit_granule` of each of a stack of sub-tiles (T, 4, 4): one emit over all of them, then each
+    tile's 16 FP16 lanes (lane g = 4r + c, little-endian) as one int; a GEMM emits every tile it swept."""
+    lanes = np.ascontiguousarray(acc_emit(np.asarray(tiles).reshape(-1, 16)), dtype="<u2")
+    return [int.from_bytes(row.tobytes(), "little") for row in lanes]
+
+
 def gemm_reference(a, b, scale_a, scale_b, anchor: int) -> np.ndarray:
     """float64 of the exact scaled product (C.6: dot * (8+Ma)(8+Mb)/64 * 2^(Ea+Eb-anchor)); exact here."""
     dot = np.matmul(np.asarray(a, np.float64), np.asarray(b, np.float64))

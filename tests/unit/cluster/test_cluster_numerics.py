@@ -167,3 +167,12 @@ def test_load_is_add_to_zero_on_every_kind_of_pattern():
     got = cluster.acc_load(x)
     assert got.dtype == np.uint32 and got.tolist() == cluster.acc_add(np.zeros_like(x), x).tolist()
     assert cluster.acc_load(np.int64(5 << 14 | 7)).shape == ()
+
+
+def test_emit_granules_equal_emit_granule_per_tile():
+    """A GEMM's tiles are emitted in one call (emit_granules); each granule must be emit_granule's."""
+    rng = np.random.default_rng(23)
+    tiles = rng.integers(0, 1 << 22, (37, 4, 4)).astype(np.uint32)
+    tiles[::5] = rng.choice([0, 127 << 14 | 0x3FFF, 1 << 21 | 48 << 14, 1 << 21], (8, 4, 4))
+    assert cluster.emit_granules(tiles) == [cluster.emit_granule(t) for t in tiles]
+    assert cluster.emit_granules(tiles[:0]) == []
