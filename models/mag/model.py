@@ -222,16 +222,17 @@ class MagUnit:
         return first + n > self.dram.size
 
     def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
-        what = f"MEM_RD_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} flags {d.flags:#04x}"
+        def what() -> str:  # named in a fault only: most requests need no message
+            return f"MEM_RD_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} flags {d.flags:#04x}"
         if d.staging:
-            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+            self._fault(StagingAperture, f"{what()}: staging-aperture address, this agent has no staging; "
                                          "dropped without a response (units.md M.4)")
             return []
         if d.flags & FLAG_UNDEFINED:
-            self._fault(UndefinedFlags, f"{what}: flags bit 7 is not defined by units.md M.1")
+            self._fault(UndefinedFlags, f"{what()}: flags bit 7 is not defined by units.md M.1")
         first, n = self.index(d.addr), d.read_words()
         if self._outside(first, n):
-            self._fault(OutsideDram, f"{what}: reads DRAM words {first:#x}+{n}, the DRAM at {self.base:#x} "
+            self._fault(OutsideDram, f"{what()}: reads DRAM words {first:#x}+{n}, the DRAM at {self.base:#x} "
                                      f"holds {self.dram.size} words")
         self.words_read += n
         if self.trace is not None:
@@ -243,18 +244,20 @@ class MagUnit:
         return [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(n)]
 
     def _write_request(self, src: Coord, txn: int, d: Descriptor) -> None:
-        what = f"MEM_WR_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} len {d.len}"
+        def what() -> str:  # named in a fault only
+            return f"MEM_WR_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} len {d.len}"
         if src in self.open:
-            self._fault(WriteProtocolError, f"second {what} while write txn {self.open[src].txn:#04x} is open: dropped")
+            self._fault(WriteProtocolError, f"second {what()} while write txn {self.open[src].txn:#04x} is open: "
+                                            "dropped")
             return
         if d.len > MAX_WRITE_LEN:
-            self._fault(WriteProtocolError, f"{what}: len > {MAX_WRITE_LEN} (a write is at most 8 beats)")
+            self._fault(WriteProtocolError, f"{what()}: len > {MAX_WRITE_LEN} (a write is at most 8 beats)")
         first = self.index(d.addr)
         if d.staging:
-            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+            self._fault(StagingAperture, f"{what()}: staging-aperture address, this agent has no staging; "
                                          "dropped without a response (units.md M.4)")
         elif self._outside(first, d.len + 1):
-            self._fault(OutsideDram, f"{what}: writes DRAM words {first:#x}+{d.len + 1}, the DRAM at "
+            self._fault(OutsideDram, f"{what()}: writes DRAM words {first:#x}+{d.len + 1}, the DRAM at "
                                      f"{self.base:#x} holds {self.dram.size} words")
         self.open[src] = OpenWrite(txn, first, d.len + 1, discard=d.staging)
 
