@@ -26,7 +26,15 @@ from .rounding import clamp, low_bits, round_half_even, top_bit
 def fp16_to_e8m15(h) -> np.ndarray:
     """VLD FP16: exact. +-0 stays +-0; Inf/NaN -> ``{s, 0xFF, m10 * 32}``; normal ->
     ``{s, e5 + 112, m10 * 32}``; a subnormal with top mantissa bit p becomes the normal
-    ``{s, 103 + p, (m10 << (15 - p)) mod 2^15}``."""
+    ``{s, 103 + p, (m10 << (15 - p)) mod 2^15}``.
+
+    A lookup in the table of all 65536 results (:func:`fp16_to_e8m15_fields` on each, made at import):
+    every VLD converts a register's worth of lanes, and one take is cheaper than the field arithmetic."""
+    return _FP16_TO_E8M15[low_bits(h, 16)]
+
+
+def fp16_to_e8m15_fields(h) -> np.ndarray:
+    """:func:`fp16_to_e8m15` by the field arithmetic of V.7 (what its table holds)."""
     h = low_bits(h, 16)
     s, e5, m10 = h >> 15, (h >> 10) & 0x1F, h & 0x3FF
     p = top_bit(m10)
@@ -35,6 +43,10 @@ def fp16_to_e8m15(h) -> np.ndarray:
     sub = ((103 + p) << 15) | ((m10 << clamp(15 - p, 0, 15)) & 0x7FFF)
     body = np.where(e5 == 0x1F, special, np.where(e5 != 0, normal, np.where(m10 != 0, sub, 0)))
     return ((s << 23) | body).astype(np.uint32)
+
+
+_FP16_TO_E8M15 = fp16_to_e8m15_fields(np.arange(1 << 16))
+_FP16_TO_E8M15.setflags(write=False)
 
 
 def _fp16_subnormal(g: np.ndarray, e: np.ndarray) -> np.ndarray:
@@ -88,4 +100,4 @@ def e8m15_to_fp32(x) -> np.ndarray:
     return ((s << 31) | body).astype(np.uint32)
 
 
-__all__ = ["fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32"]
+__all__ = ["fp16_to_e8m15", "fp16_to_e8m15_fields", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32"]
