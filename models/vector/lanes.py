@@ -76,6 +76,24 @@ def _lane_tree8(f: Callable[[int, int], int], y: list[int]) -> list[int]:
     return _lane_pairs(f, _lane_pairs(f, _lane_pairs(f, y)))
 
 
+def _ordered_extreme(x: Vec, largest: bool) -> int | None:
+    """The MAX (MIN) tree's result when no leaf is a NaN or a zero pattern (exponent 0), else None.
+
+    Why the tree's order then does not matter: on such patterns the raw-bit compare of V.6.1 is the order of
+    the values (distinct patterns, distinct values), so VMAX(a, b) selects the larger one, and VMOV of a
+    finite non-zero pattern or an Inf returns it unchanged; every combine is then max(a, b) and the tree is
+    the largest leaf (the identity, -Inf for MAX and +Inf for MIN, never wins over a leaf). A NaN or a zero
+    leaf makes the order matter (VMAX(x, NaN) = x but VMAX(NaN, x) = NaN; VMOV turns -0 into +0), and then
+    the tree is walked.
+    """
+    p = x.astype(np.int64) & 0xFFFFFF
+    e = (p >> 15) & 0xFF
+    if not np.all((e != 0) & ((e != 0xFF) | ((p & 0x7FFF) == 0))):
+        return None
+    key = np.where(p >> 23 == 1, -(p & 0x7FFFFF), p & 0x7FFFFF)  # sign-magnitude as a signed number
+    return int(p[np.argmax(key) if largest else np.argmin(key)])
+
+
 def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None]:
     """(S result, EXPSUM's elementwise VEXP2 or None) of VRED kinds 0..5 at VL (a multiple of 16).
 
@@ -86,9 +104,13 @@ def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None
     form): the tree's vectors are 1 to 32 lanes wide, where numpy's fixed cost per
     call is most of the work.
     """
+    n = vl // LANES
+    if kind in (RedKind.MAX, RedKind.MIN) and n:
+        extreme = _ordered_extreme(a[: n * LANES], kind == RedKind.MAX)
+        if extreme is not None:
+            return extreme, None
     f = _LANE_COMBINE.get(kind, e8m15_lane.vadd_lane)
     ident = IDENTITY[kind]
-    n = vl // LANES
     acc = [ident] * 16
     expo = None
     if kind in (RedKind.SUM, RedKind.MAX, RedKind.MIN):

@@ -75,3 +75,24 @@ def test_reduce_tree_equals_the_numpy_tree(kind: RedKind) -> None:
                     assert expo is not None and expo.tolist() == e8m15_transcendental.vexp2(a).tolist()
                 else:
                     assert expo is None
+
+
+@pytest.mark.parametrize("kind", [RedKind.MAX, RedKind.MIN])
+def test_max_min_without_nan_or_zero_leaves_take_the_order_and_equal_the_tree(kind: RedKind) -> None:
+    """MAX / MIN whose leaves hold no NaN and no zero pattern skip the tree (lanes._ordered_extreme): the
+    same bits as the numpy tree, with Infs, the largest finite patterns, ties and both signs among the
+    leaves; one NaN or zero leaf sends it back to the tree."""
+    from models.vector.lanes import _ordered_extreme
+
+    for vl in range(16, 129, 16):
+        for trial in range(12):
+            a = _vector(0.0)
+            picks = RNG.choice([0x7F8000, 0xFF8000, 0x7F7FFF, 0xFF7FFF, 0x008000, 0x808000, int(a[3])], 128)
+            a = np.where(RNG.random(128) < [0.0, 0.05, 0.3, 1.0][trial % 4], picks, a).astype(np.uint32)
+            assert _ordered_extreme(a[:vl], kind == RedKind.MAX) is not None
+            got, _ = reduce_tree(kind, a, a, vl)
+            assert got == numpy_reduce(kind, a, a, vl), (kind.name, vl, trial)
+            spoiled = a.copy()
+            spoiled[RNG.integers(0, vl)] = RNG.choice([0x000000, 0x800000, 0x000123, 0x7FC000, 0xFF8001])
+            assert _ordered_extreme(spoiled[:vl], kind == RedKind.MAX) is None
+            assert reduce_tree(kind, spoiled, spoiled, vl)[0] == numpy_reduce(kind, spoiled, spoiled, vl)
