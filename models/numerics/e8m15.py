@@ -154,7 +154,9 @@ def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     (models.numerics.e8m15_lane, the same steps), where numpy's cost per
     operation, not per lane, would dominate; wider calls run :func:`_fma_arrays`.
     """
-    x, y, z = (np.asarray(v, dtype=_I64) for v in (x, y, z))
+    x, y, z = np.asarray(x, dtype=_I64), np.asarray(y, dtype=_I64), np.asarray(z, dtype=_I64)
+    if max(x.size, y.size, z.size) > LANE_FORM_MAX:  # the broadcast is at least as wide: skip working it out
+        return _fma_arrays(x, y, z)
     shape = np.broadcast_shapes(x.shape, y.shape, z.shape)
     if math.prod(shape) > LANE_FORM_MAX:
         return _fma_arrays(x, y, z)
