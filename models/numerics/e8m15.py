@@ -72,7 +72,7 @@ def _bits(x) -> np.ndarray:
 
 def _fields(p: np.ndarray):
     """``(s, e, m)`` of int64 patterns."""
-    return (p >> 23) & 1, (p >> 15) & 0xFF, p & 0x7FFF
+    return (p >> _C23) & _C1, (p >> _C15) & _CFF, p & _M15
 
 
 def _wrap(v: np.ndarray, n: int) -> np.ndarray:
@@ -99,6 +99,18 @@ def pack(mag, ebase, sign, stk, cancel) -> np.ndarray:
     return _pack(mag, np.asarray(ebase, dtype=_I64), np.asarray(sign, dtype=_I64) & 1, stk, cancel)
 
 
+def _k(value: int) -> np.ndarray:
+    """An int64 constant as a 0-d array: numpy combines one with an array in about half the time it takes
+    to convert a Python int on every operation, and the datapath below is mostly such operations."""
+    return np.array(value, dtype=_I64)
+
+
+_C0, _C1, _C2, _C15, _C16, _C23, _C31, _C32, _C47, _C48 = (_k(v) for v in (0, 1, 2, 15, 16, 23, 31, 32, 47, 48))
+_C110, _C157, _C255, _CFF = _k(110), _k(157), _k(255), _k(0xFF)
+_M15, _GUARD15, _M31, _M33, _M48 = _k(0x7FFF), _k(0x8000), _k(0x7FFFFFFF), _k(_MASK33), _k(_MASK48)
+_TOP47, _INF = _k(1 << 47), _k(POS_INF)
+
+
 def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> np.ndarray:
     """PACK on int64 operands already in range (mag < 2^48, sign 0/1): the datapath's own call.
 
@@ -106,15 +118,15 @@ def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> 
     lower bit, ``stk`` or the kept lsb is; a carry out of 16 bits leaves the fraction 0 (``q & 0x7FFF``).
     """
     p = top_bit(mag)
-    n = (mag << np.maximum(47 - p, 0)) & _MASK48
-    kept = n >> 32
-    sticky = ((n & 0x7FFFFFFF) != 0) | np.asarray(stk, dtype=bool)
-    q = kept + ((n >> 31) & (sticky | kept) & 1)
-    carry = q >> 16
+    n = (mag << np.maximum(_C47 - p, _C0)) & _M48
+    kept = n >> _C32
+    sticky = ((n & _M31) != _C0) | np.asarray(stk, dtype=bool)
+    q = kept + ((n >> _C31) & (sticky | kept) & _C1)
+    carry = q >> _C16
     e = p + carry + ebase
-    sbit = sign << 23
-    finite = sbit | np.where(e >= 255, POS_INF, np.where(e <= 0, 0, (e << 15) | (q & 0x7FFF)))
-    out = np.where(mag == 0, np.where(np.asarray(cancel, dtype=bool), 0, sbit), finite)
+    sbit = sign << _C23
+    finite = sbit | np.where(e >= _C255, _INF, np.where(e <= _C0, _C0, (e << _C15) | (q & _M15)))
+    out = np.where(mag == _C0, np.where(np.asarray(cancel, dtype=bool), _C0, sbit), finite)
     return out.astype(np.uint32)
 
 
@@ -174,22 +186,22 @@ def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     sx, ex, mx = _fields(x)
     sy, ey, my = _fields(y)
     sz, ez, mz = _fields(z)
-    zx, zy, cz = ex == 0, ey == 0, ez == 0
+    zx, zy, cz = ex == _C0, ey == _C0, ez == _C0
     pz = zx | zy
-    esum = np.where(pz, 2, ex + ey)  # ex1 + ey1: both read as 1 when the product is zero
+    esum = np.where(pz, _C2, ex + ey)  # ex1 + ey1: both read as 1 when the product is zero
     sxy = sx ^ sy
     neg = sxy != sz
-    d = esum - (ez + 110)
-    byp = (d < 0) & ~cz
-    s = np.where(cz, 48, np.minimum(np.maximum(d, 0), 48))  # 0 on the bypass (d < 0)
-    ebase = np.where(byp, ez - 47, esum - 157)
-    g32 = (mz | 0x8000) << 32
+    d = esum - (ez + _C110)
+    byp = (d < _C0) & ~cz
+    s = np.where(cz, _C48, np.minimum(np.maximum(d, _C0), _C48))  # 0 on the bypass (d < 0)
+    ebase = np.where(byp, ez - _C47, esum - _C157)
+    g32 = (mz | _GUARD15) << _C32
     add = g32 >> s
     stk = (add << s) != g32
-    prod = np.where(byp | pz, 0, (mx | 0x8000) * (my | 0x8000))
-    total = np.where(neg, add - prod, add + prod) & _MASK48
-    rneg = neg & (total >= (1 << 47)) & (s != 0)
-    mag = np.where(rneg, (-total) & _MASK33, total)
+    prod = np.where(byp | pz, _C0, (mx | _GUARD15) * (my | _GUARD15))
+    total = np.where(neg, add - prod, add + prod) & _M48
+    rneg = neg & (total >= _TOP47) & (s != _C0)
+    mag = np.where(rneg, (-total) & _M33, total)
     sign = np.where(neg & ~rneg, sz, sxy)
     out = _pack(mag, ebase, sign, stk, neg & ~(pz | cz))
     if np.maximum(np.maximum(ex, ey), ez).max() < 0xFF:
