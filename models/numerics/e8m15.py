@@ -38,7 +38,7 @@ from typing import Callable
 import numpy as np
 
 from .e8m15_lane import fma_lane
-from .rounding import low_bits, round_half_even, top_bit
+from .rounding import const, low_bits, round_half_even, top_bit
 
 _I64 = np.int64
 
@@ -99,16 +99,11 @@ def pack(mag, ebase, sign, stk, cancel) -> np.ndarray:
     return _pack(mag, np.asarray(ebase, dtype=_I64), np.asarray(sign, dtype=_I64) & 1, stk, cancel)
 
 
-def _k(value: int) -> np.ndarray:
-    """An int64 constant as a 0-d array: numpy combines one with an array in about half the time it takes
-    to convert a Python int on every operation, and the datapath below is mostly such operations."""
-    return np.array(value, dtype=_I64)
-
-
-_C0, _C1, _C2, _C15, _C16, _C23, _C31, _C32, _C47, _C48 = (_k(v) for v in (0, 1, 2, 15, 16, 23, 31, 32, 47, 48))
-_C110, _C157, _C255, _CFF = _k(110), _k(157), _k(255), _k(0xFF)
-_M15, _GUARD15, _M31, _M33, _M48 = _k(0x7FFF), _k(0x8000), _k(0x7FFFFFFF), _k(_MASK33), _k(_MASK48)
-_TOP47, _INF = _k(1 << 47), _k(POS_INF)
+# the datapath's constants as 0-d arrays (rounding.const says why)
+_C0, _C1, _C2, _C15, _C16, _C23, _C31, _C32, _C47, _C48 = (const(v) for v in (0, 1, 2, 15, 16, 23, 31, 32, 47, 48))
+_C110, _C157, _C255, _CFF = const(110), const(157), const(255), const(0xFF)
+_M15, _GUARD15, _M31, _M33, _M48 = const(0x7FFF), const(0x8000), const(0x7FFFFFFF), const(_MASK33), const(_MASK48)
+_TOP47, _INF, _QNAN, _MAG = const(1 << 47), const(POS_INF), const(QNAN), const(MAG)
 
 
 def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> np.ndarray:
@@ -215,11 +210,11 @@ def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
 def _compare(a, b):
     """``(lt, gt, eq, nan)`` of V.6.1 on raw bits."""
     a, b = _bits(a), _bits(b)
-    sa, sb = a >> 23, b >> 23
-    ma, mb = a & MAG, b & MAG
-    nan = (ma > POS_INF) | (mb > POS_INF)
-    eq = ((ma == 0) & (mb == 0)) | ((ma == mb) & (sa == sb))
-    ordered = np.where(sa != sb, sa == 1, np.where(sa == 1, ma > mb, ma < mb))
+    sa, sb = a >> _C23, b >> _C23
+    ma, mb = a & _MAG, b & _MAG
+    nan = (ma > _INF) | (mb > _INF)
+    eq = ((ma == _C0) & (mb == _C0)) | ((ma == mb) & (sa == sb))
+    ordered = np.where(sa != sb, sa == _C1, np.where(sa == _C1, ma > mb, ma < mb))
     lt = ~nan & ~eq & ordered
     gt = ~nan & ~eq & ~lt
     return lt, gt, eq, nan
@@ -282,9 +277,9 @@ def _mov(x: np.ndarray) -> np.ndarray:
     zeros follow the sign rule, Inf and NaN the override), in a handful of array operations instead of the
     whole FMA; the unit tests compare the two on every exponent.
     """
-    e = (x >> 15) & 0xFF
-    special = np.where((x & 0x7FFF) == 0, x, QNAN)
-    return np.where(e == 0, 0, np.where(e == 0xFF, special, x)).astype(np.uint32)
+    e = (x >> _C15) & _CFF
+    special = np.where((x & _M15) == _C0, x, _QNAN)
+    return np.where(e == _C0, _C0, np.where(e == _CFF, special, x)).astype(np.uint32)
 
 
 def _fma_op(op: int, a, b=K0, c=K0) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rounding import clamp, low_bits, round_half_even, top_bit
+from .rounding import clamp, const, low_bits, round_half_even, top_bit
 
 
 # --------------------------------------------------------------------- FP16
@@ -57,23 +57,31 @@ def _fp16_subnormal(g: np.ndarray, e: np.ndarray) -> np.ndarray:
     return round_half_even((t >> 32) & 0x7FF, (t >> 31) & 1, (t & 0x7FFFFFFF) != 0)
 
 
+# VST's constants as 0-d arrays (rounding.const says why); its subnormal path runs only when a lane needs it
+_C0, _C1, _C4, _C5, _C10, _C11, _C15, _C23, _C31 = (const(v) for v in (0, 1, 4, 5, 10, 11, 15, 23, 31))
+_C112, _CFF, _M4, _M9, _M15, _G15 = const(112), const(0xFF), const(0xF), const(0x1FF), const(0x7FFF), const(0x8000)
+_H400, _HMAX, _HNAN, _HINF = const(0x400), const(0x7BFF), const(0x7E00), const(0x7C00)
+
+
 def e8m15_to_fp16(x) -> np.ndarray:
     """VST FP16. e = 0 -> +-0; NaN -> ``{s, 31, 1, m[13:5]}``; Inf -> +-Inf; otherwise the
     16-bit significand rounded RNE to 11 bits with ``e5 = e - 112 + carry``; ``e5 >= 31``
     saturates to +-0x7BFF (finite values never become Inf); ``e5 <= 0`` takes the subnormal
     path."""
     x = low_bits(x, 24)
-    s, e, m = x >> 23, (x >> 15) & 0xFF, x & 0x7FFF
-    g = m | 0x8000
-    q = round_half_even(g >> 5, (g >> 4) & 1, (g & 0xF) != 0)
-    carry = q >> 11
-    e5 = e - 112 + carry
-    normal = (e5 << 10) | (np.where(carry == 1, 0x400, q) - 0x400)
-    finite = np.where(e5 >= 31, 0x7BFF, np.where(e5 <= 0, _fp16_subnormal(g, e), normal))
-    nan = 0x7E00 | ((m >> 5) & 0x1FF)
-    special = np.where(m != 0, nan, 0x7C00)
-    body = np.where(e == 0, 0, np.where(e == 0xFF, special, finite))
-    return ((s << 15) | body).astype(np.uint16)
+    s, e, m = x >> _C23, (x >> _C15) & _CFF, x & _M15
+    g = m | _G15
+    kept = g >> _C5
+    q = kept + ((g >> _C4) & (((g & _M4) != _C0) | kept) & _C1)  # RNE on bit 4, sticky below
+    carry = q >> _C11
+    e5 = e - _C112 + carry
+    normal = (e5 << _C10) | (q & (_H400 - _C1))  # a carry leaves the fraction 0
+    low = e5 <= _C0
+    small = np.where(low, _fp16_subnormal(g, e), _C0) if low.any() else _C0
+    finite = np.where(e5 >= _C31, _HMAX, np.where(low, small, normal))
+    special = np.where(m != _C0, _HNAN | ((m >> _C5) & _M9), _HINF)
+    body = np.where(e == _C0, _C0, np.where(e == _CFF, special, finite))
+    return ((s << _C15) | body).astype(np.uint16)
 
 
 # --------------------------------------------------------------------- FP32
