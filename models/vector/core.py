@@ -46,6 +46,10 @@ from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
 MAG_DEFAULT: Coord = (0, 1)
+# The words one method carries out (the rest are ALU words, VSETI, VBAR / VHALT and the transfers).
+_HANDLERS = {isa.OP_VCVT: "_vcvt", isa.OP_VRED: "_vred", isa.OP_VLD: "_vld", isa.OP_VST: "_vst",
+             isa.OP_VBCAST: "_vbcast", isa.OP_VSHUF: "_vshuf", isa.OP_VSETVL: "_vsetvl",
+             isa.OP_VSETMODE: "_vsetmode", isa.OP_VLOOP: "_vloop"}
 DRAINING_OPS = frozenset({isa.OP_VSETMODE, isa.OP_VHALT, isa.OP_VLD, isa.OP_VST, isa.OP_VCVT, isa.OP_VSHUF,
                           isa.OP_VBCAST})
 
@@ -233,13 +237,9 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             return False
         name = w.name
         pc = r.pc
-        handler = {
-            isa.OP_VCVT: self._vcvt, isa.OP_VRED: self._vred, isa.OP_VLD: self._vld, isa.OP_VST: self._vst,
-            isa.OP_VBCAST: self._vbcast, isa.OP_VSHUF: self._vshuf, isa.OP_VSETVL: self._vsetvl,
-            isa.OP_VSETMODE: self._vsetmode, isa.OP_VLOOP: self._vloop,
-        }.get(op)
-        if handler is not None:
-            handler(w)
+        method = _HANDLERS.get(op)
+        if method is not None:
+            getattr(self, method)(w)  # by name, so a subclass's override runs
             self._upstream_word(pc, w)
             self._issue(pc, w, IssueClass.DRAINS if op in DRAINING_OPS else IssueClass.OTHER)
             self._count(name if op not in (isa.OP_VRED, isa.OP_VSETMODE) else
