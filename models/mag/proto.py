@@ -30,6 +30,7 @@ this agent has no staging, so such a request is dropped without a response.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields as dataclass_fields
+from functools import lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -196,8 +197,12 @@ if tuple(f.name for f in dataclass_fields(Descriptor)) != tuple(name for name, _
                        "position")
 
 
+@lru_cache(maxsize=1 << 14)
 def decode_descriptor(payload: int) -> Descriptor:
-    """The descriptor fields of a request payload (every request the agent takes is decoded here)."""
+    """The descriptor fields of a request payload (every request the agent takes is decoded here).
+
+    Cached: a Descriptor is frozen, and programs request the same few thousand descriptors again and again
+    (a kernel's loop re-reads its tiles), so most requests find theirs already made."""
     return Descriptor(*[(payload >> lsb) & mask for lsb, mask in _DESC_SPLIT])
 
 
