@@ -50,6 +50,8 @@ MAG_DEFAULT: Coord = (0, 1)
 _HANDLERS = {isa.OP_VCVT: "_vcvt", isa.OP_VRED: "_vred", isa.OP_VLD: "_vld", isa.OP_VST: "_vst",
              isa.OP_VBCAST: "_vbcast", isa.OP_VSHUF: "_vshuf", isa.OP_VSETVL: "_vsetvl",
              isa.OP_VSETMODE: "_vsetmode", isa.OP_VLOOP: "_vloop"}
+_BELOW_VL = np.arange(VL_MAX + 1)[:, None] > np.arange(VL_MAX)  # row vl: the lanes below VL
+_BELOW_VL.setflags(write=False)
 DRAINING_OPS = frozenset({isa.OP_VSETMODE, isa.OP_VHALT, isa.OP_VLD, isa.OP_VST, isa.OP_VCVT, isa.OP_VSHUF,
                           isa.OP_VBCAST})
 
@@ -330,7 +332,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             self._report(self.chains.chain(r.pc, w, keys, self.vl, chain_dest(words[-1])))
         value, pred = run_chain(stages)
         last = words[-1]
-        below = np.arange(VL_MAX) < self.vl
+        below = _BELOW_VL[self.vl].copy()
         compare = last.op in CMP_OPS
         if not compare and last.pm:
             self._check_pred(last.pr, r.pc, w)
