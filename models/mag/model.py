@@ -115,9 +115,12 @@ class DramImage:
             return
         first, last = byte_addr // WORD_BYTES, (end - 1) // WORD_BYTES
         for w in range(first, last + 1):
-            raw = bytearray(self.word(w).to_bytes(WORD_BYTES, "little"))
             lo = max(byte_addr, w * WORD_BYTES)
             hi = min(end, (w + 1) * WORD_BYTES)
+            if hi - lo == WORD_BYTES:  # the whole word: nothing of the old one survives
+                self._w[w] = int.from_bytes(data[lo - byte_addr:hi - byte_addr], "little")
+                continue
+            raw = bytearray(self.word(w).to_bytes(WORD_BYTES, "little"))
             raw[lo - w * WORD_BYTES:hi - w * WORD_BYTES] = data[lo - byte_addr:hi - byte_addr]
             self._w[w] = int.from_bytes(raw, "little")
 
