@@ -147,3 +147,26 @@ def test_the_mov_ops_shortcut_equals_the_datapath() -> None:
         want = _numpy_fma(*np.broadcast_arrays(np.asarray(x, np.int64), y, z)).tolist()
         assert m8._fma_op(op, a, b, c).tolist() == want, m8.OP_NAMES[op]
         assert m8._fma_op(op, a[:5], b[:5], c[:5]).tolist() == want[:5], m8.OP_NAMES[op]
+
+
+def test_vmul_reduced_form_equals_the_datapath() -> None:
+    """Wide VMULs without an Inf or NaN operand take e8m15._mul: the datapath's bits on random patterns over
+    every finite exponent (products that overflow, flush, round on a tie, carry into the exponent, zero
+    factors, both signs), and None (the datapath instead) as soon as one operand is an Inf or a NaN."""
+    n = 60_000
+    ex, ey = SEED.integers(0, 255, n), SEED.integers(0, 255, n)
+    ey = np.where(SEED.random(n) < 0.5, np.clip(254 - ex + SEED.integers(-130, 130, n), 0, 254), ey)
+    short = SEED.random((2, n)) < 0.3  # short mantissas: exact products and ties
+    m = np.where(short, SEED.integers(0, 16, (2, n)) << 11, SEED.integers(0, 1 << 15, (2, n)))
+    x, y = pat(SEED.integers(0, 2, n), ex, m[0]), pat(SEED.integers(0, 2, n), ey, m[1])
+    want = _numpy_fma(x, y, np.zeros_like(x)).tolist()
+    assert m8._mul(x, y).tolist() == want
+    assert m8.vmul(x, y).tolist() == want
+    assert m8.vmul(x[:40], y[:40]).tolist() == want[:40]
+    for bad in (0x7F8000, 0xFF8000, 0x7FC000, 0x7F8001):
+        xb = x[:64].copy()
+        xb[7] = bad
+        assert m8._mul(xb, y[:64]) is None and m8._mul(y[:64], xb) is None
+        assert m8.vmul(xb, y[:64]).tolist() == _numpy_fma(xb, y[:64], np.zeros(64, np.int64)).tolist()
+    scalar = _numpy_fma(x[:100], np.full(100, y[0]), np.zeros(100, np.int64)).tolist()
+    assert m8.vmul(x[:100], int(y[0])).tolist() == scalar
