@@ -77,8 +77,12 @@ def _fields(p: np.ndarray):
 
 def _wrap(v: np.ndarray, n: int) -> np.ndarray:
     """``wrapN(v)``: v mod 2^n read as a signed n-bit number."""
-    half = 1 << (n - 1)
-    return ((v + half) & ((1 << n) - 1)) - half
+    half, mask = _WRAP_CONSTS[n] if n in _WRAP_CONSTS else (1 << (n - 1), (1 << n) - 1)
+    return ((v + half) & mask) - half
+
+
+# the widths the transcendentals wrap to, their constants as 0-d arrays (rounding.const says why)
+_WRAP_CONSTS = {n: (const(1 << (n - 1)), const((1 << n) - 1)) for n in (22, 25, 30)}
 
 
 def _u32(v) -> np.ndarray:
