@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from .fields7 import FIELD_BYTES, pack7
-from .rounding import clamp, top_bit
+from .rounding import clamp, const, top_bit
 
 __all__ = [
     "ENTRY_BYTES", "ENTRY_DRAM_WORDS", "LANES", "K_PER_LANE", "OUT_WORDS", "ZERO_LANE_SCALE", "RECIPROCAL",
@@ -50,6 +50,9 @@ RECIPROCAL = np.array([4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185], dtype=np
 """rec[sm - 8] for sm = 8..15: 2^15 / sm rounded to nearest, except 13 -> 2520 (not 2521), as the spec's table."""
 
 _MAG_MAX = 63
+# the per-element constants as 0-d arrays (rounding.const says why)
+_K0, _K1, _K7, _K8, _K10, _K15, _K1024 = (const(v) for v in (0, 1, 7, 8, 10, 15, 1024))
+_K_1F, _K_FF, _K_3FF, _K_7FFF, _K_MAG_MAX = const(0x1F), const(0xFF), const(0x3FF), const(0x7FFF), const(_MAG_MAX)
 
 # Word w, field j -> (lane, K) of the entry, for A and B packing (C.4).
 _W = np.arange(OUT_WORDS)[:, None]
@@ -73,10 +76,10 @@ def decode(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The sign is ignored and Inf/NaN decode as ordinary numbers with e5 = 31.
     """
     h = np.asarray(h).astype(np.int64)
-    e5 = (h >> 10) & 0x1F
-    m10 = h & 0x3FF
-    sub = e5 == 0
-    return np.where(sub, 1, e5), np.where(sub, m10, 1024 + m10)
+    e5 = (h >> _K10) & _K_1F
+    m10 = h & _K_3FF
+    sub = e5 == _K0
+    return np.where(sub, _K1, e5), np.where(sub, m10, _K1024 + m10)
 
 
 def normalise(e: np.ndarray, sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,14 +120,14 @@ def quantise_elements(h: np.ndarray, scale: np.ndarray) -> np.ndarray:
     h = np.asarray(h).astype(np.int64)
     sexp, sm = scale_fields(scale)
     rec = RECIPROCAL[sm - 8]
-    e, sig = decode(h & 0x7FFF)
+    e, sig = decode(h & _K_7FFF)
     t = (sexp + 21) - e
-    x = ((sig * rec) >> 15) & 0xFF
-    x = x >> clamp(t, 0, 7)
-    mag = np.minimum(_MAG_MAX, (x >> 1) + (x & 1))                   # round half up, saturate
-    mag = np.where(t < 0, _MAG_MAX, mag)
-    mag = np.where((sig == 0) | (t >= 8), 0, mag)
-    return np.where((h >> 15) & 1 == 1, -mag, mag).astype(np.int8)  # -0 is 0
+    x = ((sig * rec) >> _K15) & _K_FF
+    x = x >> np.minimum(np.maximum(t, _K0), _K7)
+    mag = np.minimum(_K_MAG_MAX, (x >> _K1) + (x & _K1))            # round half up, saturate
+    mag = np.where(t < _K0, _K_MAG_MAX, mag)
+    mag = np.where((sig == _K0) | (t >= _K8), _K0, mag)
+    return np.where(((h >> _K15) & _K1) == _K1, -mag, mag).astype(np.int8)  # -0 is 0
 
 
 def quantise(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
