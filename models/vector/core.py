@@ -38,7 +38,7 @@ from .chain_hazards import ChainHazard, ChainTracker, chain_dest, draining, fp32
 from .hazards import Hazard, IssueClass, Issued, PredicateTracker
 from .isa import (
     ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
-    SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word,
+    SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word, word_of,
 )
 from .lanes import Stage, run_chain, u16_to_word, word_to_u16
 from .link import Event, LinkMixin, TakesFlits
@@ -209,7 +209,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                         r.pc = lp.top
                     else:
                         lp.active = False
-            w = Word(self.imem[r.pc])
+            w = word_of(self.imem[r.pc])
             try:
                 halted = self._step(w, r, out)
             except WaitFills:
@@ -316,7 +316,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         depth = isa.CHAIN_DEPTH[Mode(self.mode)]
         words = [w]
         for k in range(1, depth):
-            g = Word(self.imem[(r.pc + k) % IMEM_WORDS])
+            g = word_of(self.imem[(r.pc + k) % IMEM_WORDS])
             self.last_pr, self.last_pm = g.pr, g.pm
             if g.op > ALU_LAST:
                 raise WordFault(Fault.F_OPCODE)  # ours: a gathered non-ALU word is undefined in units.md V.5
