@@ -48,8 +48,8 @@ from typing import Mapping
 import numpy as np
 
 from models.cu.base import completion, cu_data_fields
-from models.noc.flit import FIELDS, FlitType
-from models.numerics.cluster import acc_add, emit_granule, gemm_entry
+from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
+from models.numerics.cluster import acc_add, emit_granules, gemm_entry
 from models.vector.link import Event, TakesFlits
 
 from .flits import fill_request, leads, write_port
@@ -147,7 +147,7 @@ class ClusterCore(TakesFlits):
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
         """One inbound flit; returns what the unit sends because of it, in the order it leaves."""
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
         elif ftype not in BASE_TYPES:
@@ -158,7 +158,7 @@ class ClusterCore(TakesFlits):
     def held(self) -> bool:
         """An RD_RESP outside a FILL blocks the receive queue (units.md C.3)."""
         return bool(self.pending) and self.fill is None and \
-            FIELDS["type"].extract(self.pending[0]) == FlitType.MEM_RD_RESP
+            flit_type(self.pending[0]) == FlitType.MEM_RD_RESP
 
     def waiting_on(self) -> str | None:
         """What keeps this cluster from retiring its instruction, in words (a poll that times out names it)."""
@@ -191,7 +191,7 @@ class ClusterCore(TakesFlits):
         return out
 
     def _receive(self, flit: int) -> list[Event]:
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.MEM_RD_RESP:
             return self._fill_word(flit)
         if ftype == FlitType.CU_DATA:
@@ -290,22 +290,28 @@ class ClusterCore(TakesFlits):
         return [self._event(x) for x in out] + self._retire(inst)
 
     def _event(self, flit: int) -> Event:
-        return Event((FIELDS["dst_x"].extract(flit), FIELDS["dst_y"].extract(flit)), flit)
+        return Event(flit_dst(flit), flit)
 
     def sweep(self, f: Mapping[str, int]) -> list[int]:
         """A GEMM's sweep on the accumulator; returns the flits it emits (none unless emit, C.6).
 
-        Batched per K block: the tiles of one kb are distinct, so the g/h order inside it changes nothing.
+        Batched: no K block's product (the LOAD of its entry pairs) reads the accumulator, so every block's is
+        made in one call; the adds then run in K order, each over all tiles at once (the tiles of one kb are
+        distinct, so the g/h order inside it changes nothing).
         """
         tiles = gemm_tiles(f)
-        for kb, a_idx, b_idx, add in gemm_blocks(f):
-            a = np.array([self.entry(Buf.L1A, e) for e in a_idx], dtype=object)
-            b = np.array([self.entry(Buf.L1B, e) for e in b_idx], dtype=object)
-            self.acc[tiles] = np.asarray(gemm_entry(a, b, f["anchor"], self.acc[tiles], add), dtype=np.uint32)
+        blocks = gemm_blocks(f)
+        a = np.array([[self.entry(Buf.L1A, e) for e in a_idx] for _, a_idx, _, _ in blocks], dtype=object)
+        b = np.array([[self.entry(Buf.L1B, e) for e in b_idx] for _, _, b_idx, _ in blocks], dtype=object)
+        products = gemm_entry(a, b, f["anchor"])  # (K blocks, tiles, 4, 4)
+        acc = self.acc[tiles]
+        for (_, _, _, add), prod in zip(blocks, products):
+            acc = acc_add(acc, prod) if add else prod
+        self.acc[tiles] = acc
         if not emits(f):
             return []
         self.emitted += len(tiles)
-        return write_port([emit_granule(self.acc[t]) for t in tiles], f, self.coord, self.mag)
+        return write_port(emit_granules(self.acc[tiles]), f, self.coord, self.mag)
 
     def drain_flits(self, f: Mapping[str, int]) -> list[int]:
         """The flits of a (non-fused) DRAIN: OP_SEND for a node drain into buf 2, OP_EMIT otherwise."""
@@ -313,7 +319,7 @@ class ClusterCore(TakesFlits):
         if f["dnode"] and f["dbuf"] == Buf.ACC:
             granules = [g for t in range(n) for g in send_granules(self.acc[t])]
         else:
-            granules = [emit_granule(self.acc[t]) for t in range(n)]
+            granules = emit_granules(self.acc[np.arange(n)])
         return write_port(granules, f, self.coord, self.mag)
 
     # ------------------------------------------------------------ views
@@ -323,7 +329,7 @@ class ClusterCore(TakesFlits):
 
     def fp16_tiles(self, n: int) -> list[int]:
         """OP_EMIT granules of sub-tiles 0..n-1 (what a node drain delivers, in order)."""
-        return [emit_granule(self.acc[t]) for t in range(n)]
+        return emit_granules(self.acc[np.arange(n)])
 
 
 __all__ = ["BASE_TYPES", "ClusterCore", "Event", "MAG_DEFAULT", "burst_ok", "gemm_blocks", "gemm_tiles", "l1_entry"]

@@ -35,7 +35,7 @@ import numpy as np
 from models.bundle.reader import Bundle
 from models.cluster import ClusterCore
 from models.bundle.executor import ExecResult, NotLanded, PollFailed, describe_poll, execute, run_sync, stage_writes
-from models.noc.flit import FIELDS, FlitType
+from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
 from models.bundle.loader import Poll
 from models.machine.layouts import FUSED4, Machine, UnitKind
 from models.mag.model import DramImage, MagUnit
@@ -45,6 +45,16 @@ from models.vector.link import Event
 
 Coord = tuple[int, int]
 MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
+
+
+_MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
+_TYPE_NAMES = {int(t): t.name for t in FlitType}  # a lookup per delivery instead of an enum construction
+
+
+def _type_name(code: int) -> str:
+    """A flit type's name; a reserved code raises ValueError, as FlitType(code) does."""
+    name = _TYPE_NAMES.get(code)
+    return name if name is not None else FlitType(code).name
 
 
 class ModelRefused(ValueError):
@@ -96,6 +106,7 @@ class MachineModel:
         self.mag = self.units.get(machine.mag) if UnitKind.MAG in machine.units.values() else None
         self.queue: deque[Event] = deque()
         self.steps = 0
+        self.orch_version = 0  # counts what may change the orchestrator's registers: flits it took, host writes
         self.delivered: Counter = Counter()  # flit type name -> flits delivered
         self.wr_data_sent = 0
         self.errors: list[str] = []  # undeliverable flits, and what the units' monitors record
@@ -104,7 +115,7 @@ class MachineModel:
     # ------------------------------------------------------------ network
     def _send(self, events: list[Event]) -> None:
         for ev in events:
-            if FIELDS["type"].extract(ev.flit) == FlitType.MEM_WR_DATA:
+            if flit_type(ev.flit) == _MEM_WR_DATA:
                 self.wr_data_sent += 1
             self.queue.append(ev)
 
@@ -112,20 +123,22 @@ class MachineModel:
         """Deliver the oldest flit in the network; False when nothing moves."""
         if not self.queue:
             return False
-        ev = self.queue.popleft()
+        flit = self.queue.popleft().flit
         self.steps += 1
-        dst = (FIELDS["dst_x"].extract(ev.flit), FIELDS["dst_y"].extract(ev.flit))
-        self.delivered[FlitType(FIELDS["type"].extract(ev.flit)).name] += 1
+        dst = flit_dst(flit)
+        name = _TYPE_NAMES.get(flit_type(flit)) or _type_name(flit_type(flit))
+        self.delivered[name] += 1
+        unit = self.units.get(dst)
         if dst == self.orch.own:
-            self._send(self.orch.take(ev.flit))
-        elif dst in self.units:
-            unit = self.units[dst]
-            self._send(unit.take(ev.flit))
+            self.orch_version += 1
+            self._send(self.orch.take(flit))
+        elif unit is not None:
+            self._send(unit.take(flit))
             queued = len(getattr(unit, "queue", ()))
-            self.max_queued[dst] = max(self.max_queued.get(dst, 0), queued)
+            if queued > self.max_queued.get(dst, -1):
+                self.max_queued[dst] = queued
         else:
-            self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type "
-                               f"{FlitType(FIELDS['type'].extract(ev.flit)).name}")
+            self.errors.append(f"undeliverable flit to {dst} (no endpoint there): type {name}")
         return True
 
     def run(self, until: Callable[[], bool] | None = None, max_steps: int = MAX_STEPS) -> bool:
@@ -140,6 +153,7 @@ class MachineModel:
 
     # ------------------------------------------------------------ host
     def write(self, addr: int, value: int) -> None:
+        self.orch_version += 1
         self._send(self.orch.write(addr, value))
 
     def read(self, addr: int) -> int:
@@ -198,8 +212,24 @@ class ModelHost:
         for addr, word in stage_writes(slots, self.slots):
             self.mm.write(addr, word)
 
+    def _holds(self, cmd: Poll) -> Callable[[], bool]:
+        """The poll's condition for run(), re-read only when the orchestrator's state may have changed.
+
+        Every register the host reads is the orchestrator's, and only a flit it takes or a host write changes
+        it; run() stops at the first True, so between two such events the answer is the last one, False.
+        Reading NODE_STATUS before every delivery cost more than most deliveries.
+        """
+        mm, seen = self.mm, [-1]
+
+        def holds() -> bool:
+            if mm.orch_version == seen[0]:
+                return False
+            seen[0] = mm.orch_version
+            return mm.read(cmd.addr) & cmd.mask == cmd.want
+        return holds
+
     async def poll(self, cmd: Poll, what: str) -> int:
-        if not self.mm.run(lambda: self.mm.read(cmd.addr) & cmd.mask == cmd.want):
+        if not self.mm.run(self._holds(cmd)):
             waiting = "; ".join(self.mm.waiting()) or "no unit waits for anything"
             raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}"
                              f"; {waiting}")

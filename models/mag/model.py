@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from models.noc.flit import FIELDS, FlitType, describe_flit, make_flit
+from models.noc.flit import FIELDS, FlitType, describe_flit, flit_dst, flit_src, flit_type, make_flit
 from models.mag.check import CheckReport, Prediction, RdKey
 from models.mag.proto import (
     ADDR_MASK, BLAYOUT, FLAG_UNDEFINED, MAX_WRITE_LEN, QUANT, STREAM, WORD_BYTES, WORD_MASK, Coord,
@@ -63,7 +63,6 @@ __all__ = [
 
 _TYPE, _TXN, _LAST = FIELDS["type"], FIELDS["txn"], FIELDS["last"]
 _SRC_X, _SRC_Y = FIELDS["src_x"], FIELDS["src_y"]
-_DST_X, _DST_Y = FIELDS["dst_x"], FIELDS["dst_y"]
 _PAYLOAD = FIELDS["payload"]
 _WORD_INDEX_MASK = (1 << 35) - 1  # a DRAM word address: byte address [39:5]
 
@@ -116,9 +115,12 @@ class DramImage:
             return
         first, last = byte_addr // WORD_BYTES, (end - 1) // WORD_BYTES
         for w in range(first, last + 1):
-            raw = bytearray(self.word(w).to_bytes(WORD_BYTES, "little"))
             lo = max(byte_addr, w * WORD_BYTES)
             hi = min(end, (w + 1) * WORD_BYTES)
+            if hi - lo == WORD_BYTES:  # the whole word: nothing of the old one survives
+                self._w[w] = int.from_bytes(data[lo - byte_addr:hi - byte_addr], "little")
+                continue
+            raw = bytearray(self.word(w).to_bytes(WORD_BYTES, "little"))
             raw[lo - w * WORD_BYTES:hi - w * WORD_BYTES] = data[lo - byte_addr:hi - byte_addr]
             self._w[w] = int.from_bytes(raw, "little")
 
@@ -195,11 +197,11 @@ class MagUnit:
     # ------------------------------------------------------------ the link
     def take(self, flit: int) -> list[Event]:
         """One inbound flit -> the flits it causes, in sending order."""
-        src = (_SRC_X.extract(flit), _SRC_Y.extract(flit))
-        dst = (_DST_X.extract(flit), _DST_Y.extract(flit))
+        src = flit_src(flit)
+        dst = flit_dst(flit)
         if dst != self.coord:
             self._fault(NotForThisAgent, f"agent {self.coord} was delivered a flit for {dst}: {describe_flit(flit)}")
-        ftype = _TYPE.extract(flit)
+        ftype = flit_type(flit)
         txn = _TXN.extract(flit)
         if ftype == FlitType.MEM_RD_REQ:
             return self._read(src, txn, decode_descriptor(_PAYLOAD.extract(flit)))
@@ -223,16 +225,17 @@ class MagUnit:
         return first + n > self.dram.size
 
     def _read(self, src: Coord, txn: int, d: Descriptor) -> list[Event]:
-        what = f"MEM_RD_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} flags {d.flags:#04x}"
+        def what() -> str:  # named in a fault only: most requests need no message
+            return f"MEM_RD_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} flags {d.flags:#04x}"
         if d.staging:
-            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+            self._fault(StagingAperture, f"{what()}: staging-aperture address, this agent has no staging; "
                                          "dropped without a response (units.md M.4)")
             return []
         if d.flags & FLAG_UNDEFINED:
-            self._fault(UndefinedFlags, f"{what}: flags bit 7 is not defined by units.md M.1")
+            self._fault(UndefinedFlags, f"{what()}: flags bit 7 is not defined by units.md M.1")
         first, n = self.index(d.addr), d.read_words()
         if self._outside(first, n):
-            self._fault(OutsideDram, f"{what}: reads DRAM words {first:#x}+{n}, the DRAM at {self.base:#x} "
+            self._fault(OutsideDram, f"{what()}: reads DRAM words {first:#x}+{n}, the DRAM at {self.base:#x} "
                                      f"holds {self.dram.size} words")
         self.words_read += n
         if self.trace is not None:
@@ -244,18 +247,20 @@ class MagUnit:
         return [self.dram.word((first + i) & _WORD_INDEX_MASK) for i in range(n)]
 
     def _write_request(self, src: Coord, txn: int, d: Descriptor) -> None:
-        what = f"MEM_WR_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} len {d.len}"
+        def what() -> str:  # named in a fault only
+            return f"MEM_WR_REQ from {src} txn {txn:#04x} addr {d.addr:#012x} len {d.len}"
         if src in self.open:
-            self._fault(WriteProtocolError, f"second {what} while write txn {self.open[src].txn:#04x} is open: dropped")
+            self._fault(WriteProtocolError, f"second {what()} while write txn {self.open[src].txn:#04x} is open: "
+                                            "dropped")
             return
         if d.len > MAX_WRITE_LEN:
-            self._fault(WriteProtocolError, f"{what}: len > {MAX_WRITE_LEN} (a write is at most 8 beats)")
+            self._fault(WriteProtocolError, f"{what()}: len > {MAX_WRITE_LEN} (a write is at most 8 beats)")
         first = self.index(d.addr)
         if d.staging:
-            self._fault(StagingAperture, f"{what}: staging-aperture address, this agent has no staging; "
+            self._fault(StagingAperture, f"{what()}: staging-aperture address, this agent has no staging; "
                                          "dropped without a response (units.md M.4)")
         elif self._outside(first, d.len + 1):
-            self._fault(OutsideDram, f"{what}: writes DRAM words {first:#x}+{d.len + 1}, the DRAM at "
+            self._fault(OutsideDram, f"{what()}: writes DRAM words {first:#x}+{d.len + 1}, the DRAM at "
                                      f"{self.base:#x} holds {self.dram.size} words")
         self.open[src] = OpenWrite(txn, first, d.len + 1, discard=d.staging)
 

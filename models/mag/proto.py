@@ -29,7 +29,8 @@ this agent has no staging, so such a request is dropped without a response.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields as dataclass_fields
+from functools import cached_property, lru_cache
 from typing import Callable, Sequence
 
 import numpy as np
@@ -103,7 +104,10 @@ def unpack_peer(byte: int) -> Coord:
 
 @dataclass(frozen=True)
 class Descriptor:
-    """The fields of a MEM_RD_REQ / MEM_WR_REQ payload, and what M.1/M.2 derive from them."""
+    """The fields of a MEM_RD_REQ / MEM_WR_REQ payload, and what M.1/M.2 derive from them.
+
+    What is derived is cached on the (frozen) instance: decode_descriptor hands the same instance to every
+    request with the same payload, and the agent reads these on each one."""
 
     addr: int = 0
     len: int = 0
@@ -113,45 +117,45 @@ class Descriptor:
     n_peer: int = 0
     entry_words: int = 0
 
-    @property
+    @cached_property
     def stream(self) -> bool:
         return bool(self.flags & STREAM)
 
-    @property
+    @cached_property
     def quant(self) -> bool:
         return bool(self.flags & QUANT)
 
-    @property
+    @cached_property
     def blayout(self) -> bool:
         return bool(self.flags & BLAYOUT)
 
-    @property
+    @cached_property
     def entry_read(self) -> bool:
         """STREAM or QUANT: an entry read (M.2); otherwise a plain read and len counts."""
         return self.stream or self.quant
 
-    @property
+    @cached_property
     def staging(self) -> bool:
         """addr[39] set and addr[38] clear: the staging aperture (M.4)."""
         return (self.addr >> 38) & 0b11 == 0b10
 
-    @property
+    @cached_property
     def word(self) -> int:
         return self.addr >> 5
 
-    @property
+    @cached_property
     def entries(self) -> int:
         """Entries of an entry read: STREAM ? count (0 read as 1) : 1."""
         return (self.count or 1) if self.stream else 1
 
-    @property
+    @cached_property
     def entry_size(self) -> int:
         """ew, the response words per entry: 4 with QUANT or when entry_words is 0 or above 4."""
         if self.quant or self.entry_words == 0 or self.entry_words > 4:
             return 4
         return self.entry_words
 
-    @property
+    @cached_property
     def entry_stride(self) -> int:
         """DRAM words per entry (EB / 32): 8 with QUANT, else ew."""
         return ENTRY_DRAM_WORDS if self.quant else self.entry_size
@@ -190,9 +194,19 @@ def descriptor_payload(addr: int, len: int = 0, *, flags: int = 0, count: int = 
     return payload
 
 
+_DESC_SPLIT = tuple((lsb, (1 << width) - 1) for _, lsb, width in _DESC_FIELDS)  # Descriptor's field order
+if tuple(f.name for f in dataclass_fields(Descriptor)) != tuple(name for name, _, _ in _DESC_FIELDS):
+    raise RuntimeError("Descriptor's fields and _DESC_FIELDS differ in order: decode_descriptor passes them by "
+                       "position")
+
+
+@lru_cache(maxsize=1 << 14)
 def decode_descriptor(payload: int) -> Descriptor:
-    """The descriptor fields of a request payload."""
-    return Descriptor(**{name: (payload >> lsb) & ((1 << width) - 1) for name, lsb, width in _DESC_FIELDS})
+    """The descriptor fields of a request payload (every request the agent takes is decoded here).
+
+    Cached: a Descriptor is frozen, and programs request the same few thousand descriptors again and again
+    (a kernel's loop re-reads its tiles), so most requests find theirs already made."""
+    return Descriptor(*[(payload >> lsb) & mask for lsb, mask in _DESC_SPLIT])
 
 
 def rd_req(mag: Coord, src: Coord, txn: int, addr: int, len: int = 0, *, stream: bool = False,

@@ -41,6 +41,9 @@ __all__ = [
     "flit_to_hex",
     "flit_from_hex",
     "flit_field",
+    "flit_type",
+    "flit_dst",
+    "flit_src",
 ]
 
 FLIT_WIDTH = 288
@@ -78,8 +81,8 @@ class FieldSpec(NamedTuple):
         return (1 << self.width) - 1
 
     def extract(self, flit: int) -> int:
-        """Return this field's value from a packed flit."""
-        return (flit >> self.lsb) & self.mask
+        """Return this field's value from a packed flit (the mask inline: models call this per flit)."""
+        return (flit >> self.lsb) & ((1 << (self.msb - self.lsb + 1)) - 1)
 
     def place(self, value: int) -> int:
         """Return ``value`` shifted into this field's position (no range check)."""
@@ -285,8 +288,34 @@ def make_flit(dst: tuple[int, int], src: tuple[int, int], ftype: int, txn: int, 
     txn is taken modulo 256 (a stream read's txn + entry index wraps by
     protocol); every other field is range-checked by :func:`pack_fields`.
     """
-    return pack_fields({"dst_x": dst[0], "dst_y": dst[1], "src_x": src[0], "src_y": src[1], "type": int(ftype),
-                        "txn": txn & 0xFF, "last": int(last), "rsvd": rsvd, "payload": payload})
+    dx, dy, sx, sy, ftype, txn, last = dst[0], dst[1], src[0], src[1], int(ftype), txn & 0xFF, int(last)
+    if (0 <= dx <= _M_DX and 0 <= dy <= _M_DY and 0 <= sx <= _M_SX and 0 <= sy <= _M_SY and 0 <= ftype <= _M_TYPE
+            and 0 <= last <= _M_LAST and 0 <= rsvd <= _M_RSVD and 0 <= payload <= _M_PAYLOAD):
+        return ((dx << _L_DX) | (dy << _L_DY) | (sx << _L_SX) | (sy << _L_SY) | (ftype << _L_TYPE)
+                | (txn << _L_TXN) | (last << _L_LAST) | (rsvd << _L_RSVD) | (payload << _L_PAYLOAD))
+    return pack_fields({"dst_x": dx, "dst_y": dy, "src_x": sx, "src_y": sy, "type": ftype, "txn": txn,
+                        "last": last, "rsvd": rsvd, "payload": payload})  # names the field out of range
+
+
+# make_flit's field positions (_L_*) and largest values (_M_*), read from FIELDS once: it runs per flit sent
+_ORDER = ("dst_x", "dst_y", "src_x", "src_y", "type", "txn", "last", "rsvd", "payload")
+(_L_DX, _L_DY, _L_SX, _L_SY, _L_TYPE, _L_TXN, _L_LAST, _L_RSVD, _L_PAYLOAD) = (FIELDS[n].lsb for n in _ORDER)
+(_M_DX, _M_DY, _M_SX, _M_SY, _M_TYPE, _M_TXN, _M_LAST, _M_RSVD, _M_PAYLOAD) = (FIELDS[n].mask for n in _ORDER)
+
+
+def flit_type(flit: int) -> int:
+    """The ``type`` field: what every event model reads first of each flit it takes."""
+    return (flit >> _L_TYPE) & _M_TYPE
+
+
+def flit_dst(flit: int) -> tuple[int, int]:
+    """``(dst_x, dst_y)``: where the network delivers the flit."""
+    return (flit >> _L_DX) & _M_DX, (flit >> _L_DY) & _M_DY
+
+
+def flit_src(flit: int) -> tuple[int, int]:
+    """``(src_x, src_y)``: who sent the flit."""
+    return (flit >> _L_SX) & _M_SX, (flit >> _L_SY) & _M_SY
 
 
 def unpack_flit(value: int) -> Flit:

@@ -31,7 +31,7 @@ import numpy as np
 
 from .formats import e5m3_decode, e5m3_parts
 from .layout import pack_fp16_subtile, unpack_a_entry, unpack_b_entry
-from .rounding import as_i64, bit_length
+from .rounding import as_i64, clamp, top_bit
 
 ANCHOR_NEUTRAL = 40
 ACC_E_TOP = 127  # the top binade of S1E7M14 (an ordinary binade: no Inf, no NaN)
@@ -63,8 +63,8 @@ def acc_convert(dot, scale_a, scale_b, anchor) -> np.ndarray:
     ea, ma = e5m3_parts(scale_a)
     eb, mb = e5m3_parts(scale_b)
     mag = np.abs(d) * (8 + ma) * (8 + mb)  # exact, < 2^25
-    p = bit_length(mag) - 1  # 0..24 (-1 for zero, masked below)
-    n = mag << np.clip(29 - p, 0, 29)  # leading one at bit 29
+    p = top_bit(mag)  # 0..24 (-1 for zero, masked below); below 2^53, so frexp's exact priority encoder
+    n = mag << clamp(29 - p, 0, 29)  # leading one at bit 29
     q = n >> 15
     g = (n >> 14) & 1
     s = (n & 0x3FFF) != 0
@@ -92,8 +92,8 @@ def acc_add(t, x) -> np.ndarray:
     sh = sm >> d
     lost = (sm & ((np.int64(1) << d) - 1)) != 0
     total = np.where(sub, bg - sh, bg + sh)  # 0 <= total < 2^24
-    top = bit_length(total) - 1
-    n = total << np.clip(23 - top, 0, 23)
+    top = top_bit(total)  # total < 2^24
+    n = total << clamp(23 - top, 0, 23)
     e_res = e_big + top - 22
     q = (n >> 9) & 0x7FFF
     g = (n >> 8) & 1
@@ -112,8 +112,14 @@ def acc_add(t, x) -> np.ndarray:
 
 
 def acc_load(x) -> np.ndarray:
-    """LOAD = ADD(0, X): X unchanged (e = 127 passes through), a pattern with e = 0 as +0."""
-    return acc_add(np.zeros_like(as_i64(x)), x)
+    """LOAD = ADD(0, X): X unchanged (e = 127 passes through), a pattern with e = 0 as +0.
+
+    Written out rather than through :func:`acc_add`: with T = 0 the add's own
+    overrides (T zero gives X, both zero give +0) are all that applies, and
+    every GEMM block goes through here.
+    """
+    x = as_i64(x) & 0x3FFFFF
+    return np.where(((x >> 14) & 0x7F) == 0, 0, x).astype(np.uint32)
 
 
 def acc_emit(x) -> np.ndarray:
@@ -164,6 +170,13 @@ def gemm_entry(a_granules, b_granules, anchor: int, acc=None, accumulate=False) 
 def emit_granule(acc_tile) -> int:
     """One 4x4 sub-tile -> its 256-bit FP16 granule (lane g = 4r + c at [16g +: 16])."""
     return pack_fp16_subtile(acc_emit(np.asarray(acc_tile).reshape(4, 4)))
+
+
+def emit_granules(tiles) -> list[int]:
+    """:func:`emit_granule` of each of a stack of sub-tiles (T, 4, 4): one emit over all of them, then each
+    tile's 16 FP16 lanes (lane g = 4r + c, little-endian) as one int; a GEMM emits every tile it swept."""
+    lanes = np.ascontiguousarray(acc_emit(np.asarray(tiles).reshape(-1, 16)), dtype="<u2")
+    return [int.from_bytes(row.tobytes(), "little") for row in lanes]
 
 
 def gemm_reference(a, b, scale_a, scale_b, anchor: int) -> np.ndarray:

@@ -32,11 +32,13 @@ predicates) out, shaped like the broadcast inputs.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
 
-from .rounding import low_bits, round_half_even, top_bit
+from .e8m15_lane import fma_lane
+from .rounding import const, low_bits, round_half_even, top_bit
 
 _I64 = np.int64
 
@@ -70,13 +72,17 @@ def _bits(x) -> np.ndarray:
 
 def _fields(p: np.ndarray):
     """``(s, e, m)`` of int64 patterns."""
-    return (p >> 23) & 1, (p >> 15) & 0xFF, p & 0x7FFF
+    return (p >> _C23) & _C1, (p >> _C15) & _CFF, p & _M15
 
 
 def _wrap(v: np.ndarray, n: int) -> np.ndarray:
     """``wrapN(v)``: v mod 2^n read as a signed n-bit number."""
-    half = 1 << (n - 1)
-    return ((v + half) & ((1 << n) - 1)) - half
+    half, mask = _WRAP_CONSTS[n] if n in _WRAP_CONSTS else (1 << (n - 1), (1 << n) - 1)
+    return ((v + half) & mask) - half
+
+
+# the widths the transcendentals wrap to, their constants as 0-d arrays (rounding.const says why)
+_WRAP_CONSTS = {n: (const(1 << (n - 1)), const((1 << n) - 1)) for n in (22, 25, 30)}
 
 
 def _u32(v) -> np.ndarray:
@@ -97,19 +103,31 @@ def pack(mag, ebase, sign, stk, cancel) -> np.ndarray:
     return _pack(mag, np.asarray(ebase, dtype=_I64), np.asarray(sign, dtype=_I64) & 1, stk, cancel)
 
 
+# the datapath's constants as 0-d arrays (rounding.const says why)
+_C0, _C1, _C2, _C15, _C16, _C23, _C31, _C32, _C47, _C48 = (const(v) for v in (0, 1, 2, 15, 16, 23, 31, 32, 47, 48))
+_C110, _C157, _C255, _CFF = const(110), const(157), const(255), const(0xFF)
+_M15, _GUARD15, _M31, _M33, _M48 = const(0x7FFF), const(0x8000), const(0x7FFFFFFF), const(_MASK33), const(_MASK48)
+_TOP47, _INF, _QNAN, _MAG = const(1 << 47), const(POS_INF), const(QNAN), const(MAG)
+_C14, _C127 = const(14), const(127)
+
+
 def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> np.ndarray:
-    """PACK on int64 operands already in range (mag < 2^48, sign 0/1): the datapath's own call."""
+    """PACK on int64 operands already in range (mag < 2^48, sign 0/1): the datapath's own call.
+
+    Round to nearest even on the window's bits 31 and below: up when the guard (bit 31) is set and any
+    lower bit, ``stk`` or the kept lsb is; a carry out of 16 bits leaves the fraction 0 (``q & 0x7FFF``).
+    """
     p = top_bit(mag)
-    n = (mag << np.maximum(47 - p, 0)) & _MASK48
-    sticky = ((n & 0x7FFFFFFF) != 0) | np.asarray(stk, dtype=bool)
-    q = round_half_even(n >> 32, (n >> 31) & 1, sticky)
-    carry = q >> 16
-    q = np.where(carry == 1, 0x8000, q)
+    n = (mag << np.maximum(_C47 - p, _C0)) & _M48
+    kept = n >> _C32
+    sticky = ((n & _M31) != _C0) | np.asarray(stk, dtype=bool)
+    q = kept + ((n >> _C31) & (sticky | kept) & _C1)
+    carry = q >> _C16
     e = p + carry + ebase
-    sbit = sign << 23
-    finite = np.where(e >= 255, sbit | POS_INF, np.where(e <= 0, sbit, sbit | (e << 15) | (q - 0x8000)))
-    zero = np.where(np.asarray(cancel, dtype=bool), 0, sbit)
-    return _u32(np.where(mag == 0, zero, finite))
+    sbit = sign << _C23
+    finite = sbit | np.where(e >= _C255, _INF, np.where(e <= _C0, _C0, (e << _C15) | (q & _M15)))
+    out = np.where(mag == _C0, np.where(np.asarray(cancel, dtype=bool), _C0, sbit), finite)
+    return out.astype(np.uint32)
 
 
 # ----------------------------------------------------------------- the FMA datapath (V.6.3)
@@ -138,30 +156,56 @@ def fma(x, y, z) -> np.ndarray:
     return _fma(_bits(x), _bits(y), _bits(z))
 
 
+LANE_FORM_MAX = 32  # widest call evaluated lane by lane (e8m15_lane); numpy's fixed cost wins above
+
+
 def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
-    """fma() on int64 24-bit patterns (Python-int constants become 0-d arrays)."""
-    x, y, z = (np.asarray(v, dtype=_I64) for v in (x, y, z))
+    """fma() on int64 24-bit patterns (Python-int constants become 0-d arrays).
+
+    A call of at most LANE_FORM_MAX lanes runs lane by lane on Python ints
+    (models.numerics.e8m15_lane, the same steps), where numpy's cost per
+    operation, not per lane, would dominate; wider calls run :func:`_fma_arrays`.
+    """
+    x, y, z = np.asarray(x, dtype=_I64), np.asarray(y, dtype=_I64), np.asarray(z, dtype=_I64)
+    if max(x.size, y.size, z.size) > LANE_FORM_MAX:  # the broadcast is at least as wide: skip working it out
+        return _fma_arrays(x, y, z)
+    shape = np.broadcast_shapes(x.shape, y.shape, z.shape)
+    if math.prod(shape) > LANE_FORM_MAX:
+        return _fma_arrays(x, y, z)
+    xs, ys, zs = (np.broadcast_to(v, shape).ravel().tolist() for v in (x, y, z))
+    return np.array([fma_lane(a, b, c) for a, b, c in zip(xs, ys, zs)], dtype=np.uint32).reshape(shape)
+
+
+def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The datapath in numpy on int64 arrays (of any width; :func:`_fma` picks it for wide ones).
+
+    Written for few array operations (the vector core calls it once per ALU op on 128 lanes, where the cost
+    is per operation): the sticky of the addend's shifted-out bits is ``(add << s) != gZ * 2^32``, and the
+    special-value override runs only when some operand has exponent 255.
+    """
     sx, ex, mx = _fields(x)
     sy, ey, my = _fields(y)
     sz, ez, mz = _fields(z)
-    zx, zy, cz = ex == 0, ey == 0, ez == 0
+    zx, zy, cz = ex == _C0, ey == _C0, ez == _C0
     pz = zx | zy
-    ex1, ey1 = np.where(pz, 1, ex), np.where(pz, 1, ey)
+    esum = np.where(pz, _C2, ex + ey)  # ex1 + ey1: both read as 1 when the product is zero
     sxy = sx ^ sy
-    neg = (sxy ^ sz) == 1
-    d = ex1 + ey1 - ez - 110
-    byp = (d < 0) & ~cz
-    s = np.where(cz, 48, np.where(byp, 0, np.minimum(d, 48)))
-    ebase = np.where(byp, ez - 47, ex1 + ey1 - 157)
-    gz = mz | 0x8000
-    add = (gz << 32) >> s
-    stk = (s >= 33) & ((gz & ((1 << np.clip(s - 32, 0, 16)) - 1)) != 0)
-    prod = np.where(byp | pz, 0, (mx | 0x8000) * (my | 0x8000))
-    total = np.where(neg, add - prod, add + prod) & _MASK48
-    rneg = neg & (s != 0) & (total >= (1 << 47))
-    mag = np.where(rneg, (-total) & _MASK33, total)
-    sign = np.where(neg, np.where(rneg, sxy, sz), sxy)
-    out = _pack(mag, ebase, sign, stk, neg & ~pz & ~cz).astype(_I64)
+    neg = sxy != sz
+    d = esum - (ez + _C110)
+    byp = (d < _C0) & ~cz
+    s = np.where(cz, _C48, np.minimum(np.maximum(d, _C0), _C48))  # 0 on the bypass (d < 0)
+    ebase = np.where(byp, ez - _C47, esum - _C157)
+    g32 = (mz | _GUARD15) << _C32
+    add = g32 >> s
+    stk = (add << s) != g32
+    prod = np.where(byp | pz, _C0, (mx | _GUARD15) * (my | _GUARD15))
+    total = np.where(neg, add - prod, add + prod) & _M48
+    rneg = neg & (total >= _TOP47) & (s != _C0)
+    mag = np.where(rneg, (-total) & _M33, total)
+    sign = np.where(neg & ~rneg, sz, sxy)
+    out = _pack(mag, ebase, sign, stk, neg & ~(pz | cz))
+    if np.maximum(np.maximum(ex, ey), ez).max() < 0xFF:
+        return out
     nan, inf, inf_sign = _specials(x, y, z, sxy, sz, zx, zy)
     out = np.where(inf, (inf_sign << 23) | POS_INF, out)
     return _u32(np.where(nan, QNAN, out))
@@ -171,11 +215,11 @@ def _fma(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
 def _compare(a, b):
     """``(lt, gt, eq, nan)`` of V.6.1 on raw bits."""
     a, b = _bits(a), _bits(b)
-    sa, sb = a >> 23, b >> 23
-    ma, mb = a & MAG, b & MAG
-    nan = (ma > POS_INF) | (mb > POS_INF)
-    eq = ((ma == 0) & (mb == 0)) | ((ma == mb) & (sa == sb))
-    ordered = np.where(sa != sb, sa == 1, np.where(sa == 1, ma > mb, ma < mb))
+    sa, sb = a >> _C23, b >> _C23
+    ma, mb = a & _MAG, b & _MAG
+    nan = (ma > _INF) | (mb > _INF)
+    eq = ((ma == _C0) & (mb == _C0)) | ((ma == mb) & (sa == sb))
+    ordered = np.where(sa != sb, sa == _C1, np.where(sa == _C1, ma > mb, ma < mb))
     lt = ~nan & ~eq & ordered
     gt = ~nan & ~eq & ~lt
     return lt, gt, eq, nan
@@ -226,9 +270,54 @@ _OPERANDS: dict[int, Operands] = {
 }
 
 
+# The ops whose Y and Z are 1.0 and +0: the datapath is VMOV of the selected X (:func:`_mov`).
+_MOV_OPS = frozenset({VMOV, VNEG, VABS, VMAX, VMIN, VSEL, VCMPLT, VCMPGT, VCMPEQ})
+
+
+def _mov(x: np.ndarray) -> np.ndarray:
+    """``X*1.0 + (+0)`` on 24-bit patterns: X when it is finite and non-zero (exponent 1..254), +0 for a
+    zero, X for an Inf, the canonical NaN for a NaN.
+
+    The datapath gives exactly that (models.numerics.e8m15_lane.mov_lane says why for the finite case; the
+    zeros follow the sign rule, Inf and NaN the override), in a handful of array operations instead of the
+    whole FMA; the unit tests compare the two on every exponent.
+    """
+    e = (x >> _C15) & _CFF
+    special = np.where((x & _M15) == _C0, x, _QNAN)
+    return np.where(e == _C0, _C0, np.where(e == _CFF, special, x)).astype(np.uint32)
+
+
+def _mul(x: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    """``X*Y + (+0)`` (VMUL) on int64 24-bit patterns, or None when an operand is an Inf or a NaN.
+
+    Why the datapath reduces so with Z = +0: s = 48, so the addend adds nothing but a set sticky bit (D2:
+    exact ties round away), with no bypass and no cancellation; gX*gY lies in [2^30, 2^32), so PACK keeps
+    its 16 bits from bit 15 (or 16 when bit 31 is set), adds the next bit (the sticky being set), and the
+    exponent is eX + eY - 127 plus that extra top bit and the rounding's carry; a zero factor (exponent 0)
+    gives +0. Half the operations of the general datapath; the unit tests compare the two.
+    """
+    ex, ey = (x >> _C15) & _CFF, (y >> _C15) & _CFF
+    if max(ex.max(), ey.max()) == 0xFF:
+        return None
+    prod = ((x & _M15) | _GUARD15) * ((y & _M15) | _GUARD15)
+    big = prod >> _C31  # 1 when the product's top bit is bit 31
+    q = (prod >> (_C15 + big)) + ((prod >> (_C14 + big)) & _C1)
+    e = ex + ey + big + (q >> _C16) - _C127
+    body = np.where(e >= _C255, _INF, np.where(e <= _C0, _C0, (e << _C15) | (q & _M15)))
+    out = ((((x ^ y) >> _C23) & _C1) << _C23) | body
+    return np.where((ex == _C0) | (ey == _C0), _C0, out).astype(np.uint32)
+
+
 def _fma_op(op: int, a, b=K0, c=K0) -> np.ndarray:
-    """One V.6.2 op: select X, Y, Z, then the datapath."""
-    return _fma(*_OPERANDS[op](_bits(a), _bits(b), _bits(c)))
+    """One V.6.2 op: select X, Y, Z, then the datapath (VMOV's and VMUL's reduced forms where they apply)."""
+    x, y, z = _OPERANDS[op](_bits(a), _bits(b), _bits(c))
+    if op in _MOV_OPS:
+        return _mov(np.asarray(x, dtype=_I64))
+    if op == VMUL and max(np.size(x), np.size(y)) > LANE_FORM_MAX:
+        product = _mul(*np.broadcast_arrays(np.asarray(x, dtype=_I64), np.asarray(y, dtype=_I64)))
+        if product is not None:
+            return product
+    return _fma(x, y, z)
 
 
 def vmov(a) -> np.ndarray:

@@ -56,6 +56,8 @@ def alu(op, a, b=None, c=None) -> np.ndarray:
     distinct opcode is evaluated once over the whole vector, then selected). Operands
     an op does not read may be None. Anything else than 0x00..0x11 is a ValueError.
     """
+    if type(op) is int and 0 <= op < len(OP_NAMES):  # the vector core's case, without the generic checks
+        return _alu_one(op, a, b, c)
     if np.ndim(op) == 0:
         return _alu_one(_checked(op, range(len(OP_NAMES)), "alu"), a, b, c)
     ops = np.asarray(op)

@@ -19,30 +19,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rounding import low_bits, round_half_even, top_bit
+from .rounding import clamp, const, low_bits, round_half_even, top_bit
 
 
 # --------------------------------------------------------------------- FP16
 def fp16_to_e8m15(h) -> np.ndarray:
     """VLD FP16: exact. +-0 stays +-0; Inf/NaN -> ``{s, 0xFF, m10 * 32}``; normal ->
     ``{s, e5 + 112, m10 * 32}``; a subnormal with top mantissa bit p becomes the normal
-    ``{s, 103 + p, (m10 << (15 - p)) mod 2^15}``."""
+    ``{s, 103 + p, (m10 << (15 - p)) mod 2^15}``.
+
+    A lookup in the table of all 65536 results (:func:`fp16_to_e8m15_fields` on each, made at import):
+    every VLD converts a register's worth of lanes, and one take is cheaper than the field arithmetic."""
+    return _FP16_TO_E8M15[low_bits(h, 16)]
+
+
+def fp16_to_e8m15_fields(h) -> np.ndarray:
+    """:func:`fp16_to_e8m15` by the field arithmetic of V.7 (what its table holds)."""
     h = low_bits(h, 16)
     s, e5, m10 = h >> 15, (h >> 10) & 0x1F, h & 0x3FF
     p = top_bit(m10)
     normal = ((e5 + 112) << 15) | (m10 << 5)
     special = (0xFF << 15) | (m10 << 5)
-    sub = ((103 + p) << 15) | ((m10 << np.clip(15 - p, 0, 15)) & 0x7FFF)
+    sub = ((103 + p) << 15) | ((m10 << clamp(15 - p, 0, 15)) & 0x7FFF)
     body = np.where(e5 == 0x1F, special, np.where(e5 != 0, normal, np.where(m10 != 0, sub, 0)))
     return ((s << 23) | body).astype(np.uint32)
+
+
+_FP16_TO_E8M15 = fp16_to_e8m15_fields(np.arange(1 << 16))
+_FP16_TO_E8M15.setflags(write=False)
 
 
 def _fp16_subnormal(g: np.ndarray, e: np.ndarray) -> np.ndarray:
     """The subnormal store path: ``g * 2^32`` shifted right by ``min(118 - e, 31)``, bits
     [42:32] kept, RNE on bit 31 and below. A carry to 0x400 lands in the exponent field,
     which is exactly the smallest normal 2^-14."""
-    t = (g << 32) >> np.clip(118 - e, 0, 31)
+    t = (g << 32) >> clamp(118 - e, 0, 31)
     return round_half_even((t >> 32) & 0x7FF, (t >> 31) & 1, (t & 0x7FFFFFFF) != 0)
+
+
+# VST's constants as 0-d arrays (rounding.const says why); its subnormal path runs only when a lane needs it
+_C0, _C1, _C4, _C5, _C10, _C11, _C15, _C23, _C31 = (const(v) for v in (0, 1, 4, 5, 10, 11, 15, 23, 31))
+_C112, _CFF, _M4, _M9, _M15, _G15 = const(112), const(0xFF), const(0xF), const(0x1FF), const(0x7FFF), const(0x8000)
+_H400, _HMAX, _HNAN, _HINF = const(0x400), const(0x7BFF), const(0x7E00), const(0x7C00)
 
 
 def e8m15_to_fp16(x) -> np.ndarray:
@@ -51,17 +69,19 @@ def e8m15_to_fp16(x) -> np.ndarray:
     saturates to +-0x7BFF (finite values never become Inf); ``e5 <= 0`` takes the subnormal
     path."""
     x = low_bits(x, 24)
-    s, e, m = x >> 23, (x >> 15) & 0xFF, x & 0x7FFF
-    g = m | 0x8000
-    q = round_half_even(g >> 5, (g >> 4) & 1, (g & 0xF) != 0)
-    carry = q >> 11
-    e5 = e - 112 + carry
-    normal = (e5 << 10) | (np.where(carry == 1, 0x400, q) - 0x400)
-    finite = np.where(e5 >= 31, 0x7BFF, np.where(e5 <= 0, _fp16_subnormal(g, e), normal))
-    nan = 0x7E00 | ((m >> 5) & 0x1FF)
-    special = np.where(m != 0, nan, 0x7C00)
-    body = np.where(e == 0, 0, np.where(e == 0xFF, special, finite))
-    return ((s << 15) | body).astype(np.uint16)
+    s, e, m = x >> _C23, (x >> _C15) & _CFF, x & _M15
+    g = m | _G15
+    kept = g >> _C5
+    q = kept + ((g >> _C4) & (((g & _M4) != _C0) | kept) & _C1)  # RNE on bit 4, sticky below
+    carry = q >> _C11
+    e5 = e - _C112 + carry
+    normal = (e5 << _C10) | (q & (_H400 - _C1))  # a carry leaves the fraction 0
+    low = e5 <= _C0
+    small = np.where(low, _fp16_subnormal(g, e), _C0) if low.any() else _C0
+    finite = np.where(e5 >= _C31, _HMAX, np.where(low, small, normal))
+    special = np.where(m != _C0, _HNAN | ((m >> _C5) & _M9), _HINF)
+    body = np.where(e == _C0, _C0, np.where(e == _CFF, special, finite))
+    return ((s << _C15) | body).astype(np.uint16)
 
 
 # --------------------------------------------------------------------- FP32
@@ -88,4 +108,4 @@ def e8m15_to_fp32(x) -> np.ndarray:
     return ((s << 31) | body).astype(np.uint32)
 
 
-__all__ = ["fp16_to_e8m15", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32"]
+__all__ = ["fp16_to_e8m15", "fp16_to_e8m15_fields", "e8m15_to_fp16", "fp32_to_e8m15", "e8m15_to_fp32"]

@@ -25,6 +25,7 @@ import numpy as np
 
 from .e8m15 import K0, K1, NEG_INF, NEG_LOG2E, POS_INF, QNAN, _I64, _bits, _fields, _pack, _u32, _wrap, vadd, vmul
 from .e8m15_cvt import e8m15_to_fp16, fp16_to_e8m15
+from .rounding import clamp, const
 
 # Function selects of the coefficient table (V.6.4).
 FSEL_EXP2, FSEL_LOG2, FSEL_INV, FSEL_RSQRT = 0, 1, 2, 3
@@ -81,15 +82,22 @@ _C0, _C1, _C2 = (np.ascontiguousarray(COEFFS[:, j]) for j in range(3))
 
 
 # ----------------------------------------------------------------- transcendentals (V.6.4)
+# constants as 0-d arrays (rounding.const says why)
+_K0, _K1, _K10, _K12, _K16, _K17, _K31, _K107, _K134 = (const(v) for v in (0, 1, 10, 12, 16, 17, 31, 107, 134))
+_K1_15, _K1_20, _K1_25, _K_F12, _K_F17 = const(1 << 15), const(1 << 20), const(1 << 25), const(0xFFF), const(0x1FFFF)
+_K_QNAN, _K_INF = const(QNAN), const(POS_INF)
+
 def _quadratic(fsel: int, idx: np.ndarray, u: np.ndarray, ext, par=0) -> np.ndarray:
     """F of V.6.4's integer polynomial: ``C0 + c1*u + c2*u^2`` in two rounded Horner steps,
     with segment starts that hit an exact identity (``ident``) replaced by 0 or 2^20."""
     key = fsel * 64 + idx
-    ident = (idx % 32 == 0) & (u == 0) & ~((fsel == FSEL_RSQRT) & (np.asarray(par) == 1))
-    c0 = np.where(ident, (1 << 20) if fsel >= FSEL_INV else 0, _C0[key])
+    ident = ((idx & _K31) == _K0) & (u == _K0)
+    if fsel == FSEL_RSQRT:
+        ident &= ~(np.asarray(par) == 1)
+    c0 = np.where(ident, _K1_20 if fsel >= FSEL_INV else _K0, _C0[key])
     big_c0 = _wrap(c0 + ext, 30)
-    h = _wrap((_C2[key] * u + (_C1[key] << 16) + (1 << 15)) >> 16, 22)
-    return _wrap((h * u + (big_c0 << 16) + (1 << 15)) >> 16, 30)
+    h = _wrap((_C2[key] * u + (_C1[key] << _K16) + _K1_15) >> _K16, 22)
+    return _wrap((h * u + (big_c0 << _K16) + _K1_15) >> _K16, 30)
 
 
 def _finish(f: np.ndarray, ebase, sign, special: np.ndarray, value) -> np.ndarray:
@@ -114,14 +122,14 @@ def vexp2(a) -> np.ndarray:
     wrap of v is upstream defect D1 (128 <= |a| < 256 reduces modulo 256), then
     ``2^k * (2^20 + poly(f)) * 2^-20``. NaN -> NaN; Inf or e > 134: +Inf (a > 0), +0 (a < 0)."""
     s, e, m, _, i, n = _classes(_bits(a))
-    r = ((1 << 25) + (m << 10)) >> np.clip(134 - e, 0, 26)
-    big_r = (r >> 1) + (r & 1)
-    v = _wrap(np.where(s == 1, -big_r, big_r), 25)
-    k, f = v >> 17, v & 0x1FFFF
-    big_f = _quadratic(FSEL_EXP2, f >> 12, f & 0xFFF, 1 << 20)
-    special = n | i | (e > 134)
-    value = np.where(n, QNAN, np.where(s == 1, K0, POS_INF))
-    return _finish(big_f, k + 107, 0, special, value)
+    r = (_K1_25 + (m << _K10)) >> clamp(_K134 - e, 0, 26)
+    big_r = (r >> _K1) + (r & _K1)
+    v = _wrap(np.where(s == _K1, -big_r, big_r), 25)
+    k, f = v >> _K17, v & _K_F17
+    big_f = _quadratic(FSEL_EXP2, f >> _K12, f & _K_F12, _K1_20)
+    special = n | i | (e > _K134)
+    value = np.where(n, _K_QNAN, np.where(s == _K1, _K0, _K_INF))
+    return _finish(big_f, k + _K107, 0, special, value)
 
 
 def vlog2(a) -> np.ndarray:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fields7 import FIELD_BYTES, pack7, to_signed7, unpack7
+
 GRANULE_BITS = 256
 ENTRY_GRANULES = 4
 K_PER_GRANULE = 8
@@ -37,27 +39,25 @@ def _check_int7(v: np.ndarray) -> None:
 
 def _fields_to_granules(fields: np.ndarray, scales: np.ndarray) -> np.ndarray:
     """fields (..., 4, 32) int7 in field order, scales (..., 4) -> (..., 4) granules as object ints."""
-    bits = ((fields[..., None].astype(np.int64) & 0x7F) >> np.arange(6, -1, -1)) & 1  # (...,4,32,7) MSB first
-    bits = bits.reshape(fields.shape[:-1] + (224,))
-    low = np.zeros(fields.shape[:-1] + (32,), np.int64)
-    sbits = ((scales[..., None].astype(np.int64) & 0xFF) >> np.arange(7, -1, -1)) & 1  # (...,4,8)
-    low[..., 0, :] = sbits.reshape(scales.shape[:-1] + (32,))
-    raw = np.packbits(np.concatenate([bits, low], axis=-1).astype(np.uint8), axis=-1)  # (...,4,32) bytes
-    flat = raw.reshape(-1, 32)
-    ints = np.array([int.from_bytes(r.tobytes(), "big") for r in flat], dtype=object)
+    raw = np.zeros(fields.shape[:-1] + (32,), np.uint8)  # (..., 4 granules, 32 bytes), big-endian
+    raw[..., :FIELD_BYTES] = pack7(fields)
+    raw[..., 0, FIELD_BYTES:] = np.asarray(scales).astype(np.int64) & 0xFF
+    ints = np.array([int.from_bytes(r.tobytes(), "big") for r in raw.reshape(-1, 32)], dtype=object)
     return ints.reshape(fields.shape[:-2] + (ENTRY_GRANULES,))
 
 
 def _granules_to_fields(granules) -> tuple[np.ndarray, np.ndarray]:
+    """granules (..., 4) -> (fields (..., 4, 32) int8 in field order, scales (..., 4) uint8 of granule 0).
+
+    A GEMM unpacks every entry it reads: the bytes of all granules in one buffer, the fields by
+    models.numerics.fields7 (a few array operations per call).
+    """
     g = np.asarray(granules, dtype=object)
-    flat = g.reshape(-1)
-    raw = np.frombuffer(b"".join(int(v).to_bytes(32, "big") for v in flat), np.uint8).reshape(-1, 32)
-    bits = np.unpackbits(raw, axis=-1).astype(np.int64)  # (n, 256) MSB first
-    f = (bits[:, :224].reshape(-1, 32, 7) * (1 << np.arange(6, -1, -1))).sum(-1)
-    f = np.where(f >= 64, f - 128, f).astype(np.int8)
-    s = (bits[:, 224:].reshape(-1, 4, 8) * (1 << np.arange(7, -1, -1))).sum(-1).astype(np.uint8)
+    raw = np.frombuffer(b"".join(int(v).to_bytes(32, "big") for v in g.reshape(-1)), np.uint8).reshape(-1, 32)
+    f = to_signed7(unpack7(raw[:, :FIELD_BYTES]))
+    s = raw[:, FIELD_BYTES:]
     shape = g.shape[:-1]
-    return f.reshape(shape + (ENTRY_GRANULES, 32)), s.reshape(shape + (ENTRY_GRANULES, 4))[..., 0, :]
+    return f.reshape(shape + (ENTRY_GRANULES, 32)), s.reshape(shape + (ENTRY_GRANULES, 4))[..., 0, :].copy()
 
 
 def pack_a_entry(a, scales) -> np.ndarray:

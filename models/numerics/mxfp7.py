@@ -27,6 +27,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .fields7 import FIELD_BYTES, pack7
+from .rounding import clamp, const, top_bit
+
 __all__ = [
     "ENTRY_BYTES", "ENTRY_DRAM_WORDS", "LANES", "K_PER_LANE", "OUT_WORDS", "ZERO_LANE_SCALE", "RECIPROCAL",
     "entry_halves", "decode", "normalise", "lane_scale", "scale_fields", "quantise_elements", "quantise",
@@ -46,8 +49,10 @@ ZERO_LANE_SCALE = 0xA0
 RECIPROCAL = np.array([4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185], dtype=np.int64)
 """rec[sm - 8] for sm = 8..15: 2^15 / sm rounded to nearest, except 13 -> 2520 (not 2521), as the spec's table."""
 
-_FIELD_BITS = 7
 _MAG_MAX = 63
+# the per-element constants as 0-d arrays (rounding.const says why)
+_K0, _K1, _K7, _K8, _K10, _K15, _K1024 = (const(v) for v in (0, 1, 7, 8, 10, 15, 1024))
+_K_1F, _K_FF, _K_3FF, _K_7FFF, _K_MAG_MAX = const(0x1F), const(0xFF), const(0x3FF), const(0x7FFF), const(_MAG_MAX)
 
 # Word w, field j -> (lane, K) of the entry, for A and B packing (C.4).
 _W = np.arange(OUT_WORDS)[:, None]
@@ -71,20 +76,20 @@ def decode(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     The sign is ignored and Inf/NaN decode as ordinary numbers with e5 = 31.
     """
     h = np.asarray(h).astype(np.int64)
-    e5 = (h >> 10) & 0x1F
-    m10 = h & 0x3FF
-    sub = e5 == 0
-    return np.where(sub, 1, e5), np.where(sub, m10, 1024 + m10)
+    e5 = (h >> _K10) & _K_1F
+    m10 = h & _K_3FF
+    sub = e5 == _K0
+    return np.where(sub, _K1, e5), np.where(sub, m10, _K1024 + m10)
 
 
 def normalise(e: np.ndarray, sig: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The peak's normalisation loop: while 0 < sig < 1024: sig <<= 1, e -= 1 (at most 10 steps)."""
+    """The peak's normalisation loop: while 0 < sig < 1024: sig <<= 1, e -= 1 (at most 10 steps).
+
+    In one step: a non-zero sig below 1024 shifts by 10 minus its top bit index (exact below 2^53).
+    """
     e, sig = np.array(e, dtype=np.int64), np.array(sig, dtype=np.int64)
-    for _ in range(10):
-        step = (sig > 0) & (sig < 1024)
-        sig = np.where(step, sig << 1, sig)
-        e = np.where(step, e - 1, e)
-    return e, sig
+    k = np.where(sig > 0, np.maximum(10 - top_bit(sig), 0), 0)
+    return np.asarray(e - k), np.asarray(sig << k)
 
 
 def lane_scale(h: np.ndarray) -> np.ndarray:
@@ -94,9 +99,9 @@ def lane_scale(h: np.ndarray) -> np.ndarray:
     zero = sig == 0
     big = sig > 1890
     sexp = np.where(zero, 0, np.where(big, e - 20, e - 21))
-    sm_small = np.clip((sig + 125) // 126, 9, 15)                    # ceil(sig / 126) into [9, 15]
+    sm_small = clamp((sig + 125) // 126, 9, 15)                    # ceil(sig / 126) into [9, 15]
     sm = np.where(zero, 8, np.where(big, np.where(sig > 2016, 9, 8), sm_small))
-    sexp = np.clip(sexp, -20, 11)
+    sexp = clamp(sexp, -20, 11)
     return ((((sexp + 20) & 0x1F) << 3) | ((sm - 8) & 0x7)).astype(np.uint8)
 
 
@@ -115,14 +120,14 @@ def quantise_elements(h: np.ndarray, scale: np.ndarray) -> np.ndarray:
     h = np.asarray(h).astype(np.int64)
     sexp, sm = scale_fields(scale)
     rec = RECIPROCAL[sm - 8]
-    e, sig = decode(h & 0x7FFF)
+    e, sig = decode(h & _K_7FFF)
     t = (sexp + 21) - e
-    x = ((sig * rec) >> 15) & 0xFF
-    x = x >> np.clip(t, 0, 7)
-    mag = np.minimum(_MAG_MAX, (x >> 1) + (x & 1))                   # round half up, saturate
-    mag = np.where(t < 0, _MAG_MAX, mag)
-    mag = np.where((sig == 0) | (t >= 8), 0, mag)
-    return np.where((h >> 15) & 1 == 1, -mag, mag).astype(np.int8)  # -0 is 0
+    x = ((sig * rec) >> _K15) & _K_FF
+    x = x >> np.minimum(np.maximum(t, _K0), _K7)
+    mag = np.minimum(_K_MAG_MAX, (x >> _K1) + (x & _K1))            # round half up, saturate
+    mag = np.where(t < _K0, _K_MAG_MAX, mag)
+    mag = np.where((sig == _K0) | (t >= _K8), _K0, mag)
+    return np.where(((h >> _K15) & _K1) == _K1, -mag, mag).astype(np.int8)  # -0 is 0
 
 
 def quantise(h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -142,12 +147,11 @@ def pack_words(q: np.ndarray, scale: np.ndarray, blayout: bool | np.ndarray) -> 
     fa = q[..., _A_LANE, _A_K]                                        # (..., 4 words, 32 fields)
     fb = q[..., _B_LANE, _B_K]
     sel = np.asarray(blayout, dtype=bool)[..., None, None]
-    fields = np.where(sel, fb, fa).astype(np.int64) & 0x7F
-    bits = (fields[..., None] >> np.arange(_FIELD_BITS - 1, -1, -1)) & 1          # MSB first
-    bits = bits.reshape(fields.shape[:-1] + (32 * _FIELD_BITS,))                   # (..., 4, 224)
-    sbits = (scale[..., None].astype(np.int64) >> np.arange(7, -1, -1)) & 1         # (..., 4 lanes, 8)
-    sbits = np.broadcast_to(sbits.reshape(scale.shape[:-1] + (1, 32)), bits.shape[:-1] + (32,))
-    return np.packbits(np.concatenate([bits, sbits], axis=-1).astype(np.uint8), axis=-1)
+    fields = np.where(sel, fb, fa)
+    out = np.empty(fields.shape[:-1] + (32,), np.uint8)
+    out[..., :FIELD_BYTES] = pack7(fields)
+    out[..., FIELD_BYTES:] = scale[..., None, :]  # every word carries the four lane scales
+    return out
 
 
 def word_ints(words: np.ndarray) -> list:

@@ -9,8 +9,9 @@ correctly rounded reference; the units' own datapaths round as the spec pins
 them (the cluster: ``cluster``, units.md C.7; the vector core: ``e8m15``,
 ``e8m15_cvt``, units.md V.6/V.7).  All functions take and return numpy int64
 arrays (scalars broadcast); magnitudes must stay below 2**62.  Small helpers
-(:func:`low_bits`, :func:`top_bit`, :func:`round_half_even`, :func:`bit_length`)
-serve those fixed-width datapaths, which round on explicit guard/sticky bits.
+(:func:`low_bits`, :func:`top_bit`, :func:`round_half_even`, :func:`bit_length`,
+:func:`clamp`, :func:`const`) serve those fixed-width datapaths, which round on
+explicit guard/sticky bits.
 """
 
 from __future__ import annotations
@@ -37,6 +38,19 @@ def top_bit(v) -> np.ndarray:
     operations (the vector core's PACK and conversions call it on every lane).
     """
     return np.frexp(as_i64(v).astype(np.float64))[1].astype(I64) - 1
+
+
+def const(value: int) -> np.ndarray:
+    """An int64 constant as a 0-d array: numpy combines one with an array in about half the time it takes
+    to convert a Python int on every operation, and the lane datapaths are mostly such operations on a
+    vector register's 128 lanes."""
+    return np.array(value, dtype=I64)
+
+
+def clamp(v, lo: int, hi: int) -> np.ndarray:
+    """``v`` limited to ``lo..hi`` (integers): np.clip's result, without its per-call dtype-limit checks,
+    which cost more than the clamp itself on the datapaths' small arrays."""
+    return np.minimum(np.maximum(v, lo), hi)
 
 
 def round_half_even(kept, guard, sticky) -> np.ndarray:
@@ -76,11 +90,11 @@ def round_nearest_even(mag, lsb_exp, prec: int, emin_lsb: int | None = None, sti
     if emin_lsb is not None:
         out = np.maximum(out, emin_lsb)
     sh = out - lsb
-    right = np.clip(sh, 0, 63)
+    right = clamp(sh, 0, 63)
     q = mag >> right
     rem = mag - (q << right)
     half = np.where(right > 0, I64(1) << np.maximum(right - 1, 0), 0)
     up = (right > 0) & ((rem > half) | ((rem == half) & (st | ((q & 1) == 1))))
-    q = np.where(sh < 0, mag << np.clip(-sh, 0, 62), q + up)
+    q = np.where(sh < 0, mag << clamp(-sh, 0, 62), q + up)
     carry = (q >> prec) > 0
     return np.where(carry, q >> 1, q), np.where(carry, out + 1, out)

@@ -31,14 +31,14 @@ from typing import Optional
 import numpy as np
 
 from models.cu.base import completion
-from models.noc.flit import FIELDS, FlitType, make_flit
+from models.noc.flit import FIELDS, FlitType, flit_type, make_flit
 
 from . import isa
 from .chain_hazards import ChainHazard, ChainTracker, chain_dest, draining, fp32_store, stage_key
 from .hazards import Hazard, IssueClass, Issued, PredicateTracker
 from .isa import (
     ALU_LAST, CMP_OPS, IMEM_WORDS, K_CONST, L1_WORDS, LANES, N_DESC, N_PREGS, N_SREGS, N_VREGS, SRC_C,
-    SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word,
+    SRC_K, SRC_S, SRC_V, VL_MAX, WORD_MASK, Fault, Mode, RedKind, Word, word_of,
 )
 from .lanes import Stage, run_chain, u16_to_word, word_to_u16
 from .link import Event, LinkMixin, TakesFlits
@@ -46,6 +46,12 @@ from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
 MAG_DEFAULT: Coord = (0, 1)
+# The words one method carries out (the rest are ALU words, VSETI, VBAR / VHALT and the transfers).
+_HANDLERS = {isa.OP_VCVT: "_vcvt", isa.OP_VRED: "_vred", isa.OP_VLD: "_vld", isa.OP_VST: "_vst",
+             isa.OP_VBCAST: "_vbcast", isa.OP_VSHUF: "_vshuf", isa.OP_VSETVL: "_vsetvl",
+             isa.OP_VSETMODE: "_vsetmode", isa.OP_VLOOP: "_vloop"}
+_BELOW_VL = np.arange(VL_MAX + 1)[:, None] > np.arange(VL_MAX)  # row vl: the lanes below VL
+_BELOW_VL.setflags(write=False)
 DRAINING_OPS = frozenset({isa.OP_VSETMODE, isa.OP_VHALT, isa.OP_VLD, isa.OP_VST, isa.OP_VCVT, isa.OP_VSHUF,
                           isa.OP_VBCAST})
 
@@ -127,7 +133,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
         """One inbound flit; returns what the core sends because of it."""
-        ftype = FIELDS["type"].extract(flit)
+        ftype = flit_type(flit)
         if ftype == FlitType.CU_INST:
             self.queue.append(flit)
             return self._drain_queue()
@@ -203,7 +209,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                         r.pc = lp.top
                     else:
                         lp.active = False
-            w = Word(self.imem[r.pc])
+            w = word_of(self.imem[r.pc])
             try:
                 halted = self._step(w, r, out)
             except WaitFills:
@@ -233,13 +239,9 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             return False
         name = w.name
         pc = r.pc
-        handler = {
-            isa.OP_VCVT: self._vcvt, isa.OP_VRED: self._vred, isa.OP_VLD: self._vld, isa.OP_VST: self._vst,
-            isa.OP_VBCAST: self._vbcast, isa.OP_VSHUF: self._vshuf, isa.OP_VSETVL: self._vsetvl,
-            isa.OP_VSETMODE: self._vsetmode, isa.OP_VLOOP: self._vloop,
-        }.get(op)
-        if handler is not None:
-            handler(w)
+        method = _HANDLERS.get(op)
+        if method is not None:
+            getattr(self, method)(w)  # by name, so a subclass's override runs
             self._upstream_word(pc, w)
             self._issue(pc, w, IssueClass.DRAINS if op in DRAINING_OPS else IssueClass.OTHER)
             self._count(name if op not in (isa.OP_VRED, isa.OP_VSETMODE) else
@@ -314,7 +316,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         depth = isa.CHAIN_DEPTH[Mode(self.mode)]
         words = [w]
         for k in range(1, depth):
-            g = Word(self.imem[(r.pc + k) % IMEM_WORDS])
+            g = word_of(self.imem[(r.pc + k) % IMEM_WORDS])
             self.last_pr, self.last_pm = g.pr, g.pm
             if g.op > ALU_LAST:
                 raise WordFault(Fault.F_OPCODE)  # ours: a gathered non-ALU word is undefined in units.md V.5
@@ -330,7 +332,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             self._report(self.chains.chain(r.pc, w, keys, self.vl, chain_dest(words[-1])))
         value, pred = run_chain(stages)
         last = words[-1]
-        below = np.arange(VL_MAX) < self.vl
+        below = _BELOW_VL[self.vl].copy()
         compare = last.op in CMP_OPS
         if not compare and last.pm:
             self._check_pred(last.pr, r.pc, w)

@@ -11,6 +11,7 @@ module executes anything (models.vector.core does).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from enum import IntEnum
 from numbers import Integral
 from types import MappingProxyType
@@ -129,63 +130,70 @@ def _fit(what: str, field: str, value: int, lo: int, hi: int, where: str) -> int
 # ---------------------------------------------------------------- word fields
 @dataclass(frozen=True)
 class Word:
-    """Every field of one 32-bit program word, decoded once (each form reads its own subset)."""
+    """Every field of one 32-bit program word, decoded once (each form reads its own subset).
+
+    A field is worked out on first reading and kept on the (frozen) instance: the vector core takes its
+    words from ``word_of``, one instance per distinct word, so a loop body decodes once."""
 
     raw: int
 
-    @property
+    @cached_property
     def op(self) -> int:
         return (self.raw >> 27) & 0x1F
 
-    @property
+    @cached_property
     def name(self) -> str:
         return OPNAMES[self.op]
 
     # ALU form
-    sa = property(lambda self: (self.raw >> 25) & 3)
-    sb = property(lambda self: (self.raw >> 23) & 3)
-    sc = property(lambda self: (self.raw >> 21) & 3)
-    vd = property(lambda self: (self.raw >> 17) & 0xF)
-    va = property(lambda self: (self.raw >> 13) & 0xF)
-    vb = property(lambda self: (self.raw >> 9) & 0xF)
-    vc = property(lambda self: (self.raw >> 5) & 0xF)
-    pr = property(lambda self: (self.raw >> 3) & 3)
-    pm = property(lambda self: (self.raw >> 1) & 3)
+    sa = cached_property(lambda self: (self.raw >> 25) & 3)
+    sb = cached_property(lambda self: (self.raw >> 23) & 3)
+    sc = cached_property(lambda self: (self.raw >> 21) & 3)
+    vd = cached_property(lambda self: (self.raw >> 17) & 0xF)
+    va = cached_property(lambda self: (self.raw >> 13) & 0xF)
+    vb = cached_property(lambda self: (self.raw >> 9) & 0xF)
+    vc = cached_property(lambda self: (self.raw >> 5) & 0xF)
+    pr = cached_property(lambda self: (self.raw >> 3) & 3)
+    pm = cached_property(lambda self: (self.raw >> 1) & 3)
     # memory form
-    dt = property(lambda self: (self.raw >> 24) & 7)
-    ad = property(lambda self: (self.raw >> 21) & 7)
+    dt = cached_property(lambda self: (self.raw >> 24) & 7)
+    ad = cached_property(lambda self: (self.raw >> 21) & 7)
 
-    @property
+    @cached_property
     def off(self) -> int:
         """Signed 14-bit offset of VLD / VST."""
         o = self.raw & 0x3FFF
         return o - ((o & 0x2000) << 1)
 
-    @property
+    @cached_property
     def l1_start(self) -> int:
         """ir[8:0]: the L1 start word of VFILL and VDRAIN (V.11)."""
         return self.raw & 0x1FF
 
     # VDRAIN node form (ir[24] = 1)
-    node = property(lambda self: (self.raw >> 24) & 1)
-    signal = property(lambda self: (self.raw >> 25) & 1)
-    dst_x = property(lambda self: (self.raw >> 17) & 0xF)
-    dst_y = property(lambda self: (self.raw >> 13) & 0xF)
-    buf = property(lambda self: (self.raw >> 9) & 0xF)
+    node = cached_property(lambda self: (self.raw >> 24) & 1)
+    signal = cached_property(lambda self: (self.raw >> 25) & 1)
+    dst_x = cached_property(lambda self: (self.raw >> 17) & 0xF)
+    dst_y = cached_property(lambda self: (self.raw >> 13) & 0xF)
+    buf = cached_property(lambda self: (self.raw >> 9) & 0xF)
 
-    @property
+    @cached_property
     def selectors(self) -> tuple[int, int, int]:
         return self.sa, self.sb, self.sc
 
-    @property
+    @cached_property
     def kind(self) -> int:
         """VRED kind = vc[2:0] (vc[3] is ignored, so 8 acts as SUM)."""
         return self.vc & 7
 
-    @property
+    @cached_property
     def mode(self) -> int:
         """VSETMODE's mode = va[1:0] = ir[14:13]."""
         return self.va & 3
+
+
+word_of = lru_cache(maxsize=1 << 12)(Word)
+"""The Word of a raw 32-bit program word, one shared instance per value (Word is frozen)."""
 
 
 # ---------------------------------------------------------------- encoders
@@ -342,4 +350,5 @@ def unpack_dim(value: int) -> tuple[int, int]:
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in ("annotations", "dataclass",
                                                                                  "IntEnum", "Integral",
-                                                                                 "Mapping", "MappingProxyType")]
+                                                                                 "Mapping", "MappingProxyType",
+                                                                                 "cached_property", "lru_cache")]

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from models.numerics import e8m15, e8m15_alu, e8m15_transcendental
+from models.numerics import e8m15, e8m15_alu, e8m15_lane, e8m15_transcendental
 
 from .isa import CMP_OPS, LANES, VL_MAX, RedKind
 
@@ -52,14 +52,6 @@ IDENTITY = {RedKind.SUM: 0x000000, RedKind.MAX: 0xFF8000, RedKind.MIN: 0x7F8000,
             RedKind.DOT: 0x000000, RedKind.EXPSUM: 0x000000}
 
 
-def _combine(kind: RedKind) -> Combine:
-    if kind == RedKind.MAX:
-        return lambda x, y: e8m15.vmax(x, y)
-    if kind == RedKind.MIN:
-        return lambda x, y: e8m15.vmin(x, y)
-    return lambda x, y: e8m15.vadd(x, y)  # SUM, SUMSQ, DOT, EXPSUM: ADD (a + c)
-
-
 def _pairs(f: Combine, x: Vec) -> Vec:
     """f(x0, x1), f(x2, x3), ... along the last axis."""
     return np.asarray(f(x[..., 0::2], x[..., 1::2]), dtype=np.uint32)
@@ -70,30 +62,68 @@ def tree8(f: Combine, y: Vec) -> Vec:
     return _pairs(f, _pairs(f, _pairs(f, y)))[..., 0]
 
 
+_LANE_COMBINE: dict[RedKind, Callable[[int, int], int]] = {
+    RedKind.MAX: e8m15_lane.vmax_lane, RedKind.MIN: e8m15_lane.vmin_lane}  # others: ADD (a + c)
+
+
+def _lane_pairs(f: Callable[[int, int], int], x: list[int]) -> list[int]:
+    """f(x0, x1), f(x2, x3), ... of a flat list."""
+    return [f(a, b) for a, b in zip(x[0::2], x[1::2])]
+
+
+def _lane_tree8(f: Callable[[int, int], int], y: list[int]) -> list[int]:
+    """tree8 of each run of 8 in a flat list (one result per run): three pair steps."""
+    return _lane_pairs(f, _lane_pairs(f, _lane_pairs(f, y)))
+
+
+def _ordered_extreme(x: Vec, largest: bool) -> int | None:
+    """The MAX (MIN) tree's result when no leaf is a NaN or a zero pattern (exponent 0), else None.
+
+    Why the tree's order then does not matter: on such patterns the raw-bit compare of V.6.1 is the order of
+    the values (distinct patterns, distinct values), so VMAX(a, b) selects the larger one, and VMOV of a
+    finite non-zero pattern or an Inf returns it unchanged; every combine is then max(a, b) and the tree is
+    the largest leaf (the identity, -Inf for MAX and +Inf for MIN, never wins over a leaf). A NaN or a zero
+    leaf makes the order matter (VMAX(x, NaN) = x but VMAX(NaN, x) = NaN; VMOV turns -0 into +0), and then
+    the tree is walked.
+    """
+    p = x.astype(np.int64) & 0xFFFFFF
+    e = (p >> 15) & 0xFF
+    if not np.all((e != 0) & ((e != 0xFF) | ((p & 0x7FFF) == 0))):
+        return None
+    key = np.where(p >> 23 == 1, -(p & 0x7FFFFF), p & 0x7FFFFF)  # sign-magnitude as a signed number
+    return int(p[np.argmax(key) if largest else np.argmin(key)])
+
+
 def reduce_tree(kind: RedKind, a: Vec, b: Vec, vl: int) -> tuple[int, Vec | None]:
     """(S result, EXPSUM's elementwise VEXP2 or None) of VRED kinds 0..5 at VL (a multiple of 16).
 
     The combine order is V.9's: per chunk (kinds 0-2) or per half-chunk beat
     (kinds 3-5) an 8-leaf tree T combined with the identity into acc[0..15],
-    then T over the pairs of acc.
+    then T over the pairs of acc. The combines run lane by lane on Python ints
+    (models.numerics.e8m15_lane, the same datapath as :func:`tree8`'s numpy
+    form): the tree's vectors are 1 to 32 lanes wide, where numpy's fixed cost per
+    call is most of the work.
     """
-    f = _combine(kind)
-    ident = np.uint32(IDENTITY[kind])
     n = vl // LANES
-    acc = np.full(16, ident, dtype=np.uint32)
+    if kind in (RedKind.MAX, RedKind.MIN) and n:
+        extreme = _ordered_extreme(a[: n * LANES], kind == RedKind.MAX)
+        if extreme is not None:
+            return extreme, None
+    f = _LANE_COMBINE.get(kind, e8m15_lane.vadd_lane)
+    ident = IDENTITY[kind]
+    acc = [ident] * 16
     expo = None
     if kind in (RedKind.SUM, RedKind.MAX, RedKind.MIN):
-        x = a[: n * LANES].reshape(n, LANES)
-        acc[:n] = f(tree8(f, _pairs(f, x)), np.full(n, ident, dtype=np.uint32))
+        leaves = _lane_pairs(f, a[: n * LANES].tolist())  # 8 per chunk
+        acc[:n] = [f(t, ident) for t in _lane_tree8(f, leaves)]
     else:
         if kind == RedKind.EXPSUM:
             expo = np.asarray(e8m15_transcendental.vexp2(a), dtype=np.uint32)
             leaf = expo[: n * LANES]
         else:  # SUMSQ and DOT: va[e] * vb[e]
             leaf = np.asarray(e8m15.vmul(a[: n * LANES], b[: n * LANES]), dtype=np.uint32)
-        beats = leaf.reshape(2 * n, 8)
-        acc[: 2 * n] = f(tree8(f, beats), np.full(2 * n, ident, dtype=np.uint32))
-    result = int(tree8(f, _pairs(f, acc)))
+        acc[: 2 * n] = [f(t, ident) for t in _lane_tree8(f, leaf.tolist())]  # 8 per beat
+    (result,) = _lane_tree8(f, _lane_pairs(f, acc))
     return result, expo
 
 

@@ -15,6 +15,8 @@ oversized product still exceeds F_LEN's limit of 256.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
+from typing import Iterator
 
 from .isa import ADDR_MASK, FLD_BASE, _fit, pack_dim
 
@@ -31,18 +33,25 @@ def walk_total(bounds: tuple[int, ...]) -> int:
     return total
 
 
+def _walk(start: int, dims: tuple[Dim, ...]) -> Iterator[int]:
+    """The walk's addresses in order, dimension 0 innermost (the four bounds with 0 read as 1), as nested
+    counters: an address costs one addition, where a division per dimension per element cost a dozen."""
+    (s0, b0), (s1, b1), (s2, b2), (s3, b3) = ((s, b or 1) for s, b in dims)
+    for i3 in range(b3):
+        a3 = start + i3 * s3
+        for i2 in range(b2):
+            a2 = a3 + i2 * s2
+            for i1 in range(b1):
+                a1 = a2 + i1 * s1
+                for i0 in range(b0):
+                    yield (a1 + i0 * s0) & ADDR_MASK
+
+
 def walk_addresses(base: int, dims: tuple[Dim, ...], steps: int, off: int = 0) -> list[int]:
     """Addresses of the first `steps` steps of the walk (steps past the last element repeat it)."""
     dims = tuple(dims) + (UNIT_DIM,) * (4 - len(dims))
     total = walk_total(tuple(b for _, b in dims))
-    bounds = [b or 1 for _, b in dims]
-    out: list[int] = []
-    for n in range(min(steps, total)):
-        rest, addr = n, base + off
-        for (stride, _), b in zip(dims, bounds):
-            addr += (rest % b) * stride
-            rest //= b
-        out.append(addr & ADDR_MASK)
+    out = list(islice(_walk(base + off, dims), min(steps, total)))
     return out + [out[-1]] * (steps - len(out))
 
 

@@ -156,3 +156,23 @@ def test_each_quirk_is_exercised(mutant, vectors, fn, category):
     assert wrong >= 100, f"{mutant}: only {wrong} vectors tell it apart from the literal reference"
     wrong = sum(fn(v) != exact(v) for v in vectors)
     assert wrong >= 100, f"{mutant}: only {wrong} vectors tell it apart from the semantic reference"
+
+
+def test_load_is_add_to_zero_on_every_kind_of_pattern():
+    """acc_load is written out (X, or +0 for e = 0); it must stay ADD(0, X) bit for bit, bits above 21 ignored."""
+    rng = np.random.default_rng(17)
+    e = rng.choice([0, 1, 2, 63, 125, 126, 127], 50_000)
+    x = rng.integers(0, 2, 50_000) << 21 | e << 14 | rng.integers(0, 1 << 14, 50_000)
+    x = np.concatenate([x, rng.integers(0, 1 << 30, 50_000), x.reshape(100, 500)[:4].reshape(-1) | 1 << 22])
+    got = cluster.acc_load(x)
+    assert got.dtype == np.uint32 and got.tolist() == cluster.acc_add(np.zeros_like(x), x).tolist()
+    assert cluster.acc_load(np.int64(5 << 14 | 7)).shape == ()
+
+
+def test_emit_granules_equal_emit_granule_per_tile():
+    """A GEMM's tiles are emitted in one call (emit_granules); each granule must be emit_granule's."""
+    rng = np.random.default_rng(23)
+    tiles = rng.integers(0, 1 << 22, (37, 4, 4)).astype(np.uint32)
+    tiles[::5] = rng.choice([0, 127 << 14 | 0x3FFF, 1 << 21 | 48 << 14, 1 << 21], (8, 4, 4))
+    assert cluster.emit_granules(tiles) == [cluster.emit_granule(t) for t in tiles]
+    assert cluster.emit_granules(tiles[:0]) == []

@@ -160,3 +160,34 @@ def test_an_orphan_follower_is_named_when_the_machine_goes_quiet() -> None:
                        rf"FILL as follower \(the group's leader sends the request\) waiting for MEM_RD_RESP, 0 of "
                        rf"{n} entries committed"):
         run_bundle(b)
+
+
+class _ReadEveryDelivery(ModelHost):
+    """The host as it was: the poll's condition read before every delivery."""
+
+    def _holds(self, cmd: Poll):
+        return lambda: self.mm.read(cmd.addr) & cmd.mask == cmd.want
+
+
+@pytest.mark.parametrize("name", ["softmax_m32n64", "matmul_m32k64n32"])
+def test_a_poll_rereads_only_after_the_orchestrator_changed_and_stops_where_reading_always_does(name: str) -> None:
+    """ModelHost re-reads a poll's register only after the orchestrator took a flit or the host wrote; each
+    poll must still end after the same delivery, so the steps at every poll and the run's counts are equal."""
+    from models.bundle.executor import execute
+
+    b = Bundle(name)
+    runs = []
+    for host in (ModelHost, _ReadEveryDelivery):
+        mm = MachineModel(FUSED4)
+        h = host(mm)
+        at_poll: list[int] = []
+        plain = h.poll
+
+        async def poll(cmd: Poll, what: str, plain=plain, mm=mm, at_poll=at_poll) -> int:
+            got = await plain(cmd, what)
+            at_poll.append(mm.steps)
+            return got
+        h.poll = poll  # type: ignore[method-assign]
+        res = run_sync(execute(b, h, FUSED4))
+        runs.append((at_poll, mm.steps, dict(mm.delivered), res.image.tobytes()))
+    assert runs[0][0] and runs[0] == runs[1]

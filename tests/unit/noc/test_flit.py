@@ -169,3 +169,38 @@ def test_pack_fields_equals_pack_flit_and_checks_ranges() -> None:
         pack_fields({"txn": 256})
     with pytest.raises(TypeError, match="bogus"):
         pack_fields({"bogus": 1})
+
+
+def test_make_flit_equals_pack_flit_and_names_a_field_out_of_range() -> None:
+    """make_flit packs with plain shifts when every field is in range: the same int as pack_flit (txn taken
+    mod 256), and any field out of range still raises pack_fields' ValueError naming it."""
+    import random
+
+    from models.noc.flit import make_flit
+
+    rng = random.Random(11)
+    for _ in range(2000):
+        f = {n: rng.getrandbits(spec.width) for n, spec in FIELDS.items()}
+        wide_txn = f["txn"] + 256 * rng.randrange(4)
+        got = make_flit((f["dst_x"], f["dst_y"]), (f["src_x"], f["src_y"]), FlitType(f["type"]) if f["type"] in
+                        set(FlitType) else f["type"], wide_txn, bool(f["last"]), f["payload"], f["rsvd"])
+        assert got == pack_flit(**f)
+    ok = dict(dst=(1, 2), src=(3, 4), ftype=1, txn=5, last=1, payload=6, rsvd=0)
+    for key, bad, name in (("dst", (16, 0), "dst_x"), ("dst", (0, -1), "dst_y"), ("src", (16, 0), "src_x"),
+                           ("src", (0, 16), "src_y"), ("ftype", 16, "type"), ("last", 2, "last"),
+                           ("rsvd", 8, "rsvd"), ("payload", 1 << 256, "payload"), ("payload", -1, "payload")):
+        with pytest.raises(ValueError, match=f"'{name}'"):
+            make_flit(**{**ok, key: bad})
+
+
+def test_header_accessors_equal_the_field_table() -> None:
+    import random
+
+    from models.noc.flit import flit_dst, flit_src, flit_type
+
+    rng = random.Random(12)
+    for _ in range(500):
+        f = rng.getrandbits(288)
+        assert flit_type(f) == flit_field(f, "type")
+        assert flit_dst(f) == (flit_field(f, "dst_x"), flit_field(f, "dst_y"))
+        assert flit_src(f) == (flit_field(f, "src_x"), flit_field(f, "src_y"))

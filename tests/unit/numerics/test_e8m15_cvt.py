@@ -184,3 +184,17 @@ def test_conversion_checkers_catch_planted_values() -> None:
     wrong = np.asarray(e8m15_cvt.e8m15_to_fp32(x)).astype(np.int64)
     wrong[24] = 0x7FC00000  # 0xFFFFFF's payload and sign lost (the old canonical NaN)
     assert len(bit_mismatches(fp32_store_expected(x), wrong)) == 1
+
+
+def test_fp16_load_table_equals_the_field_arithmetic() -> None:
+    """VLD FP16 looks its results up in a table made from the field arithmetic: the two agree on every
+    pattern, on the low 16 bits of wider ints, and in shape and dtype."""
+    from models.numerics.e8m15_cvt import fp16_to_e8m15_fields
+
+    h = np.arange(1 << 16)
+    assert np.array_equal(e8m15_cvt.fp16_to_e8m15(h), fp16_to_e8m15_fields(h))
+    wide = h[::97] | (np.arange(h[::97].size) << 16)
+    got = e8m15_cvt.fp16_to_e8m15(wide.reshape(-1, 1))
+    assert got.dtype == np.uint32 and got.shape == (wide.size, 1)
+    assert np.array_equal(got.ravel(), fp16_to_e8m15_fields(wide))
+    got[0, 0] = 1  # a result is the caller's to keep
