@@ -10,6 +10,7 @@ golden model: every pattern here comes from models.numerics (e8m15, e8m15_alu).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -45,8 +46,9 @@ class Lanes:
         if self.exact is None:
             self.exact = self.value
 
-    @property
+    @cached_property
     def value(self) -> np.ndarray:
+        """The machine's values (decoded once: a Lanes' bits are never changed after it is made)."""
         return e8(self.bits)
 
     @property
@@ -242,10 +244,12 @@ def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
     x = Lanes(*(v[: n * LANES].reshape(n, LANES) for v in (a.bits, a.err, a.floor, _x(a))))
     identity = Lanes(np.full(n, ident, np.uint32), np.zeros(n))
     per_chunk = _combine(kind, _tree8(kind, _pairs(kind, x)), identity)
-    acc = Lanes(np.full(16, ident, np.uint32), np.zeros(16), np.full(16, e8(np.array([ident]))[0]))
-    assert acc.floor is not None and per_chunk.floor is not None and acc.exact is not None
-    acc.bits[:n], acc.err[:n], acc.floor[:n], acc.exact[:n] = per_chunk.bits, per_chunk.err, per_chunk.floor, \
-        _x(per_chunk)
+    assert per_chunk.floor is not None
+    planes = [np.full(16, ident, np.uint32), np.zeros(16), np.full(16, e8(np.array([ident]))[0]), None]
+    planes[3] = planes[2].copy()  # the identity's exact value is its value
+    for plane, part in zip(planes, (per_chunk.bits, per_chunk.err, per_chunk.floor, _x(per_chunk))):
+        plane[:n] = part  # type: ignore[index]
+    acc = Lanes(*planes)  # type: ignore[arg-type]
     top = _tree8(kind, _pairs(kind, acc))
     assert top.floor is not None
     return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor, _x(top))))
