@@ -139,12 +139,19 @@ def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
 
     env = {CLIENT_BUNDLES_ENV: os.pathsep.join(str(b.path) for b in bundles), **(limit_env or {})}
     bench = get_bench("clients")
+    grown = None
     if wall_override() is None:  # long programs: the backstop grows with them (a hung simulator, not a slow one)
         wall = wall_backstop_s(bundles, sim, bench.max_wall_s, {**os.environ, **env})
         if wall > bench.max_wall_s:
-            os.environ[WALL_ENV] = env[WALL_ENV] = f"{wall:.0f}"
-    result = run_bench(bench, sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
-                       build_root=build, extra_env=env, log_to_file=True)
+            grown = env[WALL_ENV] = f"{wall:.0f}"
+    try:
+        if grown is not None:  # the runner reads its process backstop here, the bench from `env`
+            os.environ[WALL_ENV] = grown
+        result = run_bench(bench, sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
+                           build_root=build, extra_env=env, log_to_file=True)
+    finally:
+        if grown is not None:
+            os.environ.pop(WALL_ENV, None)
     found: dict[str, BundleReport] = {}
     for xml in result.results_files:
         path = xml.parent / FILE_NAME

@@ -62,6 +62,12 @@ def derived_bound(b: Bundle) -> DerivedBound:
     return got
 
 
+def forget(b: Bundle) -> None:
+    """Drop `b`'s derived bound from this process, so the next use derives it again (a measurement that must
+    not reuse it: tb/perf/judge_speed.py)."""
+    _DERIVED.pop(Path(b.path).resolve(), None)
+
+
 def remember(b: Bundle, bound: DerivedBound | BoundError) -> None:
     """Take `b`'s derived bound (or why there is none) from a computation done elsewhere
     (models/bundle/golden.py in another process), so judging it here does not derive it again."""
@@ -128,5 +134,5 @@ def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
             f"{'; ' + r.note if r.note else ''})" for r in results if len(r.outside)]
 
 
-__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "judge_port",
+__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "forget", "judge_port",
            "output_values", "remember"]

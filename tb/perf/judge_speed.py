@@ -21,7 +21,6 @@ not the simulator, must not set the pace. So for every bundle of clients/
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from models.bundle import lane_bound
 from models.bundle.reader import Bundle, client_bundle_dirs
@@ -51,7 +50,7 @@ def models_seconds(bundles: list[Bundle]) -> dict[str, tuple[float, bool]]:
 
     out = {}
     for b in bundles:
-        lane_bound._DERIVED.pop(Path(b.path).resolve(), None)
+        lane_bound.forget(b)
         rep = run_models([b], JUDGE_ROOT / "models")[0]
         out[b.name] = (rep.wall_s, rep.passed)
     return out
