@@ -9,6 +9,9 @@ not the simulator, must not set the pace. So for every bundle of clients/
 * **models seconds**: ``tb.client``'s ``--models`` run of the bundle in this
   process (the machine model's run, the derived bound, the judgement and its
   report; the per-process bound cache cleared first, so nothing is reused);
+  beside it, **golden seconds**: the golden machine model's run alone
+  (models.machine.event_model.run_bundle, the bit-exact judge without the
+  bound's shadow), to show which part sets the pace;
 * **RTL seconds**: the bundle's own test on the RTL machine on Verilator (build
   warm), in a second run of the corpus, when the golden results the test waits
   for are already cached beside it (tb/bundle/golden_ahead.py): the
@@ -38,6 +41,7 @@ class JudgeSpeed:
     models_s: float
     rtl_s: float | None
     passed: bool
+    golden_s: float | None = None
 
     @property
     def ratio(self) -> float | None:
@@ -56,6 +60,21 @@ def models_seconds(bundles: list[Bundle]) -> dict[str, tuple[float, bool]]:
     return out
 
 
+def golden_seconds(bundles: list[Bundle]) -> dict[str, float]:
+    """Each bundle's golden machine model run alone (no bound), in this process."""
+    import time
+
+    from models.machine.event_model import run_bundle
+    from models.machine.layouts import get_machine
+
+    out = {}
+    for b in bundles:
+        t0 = time.monotonic()
+        run_bundle(b, get_machine(b.meta["machine"]["name"]))
+        out[b.name] = time.monotonic() - t0
+    return out
+
+
 def rtl_seconds(bundles: list[Bundle], seed: int) -> dict[str, tuple[float, bool]]:
     """Each bundle's own test on Verilator, the second of two runs (builds and golden results warm)."""
     from tb.client import run_rtl
@@ -65,12 +84,16 @@ def rtl_seconds(bundles: list[Bundle], seed: int) -> dict[str, tuple[float, bool
 
 
 def format_speeds(rows: list[JudgeSpeed]) -> str:
-    lines = [f"{'bundle':36s} {'models s':>9s} {'RTL s':>8s} {'RTL/models':>10s}  target >= {TARGET_RATIO:g}"]
+    lines = [f"{'bundle':36s} {'models s':>9s} {'RTL s':>8s} {'RTL/models':>10s}  target >= {TARGET_RATIO:g}"
+             f"   {'golden s':>8s} {'RTL/golden':>10s}"]
     for r in rows:
         ratio = r.ratio
-        met = "-" if ratio is None else ("yes" if ratio >= TARGET_RATIO else "NO")
+        met = "-" if ratio is None else ("yes" if ratio >= TARGET_RATIO else "NO ")
+        g = "-" if r.golden_s is None else f"{r.golden_s:8.3f}"
+        g_ratio = "-" if r.golden_s is None or r.rtl_s is None or r.golden_s <= 0 else f"{r.rtl_s / r.golden_s:10.1f}"
         lines.append(f"{r.bundle:36s} {r.models_s:9.2f} {'-' if r.rtl_s is None else f'{r.rtl_s:8.2f}':>8s} "
-                     f"{'-' if ratio is None else f'{ratio:10.2f}':>10s}  {met}{'' if r.passed else ' (FAILED)'}")
+                     f"{'-' if ratio is None else f'{ratio:10.2f}':>10s}  {met}{'' if r.passed else ' (FAILED)':9s}"
+                     f"   {g:>8s} {g_ratio:>10s}")
     met = sum(1 for r in rows if r.ratio is not None and r.ratio >= TARGET_RATIO)
     total_m, total_r = sum(r.models_s for r in rows), sum(r.rtl_s or 0.0 for r in rows)
     lines.append(f"{'all':36s} {total_m:9.2f} {total_r:8.2f} {total_r / total_m if total_m else 0:10.2f}  "
@@ -83,13 +106,14 @@ def judge_speed_main(seed: int = 1) -> int:
     bundles = [Bundle(p) for p in client_bundle_dirs()]
     rtl = rtl_seconds(bundles, seed)
     models = models_seconds(bundles)
+    golden = golden_seconds(bundles)
     rows = [JudgeSpeed(b.name, models[b.name][0], rtl.get(b.name, (None, False))[0],
-                       models[b.name][1] and rtl.get(b.name, (0.0, False))[1]) for b in bundles]
+                       models[b.name][1] and rtl.get(b.name, (0.0, False))[1], golden[b.name]) for b in bundles]
     print("The judge against the machine: golden models (tb.client --models) beside the RTL on Verilator "
           "(builds and golden results warm), seconds per bundle")
     print(format_speeds(rows))
     return 0 if all(r.passed for r in rows) else 1
 
 
-__all__ = ["JUDGE_ROOT", "JudgeSpeed", "TARGET_RATIO", "format_speeds", "judge_speed_main", "models_seconds",
-           "rtl_seconds"]
+__all__ = ["JUDGE_ROOT", "JudgeSpeed", "TARGET_RATIO", "format_speeds", "golden_seconds", "judge_speed_main",
+           "models_seconds", "rtl_seconds"]
