@@ -22,11 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from models.bundle.bound.ledger import OpLoss
-from models.bundle.bound.rules import BoundError
 from models.bundle.calls import kernel_calls
 from models.bundle.kernel_judge import KernelVerdict, judge_kernels, kernel_failures
 from models.bundle.reader import Bundle
-from models.bundle.lane_bound import bound_check, bound_failures, derived_bound, output_values
+from models.bundle.lane_bound import bound_check, bound_failures, derived_or_why, output_values
 from models.bundle.executor import ExecResult, compare_observed, expected_signals
 from models.vector.replay import output_mismatches
 
@@ -89,27 +88,21 @@ def one_kernel(b: Bundle) -> bool:
 
 def kernel_verdicts(b: Bundle, res: ExecResult) -> list[KernelVerdict] | None:
     """Each kernel of the run judged on its own (None: no bound could be derived, bound_failures says why)."""
-    try:
-        derived = derived_bound(b)
-    except BoundError:
-        return None
-    return judge_kernels(b, derived, res)
+    derived, _ = derived_or_why(b)
+    return None if derived is None else judge_kernels(b, derived, res)
 
 
 def op_losses(b: Bundle) -> list[OpLoss]:
     """Each operation's own rounding per kernel call in the shadowed run (models/bundle/bound/ledger.py; none
     without a derived bound): where a program loses precision, reported, not judged."""
-    try:
-        return list(derived_bound(b).losses)
-    except BoundError:
-        return []
+    derived, _ = derived_or_why(b)
+    return [] if derived is None else list(derived.losses)
 
 
 def unbounded_outputs(b: Bundle, image: np.ndarray) -> list[str]:
     """A program of many kernels: output lanes the last kernel left without a finite bound (a failure)."""
-    try:
-        derived = derived_bound(b)
-    except BoundError:
+    derived, _ = derived_or_why(b)
+    if derived is None:
         return []
     out = []
     for port, bound in derived.bounds.items():
@@ -128,10 +121,10 @@ def judge(b: Bundle, res: ExecResult) -> list[str]:
         return out + ["no final image was read back"]
     out += output_failures(b, res.image)
     if one_kernel(b):
-        out += bound_failures(b, res.image)
+        out += bound_failures(b, res.image)  # against the bundle's float64 reference, or why there is no bound
     else:
-        out += [f"float64 bound: {f}" for f in bound_failures(b, res.image) if "no float64 bound" in f]
-        out += unbounded_outputs(b, res.image)
+        _, why = derived_or_why(b)
+        out += [f"float64 bound: {why}"] if why else unbounded_outputs(b, res.image)
     out += kernel_failures(kernel_verdicts(b, res) or [])
     out += compare_observed(res)
     got, want = res.signals(), expected_signals(b)

@@ -62,6 +62,14 @@ def derived_bound(b: Bundle) -> DerivedBound:
     return got
 
 
+def derived_or_why(b: Bundle) -> tuple[DerivedBound | None, str | None]:
+    """(the bundle's derived bound, None), or (None, why none could be derived) as the judge words it."""
+    try:
+        return derived_bound(b), None
+    except BoundError as exc:
+        return None, f"no float64 bound derived: {exc}"
+
+
 def forget(b: Bundle) -> None:
     """Drop `b`'s derived bound from this process, so the next use derives it again (a measurement that must
     not reuse it: tb/perf/judge_speed.py)."""
@@ -111,10 +119,9 @@ def bound_check(b: Bundle, image: np.ndarray) -> tuple[list[BoundResult], str | 
     """Every output of `b` in `image` against the float64 reference within the derived bound; the second
     value names why no bound could be derived (the analysis met an opcode or mode it has no rule for), or
     None."""
-    try:
-        derived = derived_bound(b)
-    except BoundError as exc:
-        return [], f"no float64 bound derived: {exc}"
+    derived, why = derived_or_why(b)
+    if derived is None:
+        return [], why
     out = []
     for port in b.outputs:
         ref = b.expected_models[f"{port}__ref"].astype(np.float64)
@@ -134,5 +141,6 @@ def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
             f"{'; ' + r.note if r.note else ''})" for r in results if len(r.outside)]
 
 
-__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "forget", "judge_port",
+__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "derived_or_why", "forget",
+           "judge_port",
            "output_values", "remember"]

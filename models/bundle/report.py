@@ -95,17 +95,14 @@ class BundleReport:
                extra: dict[str, Any] | None = None) -> "BundleReport":
         """The report of a finished run (RTL or models): rows, lanes against both references, the bound."""
         assert res.image is not None
-        vs_rtl, bounds_and_note = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
-        bounds, no_bound = bounds_and_note
+        vs_rtl, (bounds, no_bound) = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
         kernels = kernel_verdicts(b, res) or []
-        if not one_kernel(b):  # end to end the bound compounds: the kernels' own verdicts are the figure
-            judged = [v for v in kernels if v.lanes]
-            bounds = []
-            worst = max((v.worst for v in judged), default=None)
-            bound_max = max((v.bound_max for v in judged), default=None)
-        else:
-            worst = max((r.worst for r in bounds), default=None)
-            bound_max = max((r.bound_max for r in bounds), default=None)
+        # one kernel: its outputs against the bundle's float64 reference; many: end to end the bound compounds,
+        # so the kernels' own verdicts are the figure
+        judged = [(r.worst, r.bound_max) for r in bounds] if one_kernel(b) else \
+            [(v.worst, v.bound_max) for v in kernels if v.lanes]
+        worst = max((w for w, _ in judged), default=None)
+        bound_max = max((m for _, m in judged), default=None)
         return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl"), res.cycles,
                    wall_s, checks, sum(r.nbytes // 2 for r in b.outputs.values()),
                    None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),

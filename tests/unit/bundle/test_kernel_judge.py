@@ -131,3 +131,20 @@ def test_the_larger_programs_lie_within_a_bound_that_bites(name: str) -> None:
     assert why is None and results
     for r in results:
         assert len(r.outside) == 0 and 0.005 <= r.worst <= 1.0, (r.port, r.worst)
+
+
+def test_a_program_the_analysis_cannot_follow_fails_by_name_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program of many kernels whose first kernel has an operation without a rule (VRED.SUM's taken away):
+    the run fails with the one line that names it, never a pass, a traceback or the line twice."""
+    import shutil
+
+    from models.bundle.bound import lanes as bound_lanes
+    from models.vector.isa import RedKind
+
+    folder = tmp_path / "llm_block1_l64d64"
+    shutil.copytree(MODEL, folder)  # its own cache key
+    monkeypatch.setattr(bound_lanes, "KNOWN_REDUCTIONS", (RedKind.MAX, RedKind.MIN))
+    b = Bundle(folder)
+    run = run_bundle(b, get_machine(b.meta["machine"]["name"]))
+    bound_lines = [f for f in judge(b, run.result) if f.startswith("float64 bound")]
+    assert bound_lines == ["float64 bound: no float64 bound derived: the error analysis knows no rule for VRED.SUM"]
