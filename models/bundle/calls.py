@@ -35,11 +35,6 @@ class Call:
     index: int
     kernel: str
     rounds: tuple[int, ...]
-    stages: tuple[int, ...] = ()
-
-    @property
-    def label(self) -> str:
-        return f"{self.index}:{self.kernel}"
 
 
 def _plan_rounds(meta: dict[str, Any]) -> list[dict[str, Any]]:
@@ -56,9 +51,7 @@ def _from_calls_field(meta: dict[str, Any]) -> list[Call]:
                 not all(isinstance(r, int) and not isinstance(r, bool) for r in c["rounds"]):
             raise BundleError(f"bundle.json calls[{i}]: expected an object with rounds (a list of round numbers); "
                               f"export the bundle again")
-        stages = c.get("stages", [])
-        out.append(Call(int(c.get("call", i)), str(c.get("kernel", f"call{i}")), tuple(c["rounds"]),
-                        tuple(int(s) for s in stages if isinstance(s, int))))
+        out.append(Call(int(c.get("call", i)), str(c.get("kernel", f"call{i}")), tuple(c["rounds"])))
     return out
 
 
@@ -94,10 +87,9 @@ def _from_stages(rounds: list[dict[str, Any]], meta: dict[str, Any]) -> list[Cal
         stage = int(p["stage"])
         kernel, k = parsed[stage]  # type: ignore[misc]
         if not out or (stage != prev_stage and k == 0):
-            out.append(Call(len(out), kernel, (), ()))
+            out.append(Call(len(out), kernel, ()))
         last = out[-1]
-        out[-1] = Call(last.index, last.kernel, last.rounds + (int(p["round"]),),
-                       last.stages + (() if stage in last.stages else (stage,)))
+        out[-1] = Call(last.index, last.kernel, last.rounds + (int(p["round"]),))
         prev_stage = stage
     return out
 

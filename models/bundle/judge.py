@@ -143,4 +143,5 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "one_kernel", "op_losses", "unbounded_outputs", "lanes_vs_models", "lanes_vs_rtl", "output_failures", "reference", "staged_failures"]
+__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
+           "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs"]

@@ -31,6 +31,7 @@ from models.bundle.bound.machine import Checkpoint, DerivedBound
 from models.bundle.bound.rules import f16
 from models.bundle.calls import Call, kernel_calls
 from models.bundle.executor import ExecResult
+from models.bundle.lane_bound import output_values
 from models.bundle.reader import Bundle, Region
 
 
@@ -169,8 +170,6 @@ class ProgramError:
 
 def program_error(b: Bundle, image: np.ndarray) -> list[ProgramError]:
     """Each output of the final image against ``<port>__ref`` beside upstream's models' error."""
-    from models.bundle.lane_bound import output_values
-
     out = []
     for port in b.outputs:
         ref = b.expected_models[f"{port}__ref"].astype(np.float64).reshape(-1)

@@ -141,6 +141,5 @@ def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
             f"{'; ' + r.note if r.note else ''})" for r in results if len(r.outside)]
 
 
-__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "derived_or_why", "forget",
-           "judge_port",
-           "output_values", "remember"]
+__all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "derived_or_why",
+           "forget", "judge_port", "output_values", "remember"]

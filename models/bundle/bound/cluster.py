@@ -54,12 +54,13 @@ def _dot(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 class BoundCluster(ErrorPort, ClusterCore):
     """ClusterCore plus the error of every L1 element and accumulator lane (module doc)."""
 
+    ledger: Ledger | None = None  # each operation's own error, kept by the machine (bound/machine.py) if set
+
     def __init__(self, *args, **kwargs) -> None:
         # L1 and the accumulator survive a reset, so do their errors (ClusterCore.__init__ calls reset)
         self.l1_planes: dict[Entry, np.ndarray] = {}  # per entry, the (Q_PLANES, 4, 32) shadow quant_err handed on
         self.acc_err = np.zeros((ACC_TILES, 4, 4))
         self.acc_x = np.zeros((ACC_TILES, 4, 4))  # each accumulator lane's exact value
-        self.ledger: Ledger | None = None  # set by the machine (bound/machine.py)
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
@@ -142,8 +143,9 @@ class BoundCluster(ErrorPort, ClusterCore):
             acc_bits = np.asarray(gemm_entry(a, b, f["anchor"], acc_bits, add), dtype=np.uint32)
             new = decode(acc_bits, ACC)
             rounding = ue14(exact) + (ue14(new) if add else 0.0)
-            self._note("accumulator (S1E7M14)", np.abs(new - (old + exact)), np.abs(old) + np.abs(exact))
-            if np.any(np.abs(new - (old + exact)) > rounding):
+            left = np.abs(new - (old + exact))  # the accumulator's own rounding of this block
+            self._note("accumulator (S1E7M14)", left, np.abs(old) + np.abs(exact))
+            if np.any(left > rounding):
                 raise BoundError(f"GEMM K block {kb}: the accumulator left the exact sum by more than its rounding "
                                  f"(an exponent wrap or saturation, quirks A1/A3 of units.md C.7.6)")
             acc_err = (acc_err if add else 0.0) + err + (ue14(new) if add else 0.0)

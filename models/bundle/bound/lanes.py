@@ -101,13 +101,19 @@ _EXACT = {
 }
 
 
-def exact_alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> np.ndarray:
-    """The exact (float64) result of one ALU stage on its operands' exact values; a compare gives the chain's
-    1.0 / +0 (its predicate is ``exact != 0``)."""
+def apply_exactly(op: int, a: np.ndarray, b: np.ndarray | None, c: np.ndarray | None) -> np.ndarray:
+    """One ALU opcode's math in float64 on operand values (None: an operand the op does not read); a compare
+    gives the chain's 1.0 / +0."""
     if op not in _EXACT:
         raise BoundError(f"the error analysis knows no rule for ALU opcode {op:#04x}")
-    zero = np.zeros(np.shape(a.bits))
-    return np.asarray(_EXACT[op](_x(a), zero if b is None else _x(b), zero if c is None else _x(c)), dtype=np.float64)
+    zero = np.zeros(np.shape(a))
+    return np.asarray(_EXACT[op](a, zero if b is None else b, zero if c is None else c), dtype=np.float64)
+
+
+def exact_alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> np.ndarray:
+    """The exact (float64) result of one ALU stage on its operands' exact values (its predicate, for a compare:
+    ``exact != 0``)."""
+    return apply_exactly(op, _x(a), None if b is None else _x(b), None if c is None else _x(c))
 
 
 def _alu(op: int, a: Lanes, b: Lanes | None, c: Lanes | None) -> tuple[Lanes, np.ndarray | None]:
@@ -175,9 +181,8 @@ def own_error(op: int, a: Lanes, b: Lanes | None, c: Lanes | None, r: Lanes) -> 
     """One stage's own error: its result against the same operation applied exactly to the machine's own
     operand values (models/bundle/bound/ledger.py), and the scale it is relative to: the magnitude of what a
     sum adds (|a| + |c|, |a b| + |c|), else of the exact result."""
-    as_is = (lambda v: None if v is None else Lanes(v.bits, v.err, v.floor, v.value))
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        f = exact_alu(op, as_is(a), as_is(b), as_is(c))  # type: ignore[arg-type]
+        f = apply_exactly(op, a.value, None if b is None else b.value, None if c is None else c.value)
         scale = np.abs(f)
         if op in _SUMS:
             assert c is not None
@@ -255,4 +260,4 @@ def reduce(kind: RedKind, a: Lanes, vl: int) -> Lanes:
     return Lanes(*(np.atleast_1d(v) for v in (top.bits, top.err, top.floor, _x(top))))
 
 
-__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "chain", "exact_alu", "reduce"]
+__all__ = ["KNOWN_REDUCTIONS", "Lanes", "alu", "apply_exactly", "chain", "exact_alu", "own_error", "reduce"]

@@ -12,9 +12,9 @@ operation's scale: the magnitude of what a sum adds (|a| + |c|; a dot's
 sum of |a·b|), else of its exact result. Relative so, an operation that rounds
 correctly in FP16's or E8M15's normal range loses at most half or one unit of
 its fraction (2^-11, 2^-15); one that stores into the subnormal range or
-flushes loses up to all of it (1.0), and MXFP7 up to about 2^-6 of a dot. Entries are kept per kernel call (the one running,
-``Ledger.call``) and per operation name ("VST FP16", "VEXP2", "MXFP7 K-block
-dot", ...).
+flushes loses up to all of it (1.0), and MXFP7 up to about 2^-6 of a dot.
+Entries are kept per kernel call (the one running, ``Ledger.call``) and per
+operation name ("VST FP16", "VEXP2", "MXFP7 K-block dot", ...).
 
 The figures are measurements of this run, reported, never judged.
 """
@@ -71,10 +71,6 @@ class Ledger:
             i = int(np.argmax(rel))
             if rel[i] > e.rel_max:
                 e.rel_max, e.rel_value = float(rel[i]), float(mag[i])
-
-    def of_call(self, call: int) -> list[OpLoss]:
-        """The operations of one call, the largest relative loss first."""
-        return sorted((e for (c, _), e in self.entries.items() if c == call), key=lambda e: (-e.rel_max, -e.abs_max))
 
 
 __all__ = ["Ledger", "OpLoss", "TINY"]

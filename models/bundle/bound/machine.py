@@ -27,6 +27,7 @@ from models.noc.flit import FIELDS, FlitType
 from models.bundle.loader import Relayout, plan_rounds
 from models.machine.event_model import Factory, MachineModel, ModelHost, ModelRun, model_run
 from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
+from models.vector.lanes import word_to_u16
 from models.vector.link import Event
 
 from .cluster import BoundCluster
@@ -56,6 +57,10 @@ class BoundMachine(MachineModel):
         for unit in self.units.values():
             if hasattr(unit, "ledger"):
                 unit.ledger = self.ledger
+
+    def enter_call(self, index: int) -> None:
+        """Kernel call `index` runs now: what the units write is its result, what they round its loss."""
+        self.bound_mag.call = self.ledger.call = index
 
     def _send(self, events: list[Event]) -> None:
         for ev in events:
@@ -162,12 +167,12 @@ class BoundHost(ModelHost):
         self.image_base, self.image_lanes = b.image_base, len(b.image) // 2
         self.calls = call_of_round(b.meta)
         self.checkpoints: list[Checkpoint] = []
-        mm.bound_mag.call = mm.ledger.call = kernel_calls(b.meta)[0].index
+        mm.enter_call(kernel_calls(b.meta)[0].index)
 
     def kernel_boundary(self, before_round: int) -> None:
         """The executor's hook before the first round of a call: take the produced lanes down, hand them on."""
         self.checkpoints.append(self.checkpoint(before_round))
-        self.bmm.bound_mag.call = self.bmm.ledger.call = self.calls[before_round].index
+        self.bmm.enter_call(self.calls[before_round].index)
 
     def checkpoint(self, before_round: int | None) -> Checkpoint:
         """Every lane a call wrote since the last boundary (module doc of :class:`Checkpoint`); a lane with a
@@ -177,7 +182,6 @@ class BoundHost(ModelHost):
         base_off = self.mm.machine.dram_offset(self.image_base, 2)
         lanes, calls, exact, bound = [], [], [], []
         outside = 0
-        image = self.mm.dump(self.image_base, 2 * self.image_lanes).view("<u2")
         for w in words:
             produced = mag.word_calls(w)
             planes = mag.word_err(w).copy()
@@ -190,10 +194,10 @@ class BoundHost(ModelHost):
             exact.append(planes[EXACT][inside])
             bound.append(SAFETY * planes[ERR][inside])
             finite = mine & np.isfinite(planes[ERR])
-            value = f16(image[np.clip(idx, 0, self.image_lanes - 1)]) if np.any(inside) else planes[EXACT]
+            value = f16(word_to_u16(mag.dram.word(w)))  # the lane as the next kernel reads it
             planes[ERR] = np.where(finite, 0.0, planes[ERR])
             planes[FLOOR] = np.where(finite, -np.inf, planes[FLOOR])
-            planes[EXACT] = np.where(finite & inside, value, planes[EXACT])
+            planes[EXACT] = np.where(finite, value, planes[EXACT])
             mag.err_words[w] = planes
             left = np.where(finite, INPUT, np.where(mine, UNBOUNDED, produced)).astype(np.int32)
             if np.all(left == INPUT):

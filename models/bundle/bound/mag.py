@@ -19,6 +19,8 @@ exact value as float64 evaluates the program's math.
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from models.noc.flit import FIELDS
@@ -50,6 +52,27 @@ _UNTOUCHED = exact_word()  # the shadow of every word nothing wrote, shared: rea
 _UNTOUCHED.flags.writeable = False
 
 
+def _read_lanes(per_word: Callable[[int], np.ndarray], byte_off: int, n: int) -> np.ndarray:
+    """n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned) of a per-word shadow whose last axis is
+    the word's 16 lanes (the planes, or the producing calls), across as many words as they span."""
+    first, lo = byte_off // WORD_BYTES, (byte_off % WORD_BYTES) // 2
+    flat = np.concatenate([per_word(w) for w in range(first, (byte_off + 2 * n - 1) // WORD_BYTES + 1)], axis=-1)
+    return flat[..., lo:lo + n].copy()
+
+
+def _write_lanes(per_word: Callable[[int], np.ndarray], byte_off: int,
+                 values: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """(word, its new per-word shadow) for writing `values` (last axis: lanes) from DRAM byte offset
+    `byte_off`, the lanes around them in the first and last word kept."""
+    n = values.shape[-1]
+    first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
+    flat = np.concatenate([per_word(w) for w in range(first, last + 1)], axis=-1)
+    lo = (byte_off % WORD_BYTES) // 2
+    flat[..., lo:lo + n] = values
+    return [(w, flat[..., LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)].copy())
+            for i, w in enumerate(range(first, last + 1))]
+
+
 class BoundMag(ErrorPort, MagUnit):
     """MagUnit plus the error of every FP16 lane of its DRAM (module doc)."""
 
@@ -68,25 +91,15 @@ class BoundMag(ErrorPort, MagUnit):
 
     def lane_calls(self, byte_off: int, n: int) -> np.ndarray:
         """The producing call of the n FP16 lanes from DRAM byte offset `byte_off`."""
-        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
-        flat = np.concatenate([self.word_calls(w) for w in range(first, last + 1)])
-        lo = (byte_off % WORD_BYTES) // 2
-        return flat[lo:lo + n].copy()
+        return _read_lanes(self.word_calls, byte_off, n)
 
     def set_lane_calls(self, byte_off: int, calls: np.ndarray) -> None:
         """Write the producing call of n FP16 lanes from DRAM byte offset `byte_off`."""
-        calls = np.asarray(calls, dtype=np.int32)
-        n = calls.size
-        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
-        flat = np.concatenate([self.word_calls(w) for w in range(first, last + 1)])
-        lo = (byte_off % WORD_BYTES) // 2
-        flat[lo:lo + n] = calls
-        for i, w in enumerate(range(first, last + 1)):
-            part = flat[LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)]
+        for w, part in _write_lanes(self.word_calls, byte_off, np.asarray(calls, dtype=np.int32)):
             if np.all(part == INPUT):
                 self.call_words.pop(w, None)
             else:
-                self.call_words[w] = part.copy()
+                self.call_words[w] = part
 
     # ------------------------------------------------------------ the shadow DRAM
     def word_err(self, word: int) -> np.ndarray:
@@ -94,22 +107,13 @@ class BoundMag(ErrorPort, MagUnit):
         return self.err_words.get(word & _WORD_INDEX_MASK, _UNTOUCHED)
 
     def lane_planes(self, byte_off: int, n: int) -> np.ndarray:
-        """The (2, n) shadow of the n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
-        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
-        flat = np.concatenate([self.word_err(w) for w in range(first, last + 1)], axis=1)
-        lo = (byte_off % WORD_BYTES) // 2
-        return flat[:, lo:lo + n].copy()
+        """The (PLANES, n) shadow of the n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
+        return _read_lanes(self.word_err, byte_off, n)
 
     def set_lane_planes(self, byte_off: int, planes: np.ndarray) -> None:
-        """Write the (2, n) shadow of n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
-        planes = np.asarray(planes, dtype=np.float64)
-        n = planes.shape[1]
-        first, last = byte_off // WORD_BYTES, (byte_off + 2 * n - 1) // WORD_BYTES
-        flat = np.concatenate([self.word_err(w) for w in range(first, last + 1)], axis=1)
-        lo = (byte_off % WORD_BYTES) // 2
-        flat[:, lo:lo + n] = planes
-        for i, w in enumerate(range(first, last + 1)):
-            self.err_words[w] = flat[:, LANES_PER_WORD * i:LANES_PER_WORD * (i + 1)].copy()
+        """Write the (PLANES, n) shadow of n FP16 lanes from DRAM byte offset `byte_off` (2-byte aligned)."""
+        for w, part in _write_lanes(self.word_err, byte_off, np.asarray(planes, dtype=np.float64)):
+            self.err_words[w] = part
         self.forget_quantised()
 
     # ------------------------------------------------------------ reads and writes

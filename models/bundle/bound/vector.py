@@ -41,6 +41,8 @@ from .rules import U, BoundError, e8, f16, flip, fp16_store
 class BoundVectorCore(ErrorPort, VectorCore):
     """VectorCore plus the error of every value it holds (module doc)."""
 
+    ledger: Ledger | None = None  # each operation's own error, kept by the machine (bound/machine.py) if set
+
     def reset(self) -> None:
         super().reset()
         self._init_port()
@@ -58,7 +60,6 @@ class BoundVectorCore(ErrorPort, VectorCore):
         self.s_x = np.zeros(N_SREGS)
         self.k3_x = 0.0
         self.p_x = np.zeros((N_PREGS, VL_MAX), dtype=bool)
-        self.ledger: Ledger | None = getattr(self, "ledger", None)  # set by the machine (bound/machine.py)
 
     # ------------------------------------------------------------ ALU
     def _operand_lanes(self, sel: int, idx: int, stage0: bool) -> Lanes | None:
@@ -134,16 +135,14 @@ class BoundVectorCore(ErrorPort, VectorCore):
         return halted
 
     def _vcvt(self, w: Word) -> None:
-        src, err = self.v[w.va], self.v_err[w.va]
+        src, err, mask = self.v[w.va], self.v_err[w.va], chunk_mask(self.vl)
         if w.dt == isa.DT_CVT_ROUND:
-            stored = f16(e8m15_cvt.e8m15_to_fp16(src))
-            err = err + fp16_store(e8(src), stored)
-            mask = chunk_mask(self.vl)
-            self._note("VCVT round", np.abs(stored - e8(src))[mask], e8(src)[mask])
+            value, stored = e8(src), f16(e8m15_cvt.e8m15_to_fp16(src))
+            err = err + fp16_store(value, stored)
+            self._note("VCVT round", np.abs(stored - value)[mask], value[mask])
         floor = self.v_floor[w.va].copy()  # the exact value is what it was: only the machine's rounds
         exact = self.v_x[w.va].copy()
         super()._vcvt(w)
-        mask = chunk_mask(self.vl)
         self._set_v(w.vd, np.where(mask, err, self.v_err[w.vd]), np.where(mask, floor, self.v_floor[w.vd]),
                     np.where(mask, exact, self.v_x[w.vd]))
 
@@ -183,9 +182,9 @@ class BoundVectorCore(ErrorPort, VectorCore):
         super()._vst(w)
         n = self._nchunk()
         src = self.v[w.vd, : n * LANES]
-        stored = f16(e8m15_cvt.e8m15_to_fp16(src))
-        err = self.v_err[w.vd, : n * LANES] + fp16_store(e8(src), stored)
-        self._note("VST FP16", np.abs(stored - e8(src)), e8(src))
+        value, stored = e8(src), f16(e8m15_cvt.e8m15_to_fp16(src))
+        err = self.v_err[w.vd, : n * LANES] + fp16_store(value, stored)
+        self._note("VST FP16", np.abs(stored - value), value)
         floor = self.v_floor[w.vd, : n * LANES].reshape(n, LANES)
         exact = self.v_x[w.vd, : n * LANES].reshape(n, LANES)
         for addr, chunk, low, x in zip(self._l1_walk(w, n), err.reshape(n, LANES), floor, exact):
