@@ -46,20 +46,8 @@ def run_chain(stages: Sequence[Stage]) -> tuple[Vec, Vec | None]:
 
 
 # ---------------------------------------------------------------- VRED (V.9)
-Combine = Callable[[Vec, Vec], Vec]
-
 IDENTITY = {RedKind.SUM: 0x000000, RedKind.MAX: 0xFF8000, RedKind.MIN: 0x7F8000, RedKind.SUMSQ: 0x000000,
             RedKind.DOT: 0x000000, RedKind.EXPSUM: 0x000000}
-
-
-def _pairs(f: Combine, x: Vec) -> Vec:
-    """f(x0, x1), f(x2, x3), ... along the last axis."""
-    return np.asarray(f(x[..., 0::2], x[..., 1::2]), dtype=np.uint32)
-
-
-def tree8(f: Combine, y: Vec) -> Vec:
-    """T(y0..y7) = f(f(f(y0,y1), f(y2,y3)), f(f(y4,y5), f(y6,y7))) along the last axis (8 wide)."""
-    return _pairs(f, _pairs(f, _pairs(f, y)))[..., 0]
 
 
 _LANE_COMBINE: dict[RedKind, Callable[[int, int], int]] = {
@@ -172,5 +160,5 @@ def u32_to_word(elems) -> int:
     return int.from_bytes(np.asarray(elems, dtype="<u4").tobytes(), "little")
 
 
-__all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle", "tree8",
+__all__ = ["IDENTITY", "Stage", "any_all", "chunk_mask", "reduce_tree", "run_chain", "shuffle",
            "u16_to_word", "u32_to_word", "word_to_u16", "word_to_u32", "words_to_u16"]
