@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from .formats import e5m3_decode, e5m3_parts
-from .layout import pack_fp16_subtile, unpack_a_entry, unpack_b_entry
+from .layout import pack_fp16_subtile, pack_fp16_subtiles, unpack_a_entry, unpack_b_entry
 from .rounding import as_i64, clamp, top_bit
 
 ANCHOR_NEUTRAL = 40
@@ -173,10 +173,9 @@ def emit_granule(acc_tile) -> int:
 
 
 def emit_granules(tiles) -> list[int]:
-    """:func:`emit_granule` of each of a stack of sub-tiles (T, 4, 4): one emit over all of them, then each
-    tile's 16 FP16 lanes (lane g = 4r + c, little-endian) as one int; a GEMM emits every tile it swept."""
-    lanes = np.ascontiguousarray(acc_emit(np.asarray(tiles).reshape(-1, 16)), dtype="<u2")
-    return [int.from_bytes(row.tobytes(), "little") for row in lanes]
+    """:func:`emit_granule` of each of a stack of sub-tiles (T, 4, 4), with one emit over all of them: a GEMM
+    emits every tile it swept."""
+    return pack_fp16_subtiles(acc_emit(np.asarray(tiles).reshape(-1, 4, 4)))
 
 
 def gemm_reference(a, b, scale_a, scale_b, anchor: int) -> np.ndarray:

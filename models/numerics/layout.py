@@ -119,6 +119,14 @@ def pack_fp16_subtile(tile) -> int:
     return _pack_fields(np.asarray(tile).reshape(16), 16)
 
 
+def pack_fp16_subtiles(tiles) -> list[int]:
+    """:func:`pack_fp16_subtile` of each of a stack of 4x4 FP16 tiles (T, 4, 4) in one pass: element (r, c) is
+    lane 4r + c, and a granule's lanes are its little-endian bytes, so each tile's 16 patterns as ``<u2`` are
+    the granule's bytes (a GEMM emits every tile it swept, models/numerics/cluster.py emit_granules)."""
+    lanes = np.ascontiguousarray(np.asarray(tiles).reshape(-1, 16), dtype="<u2")
+    return [int.from_bytes(row.tobytes(), "little") for row in lanes]
+
+
 def unpack_fp16_subtile(granule: int) -> np.ndarray:
     return _unpack_fields(granule, 16, 16, np.uint16).reshape(4, 4)
 

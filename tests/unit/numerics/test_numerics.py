@@ -220,6 +220,9 @@ def test_granule_and_word_layouts():
         for c in range(4):
             assert (g >> ((4 * r + c) * 16)) & 0xFFFF == tile[r, c]
     assert np.array_equal(layout.unpack_fp16_subtile(g), tile)
+    tiles = RNG.integers(0, 1 << 16, (9, 4, 4))  # the stacked packer: each granule by the bit positions above
+    assert layout.pack_fp16_subtiles(tiles) == [sum(int(t[r, c]) << ((4 * r + c) * 16) for r in range(4)
+                                                    for c in range(4)) for t in tiles]
     lanes = RNG.integers(0, 1 << 32, 8)
     w = layout.pack_fp32_lanes(lanes)
     assert (w >> 96) & 0xFFFFFFFF == lanes[3] and np.array_equal(layout.unpack_fp32_lanes(w), lanes)
