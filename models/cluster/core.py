@@ -48,7 +48,7 @@ from typing import Mapping
 import numpy as np
 
 from models.cu.base import completion, cu_data_fields
-from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
+from models.noc.flit import FIELDS, FlitType, flit_dst, flit_src, flit_type
 from models.numerics.cluster import acc_add, emit_granules, gemm_entry
 from models.vector.link import Event, TakesFlits
 
@@ -219,7 +219,7 @@ class ClusterCore(TakesFlits):
 
     # ------------------------------------------------------------ CU_DATA (protocol §4)
     def _cu_data(self, flit: int) -> list[Event]:
-        src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
+        src = flit_src(flit)
         b = self.burst
         if b is None:  # no burst open: a descriptor
             buf, off, count, flags, ack = cu_data_fields(flit)
@@ -264,7 +264,7 @@ class ClusterCore(TakesFlits):
         return [self._completion(inst, None, self.retired & 0xFFFF_FFFF)]
 
     def _completion(self, inst: int, fault: Fault | None, result: int) -> Event:
-        dst = (FIELDS["src_x"].extract(inst), FIELDS["src_y"].extract(inst))
+        dst = flit_src(inst)
         return Event(dst, completion(self.coord, inst, fault is not None, int(fault) if fault is not None else result))
 
     def _execute(self, inst: int) -> list[Event]:

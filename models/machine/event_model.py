@@ -106,7 +106,6 @@ class MachineModel:
         self.mag = self.units.get(machine.mag) if UnitKind.MAG in machine.units.values() else None
         self.queue: deque[Event] = deque()
         self.steps = 0
-        self.orch_version = 0  # counts what may change the orchestrator's registers: flits it took, host writes
         self.delivered: Counter = Counter()  # flit type name -> flits delivered
         self.wr_data_sent = 0
         self.errors: list[str] = []  # undeliverable flits, and what the units' monitors record
@@ -126,11 +125,10 @@ class MachineModel:
         flit = self.queue.popleft().flit
         self.steps += 1
         dst = flit_dst(flit)
-        name = _TYPE_NAMES.get(flit_type(flit)) or _type_name(flit_type(flit))
+        name = _type_name(flit_type(flit))
         self.delivered[name] += 1
         unit = self.units.get(dst)
         if dst == self.orch.own:
-            self.orch_version += 1
             self._send(self.orch.take(flit))
         elif unit is not None:
             self._send(unit.take(flit))
@@ -153,7 +151,6 @@ class MachineModel:
 
     # ------------------------------------------------------------ host
     def write(self, addr: int, value: int) -> None:
-        self.orch_version += 1
         self._send(self.orch.write(addr, value))
 
     def read(self, addr: int) -> int:
@@ -222,9 +219,9 @@ class ModelHost:
         mm, seen = self.mm, [-1]
 
         def holds() -> bool:
-            if mm.orch_version == seen[0]:
+            if mm.orch.version == seen[0]:
                 return False
-            seen[0] = mm.orch_version
+            seen[0] = mm.orch.version
             return mm.read(cmd.addr) & cmd.mask == cmd.want
         return holds
 

@@ -61,8 +61,7 @@ __all__ = [
     "wr_req", "wr_data", "pack_peer", "unpack_peer",
 ]
 
-_TYPE, _TXN, _LAST = FIELDS["type"], FIELDS["txn"], FIELDS["last"]
-_SRC_X, _SRC_Y = FIELDS["src_x"], FIELDS["src_y"]
+_TXN, _LAST = FIELDS["txn"], FIELDS["last"]
 _PAYLOAD = FIELDS["payload"]
 _WORD_INDEX_MASK = (1 << 35) - 1  # a DRAM word address: byte address [39:5]
 
@@ -313,11 +312,11 @@ class MagModel:
         unit.trace = []
         for src in sorted(sent):
             for flit in sent[src]:
-                hdr_src = (_SRC_X.extract(flit), _SRC_Y.extract(flit))
+                hdr_src = flit_src(flit)
                 if hdr_src != tuple(src):
                     raise ValueError(f"a flit sent by {src} carries src={hdr_src}: {describe_flit(flit)}")
                 for ev in unit.take(flit):
-                    kind = "ack" if _TYPE.extract(ev.flit) == FlitType.MEM_WR_ACK else "rd"
+                    kind = "ack" if flit_type(ev.flit) == FlitType.MEM_WR_ACK else "rd"
                     pred._add(ev.dst, (kind, tuple(src)), ev.flit)
         _refuse_unordered(unit.trace)
         pred.violations = unit.violations

@@ -29,7 +29,7 @@ this agent has no staging, so such a request is dropped without a response.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields as dataclass_fields
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Callable, Sequence
 
@@ -194,19 +194,13 @@ def descriptor_payload(addr: int, len: int = 0, *, flags: int = 0, count: int = 
     return payload
 
 
-_DESC_SPLIT = tuple((lsb, (1 << width) - 1) for _, lsb, width in _DESC_FIELDS)  # Descriptor's field order
-if tuple(f.name for f in dataclass_fields(Descriptor)) != tuple(name for name, _, _ in _DESC_FIELDS):
-    raise RuntimeError("Descriptor's fields and _DESC_FIELDS differ in order: decode_descriptor passes them by "
-                       "position")
-
-
 @lru_cache(maxsize=1 << 14)
 def decode_descriptor(payload: int) -> Descriptor:
     """The descriptor fields of a request payload (every request the agent takes is decoded here).
 
     Cached: a Descriptor is frozen, and programs request the same few thousand descriptors again and again
     (a kernel's loop re-reads its tiles), so most requests find theirs already made."""
-    return Descriptor(*[(payload >> lsb) & mask for lsb, mask in _DESC_SPLIT])
+    return Descriptor(**{name: (payload >> lsb) & ((1 << width) - 1) for name, lsb, width in _DESC_FIELDS})
 
 
 def rd_req(mag: Coord, src: Coord, txn: int, addr: int, len: int = 0, *, stream: bool = False,

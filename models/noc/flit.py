@@ -297,10 +297,12 @@ def make_flit(dst: tuple[int, int], src: tuple[int, int], ftype: int, txn: int, 
                         "last": last, "rsvd": rsvd, "payload": payload})  # names the field out of range
 
 
-# make_flit's field positions (_L_*) and largest values (_M_*), read from FIELDS once: it runs per flit sent
+# make_flit's field positions (_L_*) and largest values (_M_*), taken from _SHIFTS once: it runs per flit sent
+# (txn needs no largest value: make_flit takes it modulo 256)
+_AT = {name: (lsb, mask) for name, lsb, mask in _SHIFTS}
 _ORDER = ("dst_x", "dst_y", "src_x", "src_y", "type", "txn", "last", "rsvd", "payload")
-(_L_DX, _L_DY, _L_SX, _L_SY, _L_TYPE, _L_TXN, _L_LAST, _L_RSVD, _L_PAYLOAD) = (FIELDS[n].lsb for n in _ORDER)
-(_M_DX, _M_DY, _M_SX, _M_SY, _M_TYPE, _M_TXN, _M_LAST, _M_RSVD, _M_PAYLOAD) = (FIELDS[n].mask for n in _ORDER)
+(_L_DX, _L_DY, _L_SX, _L_SY, _L_TYPE, _L_TXN, _L_LAST, _L_RSVD, _L_PAYLOAD) = (_AT[n][0] for n in _ORDER)
+(_M_DX, _M_DY, _M_SX, _M_SY, _M_TYPE, _M_LAST, _M_RSVD, _M_PAYLOAD) = (_AT[n][1] for n in _ORDER if n != "txn")
 
 
 def flit_type(flit: int) -> int:

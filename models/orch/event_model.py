@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models.cu.base import SigCode, signal_fields
-from models.noc.flit import FIELDS, FlitType
+from models.noc.flit import FlitType, flit_dst, flit_src, flit_type
 from models.orch.host_port import (
     CREDIT_MAX, NODE_STATUS_BASE, STAGE_BASE, STAGE_STRIDE, STAGE_WORDS, WORD_MASK, Caps, ProgStat, Reg,
     SummaryModel, is_cu_inst, rewrite_header, unpack_coord, words_to_flit,
@@ -53,6 +53,7 @@ class OrchModel:
     faults: list[tuple[Coord, int]] = field(default_factory=list)  # (source, fault code) of every FAULT
     dispatched: int = 0
     inst_pushed: int = 0
+    version: int = 0  # counts what may change what the host reads (host writes, flits taken): a poll re-reads then
 
     def __post_init__(self) -> None:
         self.summary = SummaryModel(self.own)
@@ -75,6 +76,7 @@ class OrchModel:
 
     def write(self, addr: int, value: int) -> list[Event]:
         """A full-word host write; returns the flits a kick makes the dispatcher send at once."""
+        self.version += 1
         value &= WORD_MASK
         if STAGE_BASE <= addr < STAGE_BASE + self.slots * STAGE_STRIDE:
             slot, word = divmod((addr - STAGE_BASE) // 8, STAGE_WORDS)
@@ -127,16 +129,17 @@ class OrchModel:
     # ------------------------------------------------------------ inbound
     def take(self, flit: int) -> list[Event]:
         """One flit the mesh delivers here; returns the flits a refilled credit releases."""
-        dst = (FIELDS["dst_x"].extract(flit), FIELDS["dst_y"].extract(flit))
+        self.version += 1
+        dst = flit_dst(flit)
         if dst != self.own:
             self.errors.append(f"the NoC delivered a flit addressed to {dst} to the orchestrator at {self.own}")
             return []
-        if FIELDS["type"].extract(flit) != FlitType.CU_SIGNAL:
+        if flit_type(flit) != FlitType.CU_SIGNAL:
             self.summary.accept(flit)  # counted as dropped
             return []
         self.summary.accept(flit)
         code, arg = signal_fields(flit)
-        src = (FIELDS["src_x"].extract(flit), FIELDS["src_y"].extract(flit))
+        src = flit_src(flit)
         if code == SigCode.FAULT:
             self.faults.append((src, arg))
         if code != SigCode.INST_COMPLETE:

@@ -31,7 +31,7 @@ from typing import Optional
 import numpy as np
 
 from models.cu.base import completion
-from models.noc.flit import FIELDS, FlitType, flit_type, make_flit
+from models.noc.flit import FIELDS, FlitType, flit_src, flit_type, make_flit
 
 from . import isa
 from .chain_hazards import ChainHazard, ChainTracker, chain_dest, draining, fp32_store, stage_key
@@ -161,7 +161,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     def _done(self, inst: int, fault: int | None, result: int = 0, wild: bool = False) -> list[Event]:
         flit = completion(self.coord, inst, fault is not None, fault if fault is not None else result)
         last = FIELDS["last"].extract(inst)
-        dst = (FIELDS["src_x"].extract(inst), FIELDS["src_y"].extract(inst))
+        dst = flit_src(inst)
         return [Event(dst, flit, wild_arg=wild and fault is None and not last)]
 
     def _execute(self, inst: int) -> list[Event]:
