@@ -23,10 +23,13 @@ not the simulator, must not set the pace. So for every bundle of clients/
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from models.bundle import lane_bound
 from models.bundle.reader import Bundle, client_bundle_dirs
+from models.machine.event_model import run_bundle
+from models.machine.layouts import get_machine
 from tb.perf.compare import PERF_ROOT
 
 JUDGE_ROOT = PERF_ROOT / "judge"
@@ -62,11 +65,6 @@ def models_seconds(bundles: list[Bundle]) -> dict[str, tuple[float, bool]]:
 
 def golden_seconds(bundles: list[Bundle]) -> dict[str, float]:
     """Each bundle's golden machine model run alone (no bound), in this process."""
-    import time
-
-    from models.machine.event_model import run_bundle
-    from models.machine.layouts import get_machine
-
     out = {}
     for b in bundles:
         t0 = time.monotonic()
