@@ -37,24 +37,20 @@ from typing import Callable
 
 import numpy as np
 
-from .e8m15_lane import fma_lane
-from .rounding import const, low_bits, round_half_even, top_bit
+from .e8m15_lane import K1, MAG, POS_INF, QNAN, _MASK33, _MASK48, fma_lane
+from .rounding import clamp, const, low_bits, round_half_even, top_bit
 
 _I64 = np.int64
 
 # ----------------------------------------------------------------- constants
+# K1 (1.0), QNAN, POS_INF, MAG and the window masks come from e8m15_lane, which needs them too and
+# cannot import this module (this one imports it); they are re-exported here.
 K0 = 0x000000  # +0.0, constant register K0
-K1 = 0x3F8000  # 1.0, K1
 K2 = 0xBF8000  # -1.0, K2
-QNAN = 0x7FC000  # the one NaN every operation produces
-POS_INF = 0x7F8000
 NEG_INF = 0xFF8000
 NEG_LOG2E = 0xBFB8AA  # -log2(e): the compiler's VSETI immediate 12564650 for SiLU/sigmoid
 
 SIGN = 0x800000
-MAG = 0x7FFFFF
-_MASK48 = (1 << 48) - 1
-_MASK33 = (1 << 33) - 1
 
 # ISA opcodes of the lane operations (units.md V.8).
 VMOV, VNEG, VABS, VADD, VSUB, VMUL, VFMA, VFNMA = range(0x00, 0x08)
@@ -76,8 +72,12 @@ def _fields(p: np.ndarray):
 
 
 def _wrap(v: np.ndarray, n: int) -> np.ndarray:
-    """``wrapN(v)``: v mod 2^n read as a signed n-bit number."""
-    half, mask = _WRAP_CONSTS[n] if n in _WRAP_CONSTS else (1 << (n - 1), (1 << n) - 1)
+    """``wrapN(v)``: v mod 2^n read as a signed n-bit number, for the widths the transcendentals wrap to
+    (22, 25, 30: their constants are made once, below); another width is a ValueError naming it."""
+    try:
+        half, mask = _WRAP_CONSTS[n]
+    except KeyError:
+        raise ValueError(f"_wrap: width {n} is not one of {sorted(_WRAP_CONSTS)}") from None
     return ((v + half) & mask) - half
 
 
@@ -121,7 +121,7 @@ def _pack(mag: np.ndarray, ebase: np.ndarray, sign: np.ndarray, stk, cancel) -> 
     n = (mag << np.maximum(_C47 - p, _C0)) & _M48
     kept = n >> _C32
     sticky = ((n & _M31) != _C0) | np.asarray(stk, dtype=bool)
-    q = kept + ((n >> _C31) & (sticky | kept) & _C1)
+    q = round_half_even(kept, (n >> _C31) & _C1, sticky)
     carry = q >> _C16
     e = p + carry + ebase
     sbit = sign << _C23
@@ -193,7 +193,7 @@ def _fma_arrays(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
     neg = sxy != sz
     d = esum - (ez + _C110)
     byp = (d < _C0) & ~cz
-    s = np.where(cz, _C48, np.minimum(np.maximum(d, _C0), _C48))  # 0 on the bypass (d < 0)
+    s = np.where(cz, _C48, clamp(d, _C0, _C48))  # 0 on the bypass (d < 0)
     ebase = np.where(byp, ez - _C47, esum - _C157)
     g32 = (mz | _GUARD15) << _C32
     add = g32 >> s

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .e8m15 import _C0, _C1, _C15, _C23, _C31, _CFF, _GUARD15, _M15
 from .rounding import clamp, const, low_bits, round_half_even, top_bit
 
 
@@ -57,9 +58,10 @@ def _fp16_subnormal(g: np.ndarray, e: np.ndarray) -> np.ndarray:
     return round_half_even((t >> 32) & 0x7FF, (t >> 31) & 1, (t & 0x7FFFFFFF) != 0)
 
 
-# VST's constants as 0-d arrays (rounding.const says why); its subnormal path runs only when a lane needs it
-_C0, _C1, _C4, _C5, _C10, _C11, _C15, _C23, _C31 = (const(v) for v in (0, 1, 4, 5, 10, 11, 15, 23, 31))
-_C112, _CFF, _M4, _M9, _M15, _G15 = const(112), const(0xFF), const(0xF), const(0x1FF), const(0x7FFF), const(0x8000)
+# VST's constants as 0-d arrays (rounding.const says why), those e8m15's datapath also uses imported from
+# there; its subnormal path runs only when a lane needs it
+_C4, _C5, _C10, _C11, _C112 = (const(v) for v in (4, 5, 10, 11, 112))
+_M4, _M9 = const(0xF), const(0x1FF)
 _H400, _HMAX, _HNAN, _HINF = const(0x400), const(0x7BFF), const(0x7E00), const(0x7C00)
 
 
@@ -70,9 +72,8 @@ def e8m15_to_fp16(x) -> np.ndarray:
     path."""
     x = low_bits(x, 24)
     s, e, m = x >> _C23, (x >> _C15) & _CFF, x & _M15
-    g = m | _G15
-    kept = g >> _C5
-    q = kept + ((g >> _C4) & (((g & _M4) != _C0) | kept) & _C1)  # RNE on bit 4, sticky below
+    g = m | _GUARD15
+    q = round_half_even(g >> _C5, (g >> _C4) & _C1, (g & _M4) != _C0)  # RNE on bit 4, sticky below
     carry = q >> _C11
     e5 = e - _C112 + carry
     normal = (e5 << _C10) | (q & (_H400 - _C1))  # a carry leaves the fraction 0

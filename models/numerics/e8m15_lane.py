@@ -16,13 +16,15 @@ arrays; nothing outside models.numerics should need it.
 
 from __future__ import annotations
 
+# The patterns and window masks both forms use are defined here, as plain ints, and e8m15 imports them
+# (it re-exports K1, QNAN, POS_INF, MAG): e8m15 imports this module, so this one imports nothing back.
+K1 = 0x3F8000  # 1.0, constant register K1
+QNAN = 0x7FC000  # the one NaN every operation produces
+POS_INF = 0x7F8000
+MAG = 0x7FFFFF  # the magnitude bits of a pattern
 _MASK24 = 0xFFFFFF
-_MASK48 = (1 << 48) - 1
-_MASK33 = (1 << 33) - 1
-_POS_INF = 0x7F8000  # as e8m15.POS_INF
-_QNAN = 0x7FC000  # as e8m15.QNAN
-_SIGN = 0x800000
-_MAG = 0x7FFFFF
+_MASK48 = (1 << 48) - 1  # the datapath's 48-bit window
+_MASK33 = (1 << 33) - 1  # a re-negated sum's magnitude
 
 
 def pack_lane(mag: int, ebase: int, sign: int, stk: bool, cancel: bool) -> int:
@@ -39,7 +41,7 @@ def pack_lane(mag: int, ebase: int, sign: int, stk: bool, cancel: bool) -> int:
     e = p + carry + ebase
     sbit = sign << 23
     if e >= 255:
-        return sbit | _POS_INF
+        return sbit | POS_INF
     if e <= 0:
         return sbit
     return sbit | (e << 15) | (q - 0x8000)
@@ -75,7 +77,7 @@ def fma_lane(x: int, y: int, z: int) -> int:
     sign = (sxy if rneg else sz) if neg else sxy
     out = pack_lane(mag, ebase, sign, stk, neg and not pz and not cz)
     # the special-value override (e8m15._specials), in its order
-    xt, yt, zt = (x & _POS_INF) == _POS_INF, (y & _POS_INF) == _POS_INF, (z & _POS_INF) == _POS_INF
+    xt, yt, zt = (x & POS_INF) == POS_INF, (y & POS_INF) == POS_INF, (z & POS_INF) == POS_INF
     if not (xt or yt or zt):
         return out
     xi, xn = xt and mx == 0, xt and mx != 0
@@ -84,9 +86,9 @@ def fma_lane(x: int, y: int, z: int) -> int:
     pnan = xn or yn or (xi and zy) or (zx and yi)
     pinf = (xi or yi) and not pnan
     if pnan or zn or (pinf and zi and sxy != sz):
-        return _QNAN
+        return QNAN
     if pinf or zi:
-        return ((sxy if pinf else sz) << 23) | _POS_INF
+        return ((sxy if pinf else sz) << 23) | POS_INF
     return out
 
 
@@ -94,8 +96,8 @@ def cmp_lt_lane(a: int, b: int) -> bool:
     """e8m15.cmp_lt for one lane: a < b on raw sign-magnitude bits, false when either is NaN."""
     a &= _MASK24
     b &= _MASK24
-    sa, sb, ma, mb = a >> 23, b >> 23, a & _MAG, b & _MAG
-    if ma > _POS_INF or mb > _POS_INF:
+    sa, sb, ma, mb = a >> 23, b >> 23, a & MAG, b & MAG
+    if ma > POS_INF or mb > POS_INF:
         return False
     if (ma == 0 and mb == 0) or (ma == mb and sa == sb):
         return False
@@ -105,18 +107,10 @@ def cmp_lt_lane(a: int, b: int) -> bool:
 
 
 def cmp_gt_lane(a: int, b: int) -> bool:
-    """e8m15.cmp_gt for one lane: not NaN, not equal, not less."""
-    a &= _MASK24
-    b &= _MASK24
-    ma, mb = a & _MAG, b & _MAG
-    if ma > _POS_INF or mb > _POS_INF:
-        return False
-    if (ma == 0 and mb == 0) or (ma == mb and (a >> 23) == (b >> 23)):
-        return False
-    return not cmp_lt_lane(a, b)
-
-
-_K1 = 0x3F8000  # 1.0 (e8m15.K1)
+    """e8m15.cmp_gt for one lane: not NaN, not equal, not less; on these raw sign-magnitude bits that is
+    exactly ``b < a`` (a NaN or an equal pair is false both ways), so it is cmp_lt_lane with the operands
+    swapped."""
+    return cmp_lt_lane(b, a)
 
 
 def mov_lane(x: int) -> int:
@@ -131,12 +125,12 @@ def mov_lane(x: int) -> int:
     x &= _MASK24
     if 0 < (x >> 15) & 0xFF < 0xFF:
         return x
-    return fma_lane(x, _K1, 0)
+    return fma_lane(x, K1, 0)
 
 
 def vadd_lane(a: int, c: int) -> int:
     """e8m15.vadd for one lane: a*1.0 + c (with c = +0, VMOV: the reductions' identity combine)."""
-    return mov_lane(a) if c & _MASK24 == 0 else fma_lane(a, _K1, c)
+    return mov_lane(a) if c & _MASK24 == 0 else fma_lane(a, K1, c)
 
 
 def vmax_lane(a: int, b: int) -> int:

@@ -23,7 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .e8m15 import K0, K1, NEG_INF, NEG_LOG2E, POS_INF, QNAN, _I64, _bits, _fields, _pack, _u32, _wrap, vadd, vmul
+from .e8m15 import (
+    K0, K1, NEG_INF, NEG_LOG2E, POS_INF, QNAN, _C0, _C1, _C16, _C31, _GUARD15, _I64, _INF, _QNAN, _bits, _fields,
+    _pack, _u32, _wrap, vadd, vmul,
+)
 from .e8m15_cvt import e8m15_to_fp16, fp16_to_e8m15
 from .rounding import clamp, const
 
@@ -78,26 +81,28 @@ def _load_coeffs(path: Path) -> np.ndarray:
 
 COEFFS = _load_coeffs(TABLE_PATH)
 COEFFS.setflags(write=False)
-_C0, _C1, _C2 = (np.ascontiguousarray(COEFFS[:, j]) for j in range(3))
+# the table's columns c0, c1, c2, each indexed by fsel*64 + idx
+_COEF0, _COEF1, _COEF2 = (np.ascontiguousarray(COEFFS[:, j]) for j in range(3))
 
 
 # ----------------------------------------------------------------- transcendentals (V.6.4)
-# constants as 0-d arrays (rounding.const says why)
-_K0, _K1, _K10, _K12, _K16, _K17, _K31, _K107, _K134 = (const(v) for v in (0, 1, 10, 12, 16, 17, 31, 107, 134))
-_K1_15, _K1_20, _K1_25, _K_F12, _K_F17 = const(1 << 15), const(1 << 20), const(1 << 25), const(0xFFF), const(0x1FFFF)
-_K_QNAN, _K_INF = const(QNAN), const(POS_INF)
+# constants as 0-d arrays (rounding.const says why); 0, 1, 16, 31, QNAN, +Inf and 2^15 (the Horner steps'
+# rounding half, e8m15's _GUARD15) are e8m15's
+_K10, _K12, _K17, _K107, _K134 = (const(v) for v in (10, 12, 17, 107, 134))
+_K1_20, _K1_25, _K_F12, _K_F17 = const(1 << 20), const(1 << 25), const(0xFFF), const(0x1FFFF)
+
 
 def _quadratic(fsel: int, idx: np.ndarray, u: np.ndarray, ext, par=0) -> np.ndarray:
     """F of V.6.4's integer polynomial: ``C0 + c1*u + c2*u^2`` in two rounded Horner steps,
     with segment starts that hit an exact identity (``ident``) replaced by 0 or 2^20."""
     key = fsel * 64 + idx
-    ident = ((idx & _K31) == _K0) & (u == _K0)
+    ident = ((idx & _C31) == _C0) & (u == _C0)
     if fsel == FSEL_RSQRT:
         ident &= ~(np.asarray(par) == 1)
-    c0 = np.where(ident, _K1_20 if fsel >= FSEL_INV else _K0, _C0[key])
+    c0 = np.where(ident, _K1_20 if fsel >= FSEL_INV else _C0, _COEF0[key])
     big_c0 = _wrap(c0 + ext, 30)
-    h = _wrap((_C2[key] * u + (_C1[key] << _K16) + _K1_15) >> _K16, 22)
-    return _wrap((h * u + (big_c0 << _K16) + _K1_15) >> _K16, 30)
+    h = _wrap((_COEF2[key] * u + (_COEF1[key] << _C16) + _GUARD15) >> _C16, 22)
+    return _wrap((h * u + (big_c0 << _C16) + _GUARD15) >> _C16, 30)
 
 
 def _finish(f: np.ndarray, ebase, sign, special: np.ndarray, value) -> np.ndarray:
@@ -123,12 +128,12 @@ def vexp2(a) -> np.ndarray:
     ``2^k * (2^20 + poly(f)) * 2^-20``. NaN -> NaN; Inf or e > 134: +Inf (a > 0), +0 (a < 0)."""
     s, e, m, _, i, n = _classes(_bits(a))
     r = (_K1_25 + (m << _K10)) >> clamp(_K134 - e, 0, 26)
-    big_r = (r >> _K1) + (r & _K1)
-    v = _wrap(np.where(s == _K1, -big_r, big_r), 25)
+    big_r = (r >> _C1) + (r & _C1)
+    v = _wrap(np.where(s == _C1, -big_r, big_r), 25)
     k, f = v >> _K17, v & _K_F17
     big_f = _quadratic(FSEL_EXP2, f >> _K12, f & _K_F12, _K1_20)
     special = n | i | (e > _K134)
-    value = np.where(n, _K_QNAN, np.where(s == _K1, _K0, _K_INF))
+    value = np.where(n, _QNAN, np.where(s == _C1, _C0, _INF))
     return _finish(big_f, k + _K107, 0, special, value)
 
 

@@ -50,7 +50,9 @@ RECIPROCAL = np.array([4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185], dtype=np
 """rec[sm - 8] for sm = 8..15: 2^15 / sm rounded to nearest, except 13 -> 2520 (not 2521), as the spec's table."""
 
 _MAG_MAX = 63
-# the per-element constants as 0-d arrays (rounding.const says why)
+# the per-element constants as 0-d arrays: rounding.const's shared read-only ones (it says why), the same
+# objects e8m15 binds for 0, 1, 15, 0xFF, 0x7FFF (not imported from there: the memory agent's quantiser has
+# no business loading the vector core's datapath)
 _K0, _K1, _K7, _K8, _K10, _K15, _K1024 = (const(v) for v in (0, 1, 7, 8, 10, 15, 1024))
 _K_1F, _K_FF, _K_3FF, _K_7FFF, _K_MAG_MAX = const(0x1F), const(0xFF), const(0x3FF), const(0x7FFF), const(_MAG_MAX)
 
@@ -123,7 +125,7 @@ def quantise_elements(h: np.ndarray, scale: np.ndarray) -> np.ndarray:
     e, sig = decode(h & _K_7FFF)
     t = (sexp + 21) - e
     x = ((sig * rec) >> _K15) & _K_FF
-    x = x >> np.minimum(np.maximum(t, _K0), _K7)
+    x = x >> clamp(t, _K0, _K7)
     mag = np.minimum(_K_MAG_MAX, (x >> _K1) + (x & _K1))            # round half up, saturate
     mag = np.where(t < _K0, _K_MAG_MAX, mag)
     mag = np.where((sig == _K0) | (t >= _K8), _K0, mag)

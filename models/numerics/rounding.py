@@ -40,24 +40,54 @@ def top_bit(v) -> np.ndarray:
     return np.frexp(as_i64(v).astype(np.float64))[1].astype(I64) - 1
 
 
+_CONSTS: dict[int, np.ndarray] = {}
+
+
 def const(value: int) -> np.ndarray:
-    """An int64 constant as a 0-d array: numpy combines one with an array in about half the time it takes
-    to convert a Python int on every operation, and the lane datapaths are mostly such operations on a
-    vector register's 128 lanes."""
-    return np.array(value, dtype=I64)
+    """An int64 constant as a read-only 0-d array, one shared array per value.
+
+    Why 0-d arrays: numpy combines one with an array in about half the time it takes to convert a Python
+    int on every operation, and the lane datapaths are mostly such operations on a vector register's 128
+    lanes. Why shared: every module that binds ``const(v)`` at import gets the same object, so a value has
+    one definition however many datapaths name it. Why read-only: a shared constant written in place (an
+    ``out=`` or ``+=`` on it) would change every datapath's arithmetic at once; numpy now refuses that.
+    """
+    a = _CONSTS.get(value)
+    if a is None:
+        a = np.array(value, dtype=I64)
+        a.setflags(write=False)
+        _CONSTS[value] = a
+    return a
 
 
-def clamp(v, lo: int, hi: int) -> np.ndarray:
-    """``v`` limited to ``lo..hi`` (integers): np.clip's result, without its per-call dtype-limit checks,
-    which cost more than the clamp itself on the datapaths' small arrays."""
+def clamp(v, lo: int | np.ndarray, hi: int | np.ndarray) -> np.ndarray:
+    """``v`` limited to ``lo..hi`` (integers or 0-d :func:`const` arrays): np.clip's result, without its
+    per-call dtype-limit checks, which cost more than the clamp itself on the datapaths' small arrays."""
     return np.minimum(np.maximum(v, lo), hi)
+
+
+_ONE = const(1)
+# numpy's native dtypes are singletons, so an identity test is the cheapest exact-dtype check (a dtype that
+# is equal but not identical, say a byte-swapped one, is merely converted)
+_I64_DTYPE, _BOOL_DTYPE = np.dtype(I64), np.dtype(bool)
 
 
 def round_half_even(kept, guard, sticky) -> np.ndarray:
     """``kept`` plus the round-to-nearest-even increment, given the guard bit (0/1) and the
-    sticky flag (any bit below the guard set)."""
-    kept = as_i64(kept)
-    return kept + (as_i64(guard) & (np.asarray(sticky, bool) | (kept & 1)))
+    sticky flag (any bit below the guard set).
+
+    The fixed-width datapaths (e8m15 PACK, the FP16 store) call this on every lane vector with int64
+    arrays and a bool sticky already, so operands of those dtypes are used as they are: the conversions
+    (np.asarray per operand) would otherwise cost as much as the rounding itself. Anything else (ints,
+    lists, other dtypes) is converted as before.
+    """
+    if type(kept) is not np.ndarray or kept.dtype is not _I64_DTYPE:
+        kept = as_i64(kept)
+    if type(guard) is not np.ndarray or guard.dtype is not _I64_DTYPE:
+        guard = as_i64(guard)
+    if type(sticky) is not np.ndarray or sticky.dtype is not _BOOL_DTYPE:
+        sticky = np.asarray(sticky, bool)
+    return kept + (guard & (sticky | (kept & _ONE)))
 
 
 def bit_length(v) -> np.ndarray:
