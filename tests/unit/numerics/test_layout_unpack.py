@@ -1,6 +1,6 @@
 """models.numerics.layout's entry unpacking against the documented bit positions, read with Python int shifts.
 
-Why: the GEMM unpacks every L1 entry it reads through ``_granules_to_fields`` (bytes, packbits); this holds
+Why: the GEMM unpacks every L1 entry it reads through ``_granules_to_fields`` (bytes, fields7); this holds
 it to the layout module's own table (field n of granule w at [255-7n -: 7], scale i of granule 0 at
 [31-8i -: 8]) on arbitrary 256-bit granules (the unused low bits of granules 1..3 set too), in batches.
 """
