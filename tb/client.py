@@ -43,13 +43,14 @@ from pathlib import Path
 import numpy as np
 
 from models.bundle import timing as bundle_timing
-from models.bundle.reader import Bundle
+from models.bundle.files import folder_problem, present, shown_name
+from models.bundle.reader import Bundle, BundleError
 from models.bundle.judge import check_count, judge, reference
 from models.bundle.report import (BundleReport, format_bound, format_kernels, format_program, format_rounds,
                                   format_summary, format_table, format_timing, format_verdict)
 from models.bundle.executor import check_machine
 from models.bundle.golden import judged_run
-from models.machine.layouts import get_machine
+from models.machine.layouts import MACHINES, get_machine
 from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env, wall_backstop_s
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
 from tb.run.options import WALL_ENV, BadInput, wall_override
@@ -70,28 +71,38 @@ def resolve(dirs: list[str], rtl: bool) -> list[Bundle]:
     out: list[Bundle] = []
     seen: dict[str, str] = {}
     for d in dirs:
-        path = Path(d).expanduser().resolve()
-        if not path.is_dir():
-            raise Refused(f"{d}: no such directory; give a bundle folder (one holding bundle.json)")
-        if not (path / "bundle.json").exists():
-            raise Refused(f"{d}: no bundle.json in it; a bundle folder holds bundle.json, dram_in.npz and "
+        shown = shown_name(d)
+        path = Path(os.path.realpath(Path(d).expanduser()))  # never raises on a symlink loop (Path.resolve does)
+        why = folder_problem(path)
+        if why is not None:
+            raise Refused(f"{shown}: {why}")
+        try:
+            has_json = present(path / "bundle.json")
+        except BundleError as exc:
+            raise Refused(f"{shown}: {exc}") from None
+        if not has_json:
+            raise Refused(f"{shown}: no bundle.json in it; a bundle folder holds bundle.json, dram_in.npz and "
                           f"expected.npz (clients/README.md)")
         if path.name in seen:
-            raise Refused(f"{d}: a second bundle named {path.name} (the first is {seen[path.name]}); the runs are "
-                          f"named after their folders, rename one")
+            raise Refused(f"{shown}: a second bundle named {shown_name(path.name)} (the first is "
+                          f"{shown_name(seen[path.name])}); the runs are named after their folders, rename one")
         seen[path.name] = str(path)
         b = Bundle(path)
         try:
             b.check()  # every file read and checked against the format (models/bundle/schema.py, arrays.py)
-            machine = get_machine(b.meta["machine"]["name"])
+            name = b.meta["machine"]["name"]
+            if name not in MACHINES:
+                raise Refused(f"{shown}: bundle.json machine.name: unknown machine {shown_name(name)!r}; known "
+                              f"machines: {', '.join(MACHINES)} (models/machine/layouts.py)")
+            machine = get_machine(name)
             if rtl and machine.name != RTL_MACHINE:
-                raise Refused(f"{d}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
+                raise Refused(f"{shown}: compiled for machine {machine.name}; the RTL client bench is {RTL_MACHINE} "
                               f"(run it with --models, or compile for {RTL_MACHINE})")
             check_machine(b, machine)
         except Refused:
             raise
-        except ValueError as exc:  # BundleError, MachineMismatch, an unknown machine: each one line
-            raise Refused(f"{d}: {exc}") from None
+        except ValueError as exc:  # BundleError, MachineMismatch: each one line
+            raise Refused(f"{shown}: {exc}") from None
         out.append(b)
     return out
 

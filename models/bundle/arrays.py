@@ -13,37 +13,12 @@ reference have the output's shape.
 
 from __future__ import annotations
 
-import zipfile
-import zlib
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from models.bundle.npz import EXPORT_AGAIN
 from models.bundle.schema import BundleError
-
-EXPORT_AGAIN = "export the bundle again (the format: clients/README.md)"
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip's first entry, or an empty zip's end record
-FILES = "a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally expected_rtl.npz"
-
-
-def read_npz(path: Path) -> dict[str, np.ndarray]:
-    """Every array of the archive at `path`, or BundleError naming the file and why it cannot be read."""
-    if not path.is_file():
-        raise BundleError(f"{path.name} missing ({FILES}); {EXPORT_AGAIN}")
-    with path.open("rb") as f:
-        head = f.read(4)
-    if head not in ZIP_MAGIC:  # np.load would try it as a .npy array or a pickle instead
-        raise BundleError(f"{path.name}: not an .npz archive (it starts {head!r}, a zip archive starts "
-                          f"b'PK\\x03\\x04'); {EXPORT_AGAIN}")
-    try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-        why = str(exc).splitlines()[0] if str(exc) else "no detail"
-        hint = "expected plain numeric arrays" if type(exc) is ValueError else "it may be truncated or corrupt"
-        raise BundleError(f"{path.name}: not a readable .npz archive ({type(exc).__name__}: {why}); {hint}; "
-                          f"{EXPORT_AGAIN}") from None
 
 
 def expect_array(arrays: dict[str, np.ndarray], file: str, key: str, what: str, *, dtype: str,
@@ -109,4 +84,4 @@ def check_expected(meta: dict[str, Any], arrays: dict[str, np.ndarray], file: st
                          shape=shape)
 
 
-__all__ = ["check_dram_in", "check_expected", "expect_array", "read_npz"]
+__all__ = ["check_dram_in", "check_expected", "expect_array"]

@@ -197,17 +197,20 @@ def check_machine(b: Bundle, machine: Machine) -> None:
         raise MachineMismatch(f"machine {machine.name}: the agent {machine.agent} is not an orchestrator; a compiled "
                               f"plan needs one there")
     machine.dram_offset(b.image_base, len(b.image))  # the image span must fit the DRAM (raises, naming the fix)
-    for rnd in b.rounds:
-        for step in rnd.steps:
-            if step[0] == "seed" and step[1] > machine.inst_depth:
-                raise MachineMismatch(f"bundle {b.name} round {rnd.index} seeds {step[1]} credits, machine "
-                                      f"{machine.name}'s instruction FIFOs hold {machine.inst_depth} (inst_depth); "
-                                      f"recompile the bundle so that no seed exceeds it")
-            if step[0] == "kick" and step[1].base + len(step[1].flits) > machine.stage_slots:
-                raise MachineMismatch(f"bundle {b.name} round {rnd.index} kicks slots up to "
-                                      f"{step[1].base + len(step[1].flits) - 1}, machine {machine.name} stages "
-                                      f"{machine.stage_slots} (stage_slots); recompile the bundle with shorter "
-                                      f"windows")
+    for i, entry in enumerate(b.meta["plan"]):
+        if entry["kind"] != "round":
+            continue
+        for j, step in enumerate(entry["steps"]):
+            at = f"bundle.json plan[{i}].steps[{j}] (round {entry['round']}, {step['op']})"
+            if step["op"] == "seed" and step["credits"] > machine.inst_depth:
+                raise MachineMismatch(f"{at} credits: {step['credits']}, machine {machine.name}'s instruction FIFOs "
+                                      f"hold {machine.inst_depth} (inst_depth); recompile the bundle so that no seed "
+                                      f"exceeds it")
+            if step["op"] == "kick" and step["base"] + len(step["flits"]) > machine.stage_slots:
+                raise MachineMismatch(f"{at} base: {step['base']} + {len(step['flits'])} flit(s) reaches slot "
+                                      f"{step['base'] + len(step['flits']) - 1}, machine {machine.name} stages "
+                                      f"{machine.stage_slots} (stage_slots, 0..{machine.stage_slots - 1}); recompile "
+                                      f"the bundle with shorter windows")
 
 
 def _observed(b: Bundle) -> dict[int, dict[Coord, tuple[int, int]]]:

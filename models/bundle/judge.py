@@ -114,11 +114,35 @@ def unbounded_outputs(b: Bundle, image: np.ndarray) -> list[str]:
     return out
 
 
+NOT_JUDGED = "NOT JUDGED"  # the first words of a failure that says an output, or the program, was not judged at all
+
+
+def judged_lanes(b: Bundle, image: np.ndarray) -> dict[str, int]:
+    """Per output: how many of its lanes a reference judges: every FP16 slot of its region bit for bit when
+    the bundle has one (expected_rtl.npz, or expected.npz for a hazard bundle), else the lanes its slot map
+    and valid mask leave to the float64 bound."""
+    if reference(b) != "none":
+        return {name: reg.nbytes // 2 for name, reg in b.outputs.items()}
+    return {port: int(output_values(b, image, port)[1].sum()) for port in b.outputs}
+
+
+def unjudged(b: Bundle, image: np.ndarray) -> list[str]:
+    """A failure per output no lane of which is judged, or one for a bundle that states no output: a run that
+    judged nothing must never read as a pass."""
+    if not b.outputs:
+        return [f"{NOT_JUDGED}: the bundle states no output (bundle.json expected and dram.regions of kind output "
+                f"are empty), so nothing of the run is checked; export the program's results as outputs"]
+    return [f"{NOT_JUDGED}: output {port}: no lane is judged (no expected_rtl.npz, and {port}__slots / "
+            f"{port}__valid in expected.npz leave no lane for the float64 bound); export upstream's RTL run or the "
+            f"slot map again" for port, n in judged_lanes(b, image).items() if n == 0]
+
+
 def judge(b: Bundle, res: ExecResult) -> list[str]:
     """Every failure of a run against the bundle (empty: it ran as compiled)."""
     out = list(res.problems)
     if res.image is None:
         return out + ["no final image was read back"]
+    out += unjudged(b, res.image)
     out += output_failures(b, res.image)
     if one_kernel(b):
         out += bound_failures(b, res.image)  # against the bundle's float64 reference, or why there is no bound
@@ -143,5 +167,5 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["HAZARD_BUNDLES", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
+__all__ = ["HAZARD_BUNDLES", "NOT_JUDGED", "judged_lanes", "unjudged", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
            "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs"]

@@ -76,6 +76,11 @@ def forget(b: Bundle) -> None:
     _DERIVED.pop(Path(b.path).resolve(), None)
 
 
+def forget_all() -> None:
+    """Drop every derived bound of this process (a run of many short-lived bundle copies: tb/fuzz)."""
+    _DERIVED.clear()
+
+
 def remember(b: Bundle, bound: DerivedBound | BoundError) -> None:
     """Take `b`'s derived bound (or why there is none) from a computation done elsewhere
     (models/bundle/golden.py in another process), so judging it here does not derive it again."""
@@ -142,4 +147,4 @@ def bound_failures(b: Bundle, image: np.ndarray) -> list[str]:
 
 
 __all__ = ["BOUND_SOURCE", "SAFETY", "BoundResult", "bound_check", "bound_failures", "derived_bound", "derived_or_why",
-           "forget", "judge_port", "output_values", "remember"]
+           "forget", "forget_all", "judge_port", "output_values", "remember"]

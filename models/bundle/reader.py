@@ -27,14 +27,48 @@ from typing import Any
 
 import numpy as np
 
-from models.bundle.arrays import EXPORT_AGAIN, check_dram_in, check_expected, read_npz
-from models.bundle.schema import BundleError, check_bundle_json
+from models.bundle.arrays import EXPORT_AGAIN, check_dram_in, check_expected
+from models.bundle.consistency import check_consistency
+from models.bundle.files import JSON_MAX_BYTES, present, read_bytes, shown_name
+from models.bundle.npz import read_npz
+from models.bundle.schema import BundleError, LongNumber, check_bundle_json
 from models.bundle.round_timing import RoundTiming
 from models.bundle.timing_schema import TIMING_FILE, TIMING_FIX, check_timing_json
 
 BUNDLES = Path(__file__).resolve().parents[2] / "clients" / "bundles"
 Coord = tuple[int, int]
 HEADER_ROUTE = (0xFFFF << 272)  # dst_x, dst_y, src_x, src_y: what the dispatcher rewrites (units.md H.4)
+INT_DIGITS = 20  # the most digits of an integer any field holds (a 64-bit count); longer ones stay text
+
+
+class DuplicateKey(ValueError):
+    """A key given twice in one JSON object: readers disagree on which value wins, so the file is refused."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"key {shown_name(key)!r} given twice in one object (first {_brief(out[key])}, "
+                               f"then {_brief(value)})")
+        out[key] = value
+    return out
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 30 else text[:27] + "..."
+
+
+def _parse_int(text: str) -> int | LongNumber:
+    return int(text) if len(text.lstrip("-")) <= INT_DIGITS else LongNumber(text)
+
+
+def parse_json(data: bytes) -> Any:
+    """JSON as a bundle's files hold it: UTF-8, no key twice in an object, integers longer than INT_DIGITS
+    kept as text (the field that reads one refuses it by name). Raises ValueError subclasses, RecursionError
+    and UnicodeDecodeError; :meth:`Bundle._read_json` words them."""
+    return json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys, parse_int=_parse_int)
 
 
 @dataclass(frozen=True)
@@ -87,23 +121,28 @@ class Bundle:
         path = Path(name_or_path)
         if not path.is_absolute() and not path.exists():
             path = BUNDLES / str(name_or_path)
-        if not (path / "bundle.json").exists():
+        if not present(path / "bundle.json"):
             known = ", ".join(sorted(p.name for p in BUNDLES.iterdir() if (p / "bundle.json").exists()))
-            raise ValueError(f"no bundle at {path} (bundle.json missing); known bundles: {known}")
+            raise ValueError(f"no bundle at {shown_name(path)} (bundle.json missing); known bundles: {known}")
         self.path = path
-        self.name = path.name
+        self.name = shown_name(path.name)  # printed and used as a key: one printable line whatever the folder
 
     def _read_json(self, file: str, fix: str = EXPORT_AGAIN) -> Any:
-        """A JSON file of the folder, or BundleError in one line (unreadable, not UTF-8, not JSON)."""
+        """A JSON file of the folder, or BundleError in one line (not a readable regular file, not UTF-8, not
+        JSON, nested too deep, a key given twice)."""
+        data = read_bytes(self.path / file, fix, JSON_MAX_BYTES)
         try:
-            return json.loads((self.path / file).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise BundleError(f"{file}: cannot be read ({type(exc).__name__}: {exc.strerror}); {fix}") from None
+            return parse_json(data)
         except UnicodeDecodeError as exc:
             raise BundleError(f"{file}: byte {exc.start} is not UTF-8; {fix}") from None
         except json.JSONDecodeError as exc:
             raise BundleError(f"{file}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
                               f"{fix}") from None
+        except DuplicateKey as exc:
+            raise BundleError(f"{file}: {exc}; {fix}") from None
+        except RecursionError:
+            raise BundleError(f"{file}: nested deeper than the JSON reader follows (a bundle's files nest a few "
+                              f"levels); {fix}") from None
 
     @cached_property
     def meta(self) -> dict[str, Any]:
@@ -115,7 +154,7 @@ class Bundle:
     @property
     def has_timing_rtl(self) -> bool:
         """Whether upstream's RTL execution time came with the bundle (a user's own export may lack it)."""
-        return (self.path / TIMING_FILE).exists()
+        return present(self.path / TIMING_FILE)
 
     @cached_property
     def timing_rtl(self) -> list[RoundTiming] | None:
@@ -133,6 +172,7 @@ class Bundle:
         if self.has_expected_rtl:
             self.expected_rtl
         self.timing_rtl
+        check_consistency(self)
 
     @cached_property
     def dram_in(self) -> dict[str, np.ndarray]:
@@ -143,7 +183,7 @@ class Bundle:
     @property
     def has_expected_rtl(self) -> bool:
         """Whether upstream's RTL run came with the bundle (a user's own export may lack it)."""
-        return (self.path / "expected_rtl.npz").exists()
+        return present(self.path / "expected_rtl.npz")
 
     @cached_property
     def expected_rtl(self) -> dict[str, np.ndarray]:

@@ -26,7 +26,7 @@ from models.bundle.calls import kernel_calls
 from models.bundle.kernel_judge import KernelVerdict, ProgramError, program_error, where_it_arises
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check
-from models.bundle.judge import kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel, op_losses
+from models.bundle.judge import NOT_JUDGED, kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel, op_losses
 from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio
 from models.bundle.executor import ExecResult
 from models.bundle.loader import COUNT_MOD
@@ -78,6 +78,13 @@ class BundleReport:
     program: list[dict[str, Any]] = field(default_factory=list)  # ProgramError.to_json() per output port
     calls: list[dict[str, Any]] = field(default_factory=list)  # per call: index, kernel, rounds, dispatches
     losses: list[dict[str, Any]] = field(default_factory=list)  # OpLoss.to_json(): each operation's own error
+
+    @property
+    def verdict(self) -> str:
+        """PASS, FAIL, or NOT JUDGED when what failed is that nothing (or an output) was judged at all."""
+        if self.passed:
+            return "PASS"
+        return NOT_JUDGED if any(f.startswith(NOT_JUDGED) for f in self.failures) else "FAIL"
 
     @property
     def timed(self) -> bool:
@@ -203,7 +210,7 @@ def format_table(reports: Iterable[BundleReport]) -> str:
             cols = f"{t.machine_ours:12d} {NO_REFERENCE:>12s} {'-':>6s} {'-':>13s}"
         else:
             cols = f"{NO_TIMING if t.note == NO_TIMING else 'not measured':>12s} {'-':>12s} {'-':>6s} {'-':>13s}"
-        lines.append(f"  {rep.bundle:34s} {'PASS' if rep.passed else 'FAIL':7s} {len(rep.rows):6d} "
+        lines.append(f"  {rep.bundle:34s} {rep.verdict:7s} {len(rep.rows):6d} "
                      f"{rep.cycles:10d} {cols}")
     return "\n".join(lines)
 
@@ -292,7 +299,7 @@ def format_verdict(rep: BundleReport) -> str:
     """One line: PASS/FAIL, the bundle, the machine, checks, the lanes against both references, time."""
     vs_rtl = "-" if rep.lanes_vs_rtl is None else f"{rep.lanes_vs_rtl}"
     vs_mod = "-" if rep.lanes_vs_models is None else f"{rep.lanes_vs_models}"
-    word = "PASS" if rep.passed else f"FAIL ({len(rep.failures)} failure(s))"
+    word = "PASS" if rep.passed else f"{rep.verdict} ({len(rep.failures)} failure(s))"
     clock = "cycles" if rep.machine == "rtl" else "deliveries"
     bound = "-" if rep.bound_worst is None else f"{rep.bound_worst:.3g} ({rep.bound_source})"
     return (f"{word} {rep.bundle} on {rep.machine}: {rep.checks} checks, lanes differing from expected_rtl "
@@ -306,7 +313,11 @@ def format_summary(reports: Iterable[BundleReport]) -> str:
     bad = [r.bundle for r in reps if not r.passed]
     if not bad:
         return f"all {len(reps)} bundle(s) passed"
-    return f"{len(bad)} of {len(reps)} bundle(s) FAILED: {', '.join(bad)}"
+    idle = [r.bundle for r in reps if r.verdict == NOT_JUDGED]
+    failed = [name for name in bad if name not in idle]
+    parts = [f"{len(failed)} of {len(reps)} bundle(s) FAILED: {', '.join(failed)}"] if failed else []
+    parts += [f"{len(idle)} of {len(reps)} bundle(s) {NOT_JUDGED}: {', '.join(idle)}"] if idle else []
+    return "; ".join(parts)
 
 
 __all__ = ["BundleReport", "RoundRow", "call_rows", "format_bound", "format_kernels", "format_program", "format_rounds",

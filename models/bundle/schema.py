@@ -52,6 +52,15 @@ class At:
         return BundleError(f"{self.where()}: {problem}; {self.fix if fix is None else fix}")
 
 
+class LongNumber(str):
+    """An integer literal of more digits than any field holds, kept as its text (models/bundle/reader.py):
+    a field that reads it is refused by its own check, naming the field, instead of Python's int() limit
+    refusing the whole file unnamed."""
+
+    def __repr__(self) -> str:
+        return f"<an integer of {len(self.lstrip('-'))} digits>"
+
+
 def shown(value: Any) -> str:
     """A value as a message shows it: its repr, cut to 40 characters."""
     text = repr(value)
@@ -328,5 +337,5 @@ def check_bundle_json(meta: Any, file: str = "bundle.json") -> None:
     check_plan(meta, at)
 
 
-__all__ = ["BUNDLE_JSON", "At", "BundleError", "check_bundle_json", "check_in_image", "check_plan", "check_regions",
+__all__ = ["LongNumber", "BUNDLE_JSON", "At", "BundleError", "check_bundle_json", "check_in_image", "check_plan", "check_regions",
            "round_label", "shown"]

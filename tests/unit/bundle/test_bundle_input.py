@@ -23,80 +23,13 @@ from models.bundle.reader import BUNDLES, Bundle, bundle_names
 from models.bundle.executor import check_machine
 from models.machine.layouts import get_machine
 from tb.client import Refused, resolve
+from tb.fuzz.edits import Edit, drop_field, flip_byte, json_edit, npz_edit, remove, set_field, truncate, write_text
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = "correct it or export the bundle again (the format: clients/README.md)"
 AGAIN = "export the bundle again (the format: clients/README.md)"
 MATMUL = "matmul_m32k64n32"  # one MG round: seed, kick (1,1) slots 0-3, kick (2,1) slots 4-7, two awaits
 MLP = "mlp_silu_m32k64f64n32"  # plan[3] is a host relayout after round 2
-Edit = Callable[[Path], None]
-
-
-def json_edit(change: Callable[[dict[str, Any]], Any], file: str = "bundle.json") -> Edit:
-    def edit(folder: Path) -> None:
-        meta = json.loads((folder / file).read_text())
-        change(meta)
-        (folder / file).write_text(json.dumps(meta))
-    return edit
-
-
-def set_field(path: str, value: Any, file: str = "bundle.json") -> Edit:
-    """`file` with the field at `path` ("plan.0.steps.1.nflits") set to `value`."""
-    def change(meta: dict[str, Any]) -> None:
-        *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
-        for key in parents:
-            meta = meta[key]
-        meta[last] = value  # type: ignore[index]
-    return json_edit(change, file)
-
-
-def drop_field(path: str, file: str = "bundle.json") -> Edit:
-    def change(meta: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        for key in parents:
-            meta = meta[int(key) if key.isdigit() else key]
-        del meta[last]
-    return json_edit(change, file)
-
-
-def npz_edit(file: str, **arrays: Any) -> Edit:
-    """`file` rewritten with `arrays` replacing (None: removing) the named ones."""
-    def edit(folder: Path) -> None:
-        with np.load(folder / file) as z:
-            kept = {k: z[k] for k in z.files}
-        for key, value in arrays.items():
-            if value is None:
-                kept.pop(key)
-            else:
-                kept[key] = value
-        np.savez(folder / file, **kept)
-    return edit
-
-
-def truncate(file: str, nbytes: int = 5000) -> Edit:
-    def edit(folder: Path) -> None:
-        (folder / file).write_bytes((folder / file).read_bytes()[:nbytes])
-    return edit
-
-
-def flip_byte(file: str, offset: int) -> Edit:
-    def edit(folder: Path) -> None:
-        data = bytearray((folder / file).read_bytes())
-        data[offset] ^= 0xFF
-        (folder / file).write_bytes(bytes(data))
-    return edit
-
-
-def write_text(file: str, text: str) -> Edit:
-    def edit(folder: Path) -> None:
-        (folder / file).write_text(text)
-    return edit
-
-
-def remove(file: str) -> Edit:
-    def edit(folder: Path) -> None:
-        (folder / file).unlink()
-    return edit
 
 
 def broken(tmp_path: Path, edit: Edit, name: str = MATMUL) -> Path:
@@ -260,8 +193,8 @@ TIMING_CASES: list[tuple[str, str, Edit, str]] = [
 
 ARRAY_CASES: list[tuple[str, str, Edit, str]] = [
     ("dram_in_missing", MATMUL, remove("dram_in.npz"),
-     f"dram_in.npz missing (a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
-     f"expected_rtl.npz); {AGAIN}"),
+     f"dram_in.npz missing; a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
+     f"expected_rtl.npz; {AGAIN}"),
     ("dram_in_truncated", MATMUL, truncate("dram_in.npz"),
      f"dram_in.npz: not a readable .npz archive (BadZipFile: File is not a zip file); it may be truncated or "
      f"corrupt; {AGAIN}"),
@@ -274,8 +207,8 @@ ARRAY_CASES: list[tuple[str, str, Edit, str]] = [
      or (folder / "dram_in.npy").rename(folder / "dram_in.npz"),
      f"dram_in.npz: not an .npz archive (it starts b'\\x93NUM', a zip archive starts b'PK\\x03\\x04'); {AGAIN}"),
     ("dram_in_object_array", MATMUL, npz_edit("dram_in.npz", a=np.array([{}], dtype=object)),
-     "dram_in.npz: not a readable .npz archive (ValueError: Object arrays cannot be loaded when "
-     f"allow_pickle=False); expected plain numeric arrays; {AGAIN}"),
+     "dram_in.npz member a.npy: dtype object, expected plain numbers (bool, integer, float) or text; object "
+     f"arrays are never unpickled; {AGAIN}"),
     ("image_missing", MATMUL, npz_edit("dram_in.npz", image=None),
      f"dram_in.npz: no array 'image' (the initial DRAM bytes, dram.nbytes = 10240 of them); {AGAIN}"),
     ("image_dtype", MATMUL, npz_edit("dram_in.npz", image=np.zeros(5120, np.uint16)),
@@ -297,11 +230,11 @@ ARRAY_CASES: list[tuple[str, str, Edit, str]] = [
     ("gather_size", MLP, npz_edit("dram_in.npz", host_convert_0=np.zeros(2047, np.int32)),
      f"dram_in.npz host_convert_0: 2047 entries, plan[3] writes 4096 bytes = 2048 slots; {AGAIN}"),
     ("expected_a_folder", MATMUL, lambda folder: remove("expected.npz")(folder) or (folder / "expected.npz").mkdir(),
-     f"expected.npz missing (a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
-     f"expected_rtl.npz); {AGAIN}"),
+     f"expected.npz: not a regular file (a directory); a bundle's files are plain files, a bundle folder holds "
+     f"bundle.json, dram_in.npz, expected.npz and optionally expected_rtl.npz; {AGAIN}"),
     ("expected_missing", MATMUL, remove("expected.npz"),
-     f"expected.npz missing (a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
-     f"expected_rtl.npz); {AGAIN}"),
+     f"expected.npz missing; a bundle folder holds bundle.json, dram_in.npz, expected.npz and optionally "
+     f"expected_rtl.npz; {AGAIN}"),
     ("final_length", MATMUL, npz_edit("expected.npz", dram_final=np.zeros(10241, np.uint8)),
      f"expected.npz dram_final: shape (10241,), expected (10240,) (the DRAM bytes after the last round, "
      f"dram.nbytes = 10240); {AGAIN}"),

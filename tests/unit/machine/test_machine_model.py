@@ -136,7 +136,14 @@ def test_machines_the_bundle_was_not_compiled_for_are_refused() -> None:
         check_machine(b, dataclasses.replace(FUSED4, dram_words=64))
     step = next(s for p in b.meta["plan"] if p["kind"] == "round" for s in p["steps"] if s["op"] == "seed")
     step["credits"] = 513  # more credit than the FIFOs the bundle itself declares
-    with pytest.raises(MachineMismatch, match=r"seeds 513 credits.*hold 512 \(inst_depth\); recompile"):
+    with pytest.raises(MachineMismatch, match=r"^bundle\.json plan\[\d+\]\.steps\[\d+\] \(round \d+, seed\) credits: 513, "
+                       r".*hold 512 \(inst_depth\); recompile"):
+        check_machine(b, FUSED4)
+    step["credits"] = 1
+    kick = next(s for p in b.meta["plan"] if p["kind"] == "round" for s in p["steps"] if s["op"] == "kick")
+    kick["base"] = 128  # past the staging RAM the bundle itself declares
+    with pytest.raises(MachineMismatch, match=r"^bundle\.json plan\[\d+\]\.steps\[\d+\] \(round \d+, kick\) base: 128 \+ "
+                       r"\d+ flit\(s\) reaches slot \d+, machine fused4 stages 128 \(stage_slots, 0\.\.127\)"):
         check_machine(b, FUSED4)
 
 
