@@ -10,6 +10,8 @@
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
+#   make fuzz              every bundle of clients/ damaged every way (tb/fuzz): a table per family, each defect
+#                          named; SEED=n picks the random choices (make test runs a seeded few hundred)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
@@ -39,7 +41,7 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all main regress test tests lint bench waves list bootstrap clean help
+.PHONY: all main regress test tests lint bench fuzz waves list bootstrap clean help
 
 all: main
 
@@ -64,6 +66,9 @@ lint:
 bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
+fuzz: bootstrap
+	@$(PY) -m tb.fuzz $(if $(SEED),--seed $(SEED))
+
 waves:
 	@tools/bootstrap.sh --with-gtkwave
 	@$(PY) -m tb.run.waves $(BENCH)
@@ -72,7 +77,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,20p' Makefile
+	@sed -n '1,22p' Makefile
 
 list:
 	@python3 -m tb.run.benches
