@@ -61,6 +61,11 @@ class NotLanded(AssertionError):
     """Posted writes still outstanding: a landing that timed out, or a DRAM read that would read stale data."""
 
 
+class Unawaited(AssertionError):
+    """The host went on (landing, then a read-back or the next round) while work it never awaited was still in
+    flight: a race on the hardware, named by the machine model (models/machine/event_model.py)."""
+
+
 class MachineMismatch(ValueError):
     """A bundle compiled for a machine this one is not (refused before anything runs)."""
 
@@ -320,6 +325,6 @@ def compare_observed(res: ExecResult) -> list[str]:
     return out
 
 
-__all__ = ["ExecResult", "Host", "MachineMismatch", "NotLanded", "PollFailed", "RoundResult", "check_machine",
+__all__ = ["ExecResult", "Host", "MachineMismatch", "NotLanded", "PollFailed", "RoundResult", "Unawaited", "check_machine",
            "described_as", "compare_observed", "describe_poll", "execute", "expected_signals", "run_round", "run_sync",
            "stage_writes"]

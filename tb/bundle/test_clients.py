@@ -230,8 +230,12 @@ async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None =
                     f"the partial report holds {len(rep.rows)} round(s), {rep.cycles} cycles, {rep.checks} checks; "
                     f"expected the rounds finished, the cycles and the checks so far")
 
-    await tb.guard(body, max_cycles=limits.total, expect_failures=expect,
-                   watchdog=lambda: limits.watchdog(where()), unfinished=unfinished)
+    try:
+        await tb.guard(body, max_cycles=limits.total, expect_failures=expect,
+                       watchdog=lambda: limits.watchdog(where()), unfinished=unfinished)
+    finally:
+        if ahead is not None:
+            ahead.close()  # however the run ended, its golden child ends with it (tb/bundle/golden_ahead.py)
 
 
 @cocotb.test()
