@@ -30,7 +30,8 @@ the image span is read (``ExecResult.snapshots``: what one kernel handed to the
 next, judged kernel by kernel, models/bundle/kernel_judge.py) and a host that
 has a ``kernel_boundary(round)`` method is told. At the end the image span is
 read back. Hard failures raise (a poll that
-never matches, writes that never land, a read of unlanded data); the rest is
+never matches, writes that never land, a read of unlanded data, a model host
+that finds work it was never told to await still in flight: :class:`Unawaited`); the rest is
 recorded in :class:`ExecResult` for the caller to judge. Bad input is refused
 before anything runs (:func:`check_machine`).
 """

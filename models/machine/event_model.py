@@ -21,7 +21,12 @@ can be located without a simulator.
   until the condition holds or nothing moves), a DRAM at machine addresses.
 
 Landing is counted as on the RTL top: MEM_WR_DATA flits handed to the network
-against DRAM words written; a DRAM read before they agree is refused.
+against DRAM words written; a DRAM read before they agree is refused. When
+the host goes on past a round's awaits, only landing may be left: a unit
+still working, a dispatch unfinished or a work flit in flight is the race the
+hardware may lose, named as ``Unawaited`` (docs/bundle.md, "The models'
+watchdogs"). A vector RUN that goes round IMEM is a ``Runaway``
+(models/vector/runaway.py), named with the host's round.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 ``VectorCore.take(flit)`` hands the core one inbound flit in the order the core
 takes it and returns the flits the core sends because of it (completions
-included, as cu_base sends them). A RUN runs to VHALT or a fault; it waits only
+included, as cu_base sends them). A RUN runs to VHALT or a fault (or, in the model only, to the watchdog
+of models/vector/runaway.py when it goes round IMEM without VHALT); it waits only
 where the core waits on the outside world (VBAR, VHALT and a VFILL behind one
 still outstanding), and resumes when ``take`` delivers the fill response it
 waits for. Instructions arriving while a RUN is in flight queue behind it (one

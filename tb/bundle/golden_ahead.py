@@ -75,6 +75,16 @@ class GoldenAhead:
         assert isinstance(golden, Golden), f"{self.out} holds a {type(golden).__name__}, not a Golden"
         return golden
 
+    def finished(self) -> Golden | None:
+        """The result if the child has already ended with one (never waits): what the models said about a run
+        the RTL could not finish, None while it still computes or when it left none."""
+        if self.proc is not None and self.proc.poll() is None:
+            return None
+        try:
+            return self.result()
+        except RuntimeError:
+            return None
+
     def close(self) -> None:
         """Kill the child if it still runs, reap it and close its pipe (every exit path of a run calls this)."""
         if self.proc is None:

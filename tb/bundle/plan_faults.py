@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from models.bundle.reader import Bundle
 from models.vector.isa import INST_IMEM, INST_RUN, OPCODES
@@ -47,7 +47,7 @@ def orphan_follower(b: Bundle, node: tuple[int, int], leader: tuple[int, int]) -
     raise ValueError(f"bundle {b.name} kicks no FILL to {node}")
 
 
-def _vc_flits(meta: dict[str, Any]):
+def _vc_flits(meta: dict[str, Any]) -> Iterator[tuple[dict[str, Any], int, int]]:
     """(step, index, flit) of every flit kicked, in plan order."""
     for p in meta["plan"]:
         for s in p.get("steps", []):

@@ -32,7 +32,10 @@ Each bundle runs under limits derived from the program (tb/bundle/cycle_limits.p
 a margin over its timing_rtl.json, or an estimate from its plan), never a fixed
 watchdog: the whole test's limit, and a poll bound per round. A bundle stopped
 part way (its limit, a failed poll, an exception) still writes its report: the
-rounds it finished, the cycles and checks so far (tb.client prints them).
+rounds it finished, the cycles and checks so far (tb.client prints them), and
+the machine model's own named failure of the same plan when its child has one
+(a runaway program: which core, round and pc). The golden child is closed on
+every way out (tb/bundle/golden_ahead.py).
 
 Seven self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
@@ -219,6 +222,9 @@ async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None =
         if not runner:
             return  # the machine never started: nothing ran to report
         v, client = tb.verdict, runner[0]
+        said = ahead.finished() if ahead is not None else None
+        if said is not None and said.model_error:  # the models' own named failure of the same plan, when ready
+            v.check(False, f"the machine model on the same plan: {said.model_error}")
         if client.partial is not None:
             v.add_checks(len(client.partial.rounds), client.partial.problems + compare_observed(client.partial))
         rep = client.partial_report(b, v.failures, v.checks, time.monotonic() - t0)

@@ -53,7 +53,7 @@ def _wait_gone(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
 def test_the_child_dies_with_its_parent(tmp_path: Path, sig: signal.Signals) -> None:
     """The parent (the simulator's stand-in) is ended by `sig` while its child computes: the child is gone
     without having written its result (it did not merely finish), so no run leaves it orphaned."""
@@ -78,14 +78,18 @@ def test_close_ends_a_running_child(tmp_path: Path) -> None:
     """Every exit path of a bundle test closes its GoldenAhead: a child still computing is killed and reaped."""
     ahead = GoldenAhead(Bundle(SLOW), "fused4", tmp_path)
     assert ahead.proc is not None and ahead.proc.poll() is None
+    assert ahead.finished() is None, "a child still computing has no result yet, and is not waited for"
     ahead.close()
     assert ahead.proc.returncode == -signal.SIGKILL and not ahead.out.exists()
+    assert ahead.finished() is None, "a killed child left no result"
     ahead.close()  # twice is harmless (a finally after a result() that closed it already)
 
 
 def test_child_result_equals_in_process(tmp_path: Path) -> None:
     b = Bundle(SMALL)
-    child = GoldenAhead(b, "fused4", tmp_path).result()
+    ahead = GoldenAhead(b, "fused4", tmp_path)
+    child = ahead.result()
+    assert ahead.finished() is not None, "a child that ended with its result gives it without waiting"
     here = compute(b.path, "fused4")
     assert child.model is not None and here.model is not None
     assert child.model_error == here.model_error == ""
