@@ -75,11 +75,14 @@ class GoldenAhead:
         assert isinstance(golden, Golden), f"{self.out} holds a {type(golden).__name__}, not a Golden"
         return golden
 
-    def finished(self) -> Golden | None:
-        """The result if the child has already ended with one (never waits): what the models said about a run
-        the RTL could not finish, None while it still computes or when it left none."""
-        if self.proc is not None and self.proc.poll() is None:
-            return None
+    def finished(self, wait_s: float = 0.0) -> Golden | None:
+        """The result if the child ends with one within `wait_s` seconds: what the models said about a run the
+        RTL could not finish; None while it still computes after that, or when it left none."""
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                return None
         try:
             return self.result()
         except RuntimeError:
