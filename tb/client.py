@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -55,7 +56,7 @@ from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, o
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
 from tb.run.options import WALL_ENV, BadInput, wall_override
 from tb.vector.hazard_counts import model_counts
-from tb.run.runner import bench_build_dir
+from tb.run.runner import CaseResult, bench_build_dir
 from tb.run.simulators import SIMULATORS, SimulatorMissing
 
 CLIENT_BUILD = Path(__file__).resolve().parent.parent / "sim_build" / "client"
@@ -183,11 +184,23 @@ def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
             reports.append(found[b.name])
             continue
         case = next((t for t in result.tests if t.name.endswith(f"bundle={b.name}")), None)
-        why = case.message.splitlines()[0] if case and case.message else (result.error or "no result")
-        reports.append(BundleReport(b.name, "rtl", False, [f"{why} (log: {log})"], [], 0, 0.0))
+        reports.append(BundleReport(b.name, "rtl", False, unreported_failures(case, result.error, log), [], 0, 0.0))
     if result.error:
         print(f"bench error: {result.error}", file=sys.stderr)
     return reports
+
+
+def unreported_failures(case: CaseResult | None, error: str | None, log: Path) -> list[str]:
+    """What a bundle test that wrote no report failed with: its verdict's failing checks (the lines under
+    "N check(s) failed:", or the decoded ones the runner kept), else its message's first line, else the
+    bench's error; the log's path on the first."""
+    if case is None or not case.message:
+        return [f"{error or 'no result'} (log: {log})"]
+    lines = [ln.strip() for ln in case.message.splitlines() if ln.strip()]
+    listed = case.failures or (lines[1:] if re.fullmatch(r"\d+ check\(s\) failed:", lines[0]) else [])
+    if not listed:
+        return [f"{lines[0]} (log: {log})"]
+    return [f"{listed[0]} (log: {log})", *listed[1:]]
 
 
 def print_report(rep: BundleReport, artifacts: Path) -> None:

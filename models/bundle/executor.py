@@ -30,7 +30,8 @@ the image span is read (``ExecResult.snapshots``: what one kernel handed to the
 next, judged kernel by kernel, models/bundle/kernel_judge.py) and a host that
 has a ``kernel_boundary(round)`` method is told. At the end the image span is
 read back. Hard failures raise (a poll that
-never matches, writes that never land, a read of unlanded data); the rest is
+never matches, writes that never land, a read of unlanded data, a model host
+that finds work it was never told to await still in flight: :class:`Unawaited`); the rest is
 recorded in :class:`ExecResult` for the caller to judge. Bad input is refused
 before anything runs (:func:`check_machine`).
 """
@@ -59,6 +60,11 @@ class PollFailed(AssertionError):
 
 class NotLanded(AssertionError):
     """Posted writes still outstanding: a landing that timed out, or a DRAM read that would read stale data."""
+
+
+class Unawaited(AssertionError):
+    """The host went on (landing, then a read-back or the next round) while work it never awaited was still in
+    flight: a race on the hardware, named by the machine model (models/machine/event_model.py)."""
 
 
 class MachineMismatch(ValueError):
@@ -323,6 +329,6 @@ def compare_observed(res: ExecResult) -> list[str]:
     return out
 
 
-__all__ = ["ExecResult", "Host", "MachineMismatch", "NotLanded", "PollFailed", "RoundResult", "check_machine",
+__all__ = ["ExecResult", "Host", "MachineMismatch", "NotLanded", "PollFailed", "RoundResult", "Unawaited", "check_machine",
            "described_as", "compare_observed", "describe_poll", "execute", "expected_signals", "run_round", "run_sync",
            "stage_writes"]

@@ -13,13 +13,18 @@ machine with a free core the simulator never waits for it.
 
 A refusal or an error of the models is part of the result (its text), not a
 crash: the bench reports it as the failure it would have been in-process.
+With ``--watch-stdin`` the process exits as soon as its stdin reaches its end:
+the bench holds the other end of that pipe, so the child dies with it however
+the bench ends (SIGKILL included), never orphaned at full CPU.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,13 +76,29 @@ def compute(bundle_dir: str | Path, machine: str) -> Golden:
     return judged_run(Bundle(str(bundle_dir)), get_machine(machine))  # an unknown machine is an error
 
 
+EXIT_PARENT_GONE = 3  # the status of a child whose parent closed its stdin (or died) before it finished
+
+
+def exit_when_stdin_ends() -> None:
+    """Exit (status EXIT_PARENT_GONE, at once, from a watcher thread) when stdin reaches its end: the parent
+    closed the pipe or died. The computation in the main thread is not waited for."""
+    def watch() -> None:
+        while os.read(0, 4096):  # the raw descriptor: sys.stdin's buffer lock would stall interpreter shutdown
+            pass
+        os._exit(EXIT_PARENT_GONE)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m models.bundle.golden", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bundle", help="the bundle's folder")
     ap.add_argument("machine", help="the machine's name (models/machine/layouts.py)")
     ap.add_argument("out", help="the pickle file to write")
+    ap.add_argument("--watch-stdin", action="store_true", help="exit when stdin ends (the parent's pipe closed)")
     args = ap.parse_args(argv)
+    if args.watch_stdin:
+        exit_when_stdin_ends()
     from models.bundle import golden as bundle_golden  # run as __main__: pickle the importable module's class, not __main__'s
 
     golden = bundle_golden.compute(args.bundle, args.machine)
@@ -91,4 +112,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Golden", "compute", "judged_run", "main"]
+__all__ = ["EXIT_PARENT_GONE", "Golden", "compute", "exit_when_stdin_ends", "judged_run", "main"]

@@ -172,6 +172,14 @@ class ClusterCore(TakesFlits):
             return f"cluster ({x},{y}): a MEM_RD_RESP outside any FILL holds its receive queue"
         return None
 
+    def busy_with(self) -> str | None:
+        """The work this cluster still has, in words, or None when idle (see ``busy``)."""
+        if not self.busy:
+            return None
+        x, y = self.coord
+        return self.waiting_on() or (f"cluster ({x},{y}): {len(self.queue)} CU_INST queued, {len(self.pending)} "
+                                     f"received flit(s) pending")
+
     @property
     def busy(self) -> bool:
         """A FILL is in flight, or instructions or receive flits wait."""

@@ -21,7 +21,12 @@ can be located without a simulator.
   until the condition holds or nothing moves), a DRAM at machine addresses.
 
 Landing is counted as on the RTL top: MEM_WR_DATA flits handed to the network
-against DRAM words written; a DRAM read before they agree is refused.
+against DRAM words written; a DRAM read before they agree is refused. When
+the host goes on past a round's awaits, only landing may be left: a unit
+still working, a dispatch unfinished or a work flit in flight is the race the
+hardware may lose, named as ``Unawaited`` (docs/bundle.md, "The models'
+watchdogs"). A vector RUN that goes round IMEM is a ``Runaway``
+(models/vector/runaway.py), named with the host's round.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ import numpy as np
 
 from models.bundle.reader import Bundle
 from models.cluster import ClusterCore
-from models.bundle.executor import ExecResult, NotLanded, PollFailed, describe_poll, execute, run_sync, stage_writes
+from models.bundle.executor import (ExecResult, NotLanded, PollFailed, Unawaited, describe_poll, execute, run_sync,
+                                    stage_writes)
 from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
 from models.bundle.loader import Poll
 from models.machine.layouts import FUSED4, Machine, UnitKind
@@ -42,12 +48,18 @@ from models.mag.model import DramImage, MagUnit
 from models.orch.event_model import OrchModel
 from models.vector.core import VectorCore
 from models.vector.link import Event
+from models.vector.runaway import Runaway
 
 Coord = tuple[int, int]
 MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
 
 
 _MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
+# What may still be in flight when the host goes on past its awaits: posted writes landing (the host's landing
+# wait covers them) and signals to the orchestrator (counted; a surplus shows in the exact-count check after
+# landing). Any other flit is work the host did not await.
+LANDING_TYPES = frozenset(int(t) for t in (FlitType.MEM_WR_REQ, FlitType.MEM_WR_DATA, FlitType.MEM_WR_ACK,
+                                           FlitType.CU_SIGNAL))
 _TYPE_NAMES = {int(t): t.name for t in FlitType}  # a lookup per delivery instead of an enum construction
 
 
@@ -183,6 +195,23 @@ class MachineModel:
                 out.append(why)
         return out
 
+    def unawaited_work(self) -> list[str]:
+        """Work still in flight beyond landing, in words: a dispatch the orchestrator has not finished, a unit
+        still busy (its ``busy_with()``), flits in flight that are not landing writes or signals. Empty when
+        the machine has only landing left to do."""
+        out = []
+        if not self.orch.idle:
+            out.append(f"the orchestrator still dispatching ({self.orch.left} flit(s) of its kick left, credit "
+                       f"{self.orch.credit})")
+        for u in self.units.values():
+            why = u.busy_with() if hasattr(u, "busy_with") else None
+            if why:
+                out.append(why)
+        flying = Counter((_type_name(flit_type(ev.flit)), ev.dst) for ev in self.queue
+                         if flit_type(ev.flit) not in LANDING_TYPES)
+        out += [f"{n} {name} flit(s) in flight to ({dst[0]},{dst[1]})" for (name, dst), n in sorted(flying.items())]
+        return out
+
     def unit_errors(self) -> list[str]:
         """What the network and the units' monitors recorded (each model's own list, by its own name)."""
         out = self.errors + self.orch.errors
@@ -225,17 +254,33 @@ class ModelHost:
             return mm.read(cmd.addr) & cmd.mask == cmd.want
         return holds
 
+    def _run(self, what: str, until: Callable[[], bool] | None = None) -> bool:
+        """mm.run(until); a unit's watchdog that fires inside it is named with the host's round and step."""
+        try:
+            return self.mm.run(until)
+        except Runaway as exc:
+            exc.args = (f"{what}: {exc.args[0]}",)
+            raise
+
     async def poll(self, cmd: Poll, what: str) -> int:
-        if not self.mm.run(self._holds(cmd)):
+        if not self._run(what, self._holds(cmd)):
             waiting = "; ".join(self.mm.waiting()) or "no unit waits for anything"
             raise PollFailed(f"{what}: {describe_poll(cmd, self.mm.read(cmd.addr), 'the machine model went quiet')}"
                              f"; {waiting}")
         return self.mm.read(cmd.addr)
 
     async def wait_landed(self, what: str) -> None:
-        """Run until nothing moves (an ideal network has no reason to stop earlier: a surplus signal the
-        round causes then shows in the exact-count check after it), then every write must have landed."""
-        self.mm.run()
+        """The host goes on past its awaits: first, nothing but landing may be left (a unit still working, a
+        dispatch unfinished or a work flit in flight is a race the hardware may lose: Unawaited, naming it);
+        then run until nothing moves (an ideal network has no reason to stop earlier: a surplus signal the
+        round causes then shows in the exact-count check after it), and every write must have landed."""
+        unawaited = self.mm.unawaited_work()
+        if unawaited:
+            raise Unawaited(f"{what}: the host goes on (landing, then its reads of DRAM and NODE_STATUS, the "
+                            f"next round) while work it did not await is in flight: {'; '.join(unawaited)}; on the "
+                            f"hardware this is a race (the host may read before that work's writes land); await "
+                            f"every kick's completion (units.md §H.5)")
+        self._run(what)
         if self.mm.outstanding_writes:
             raise NotLanded(f"{what}: {self.mm.outstanding_writes} write(s) never landed "
                             f"({self.mm.wr_data_sent} MEM_WR_DATA sent, {self.mm.words_written} DRAM words written)")

@@ -2,7 +2,8 @@
 
 ``VectorCore.take(flit)`` hands the core one inbound flit in the order the core
 takes it and returns the flits the core sends because of it (completions
-included, as cu_base sends them). A RUN runs to VHALT or a fault; it waits only
+included, as cu_base sends them). A RUN runs to VHALT or a fault (or, in the model only, to the watchdog
+of models/vector/runaway.py when it goes round IMEM without VHALT); it waits only
 where the core waits on the outside world (VBAR, VHALT and a VFILL behind one
 still outstanding), and resumes when ``take`` delivers the fill response it
 waits for. Instructions arriving while a RUN is in flight queue behind it (one
@@ -42,6 +43,7 @@ from .isa import (
 )
 from .lanes import Stage, run_chain, u16_to_word, word_to_u16
 from .link import Event, LinkMixin, TakesFlits
+from .runaway import LAP, Runaway
 from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
@@ -61,6 +63,10 @@ class _Run:
     inst: int
     pc: int
     boundary: bool = False  # an instruction has just retired: loop closure and F_CUDATA come first
+    start: int = 0  # the pc the RUN began at
+    travel: int = 0  # words the pc advanced outside VLOOP's repeats (models/vector/runaway.py)
+    executed: int = 0  # words (a chain: one) issued by this RUN
+    repeats: int = 0  # loop-backs taken
 
 
 @dataclass
@@ -148,6 +154,18 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         """A RUN waits for fill responses (VBAR, VHALT or a VFILL behind an outstanding one)."""
         return self.run is not None
 
+    def busy_with(self) -> str | None:
+        """The work this core still has, in words (a RUN in progress, CU_INST queued), or None when idle:
+        a host that goes on without awaiting it races it (models/machine/event_model.py)."""
+        x, y = self.coord
+        parts = []
+        if self.run is not None:
+            fills = f", waiting for {len(self.fills)} VFILL response(s)" if self.fills else ""
+            parts.append(f"its RUN from pc {self.run.start} in progress at pc {self.run.pc}{fills}")
+        if self.queue:
+            parts.append(f"{len(self.queue)} CU_INST queued behind it")
+        return f"vector core ({x},{y}): {' and '.join(parts)}" if parts else None
+
     def _flit(self, dst: Coord, ftype: int, txn: int, last: int, payload: int, rsvd: int = 0) -> Event:
         return Event(dst, make_flit(dst, self.coord, ftype, txn, last, payload, rsvd))
 
@@ -189,7 +207,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             self.cud_pending = False
             self.stats.faults["F_CUDATA"] += 1
             return self._done(inst, Fault.F_CUDATA)
-        self.run = _Run(inst, pc)
+        self.run = _Run(inst, pc, start=pc)
         return self._resume()
 
     def _resume(self) -> list[Event]:
@@ -207,9 +225,12 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                     if lp.count > 1:
                         lp.count -= 1
                         r.pc = lp.top
+                        r.travel = lp.mark  # a repeat: back to the travel at the body's top
+                        r.repeats += 1
                     else:
                         lp.active = False
-            w = word_of(self.imem[r.pc])
+            pc = r.pc
+            w = word_of(self.imem[pc])
             try:
                 halted = self._step(w, r, out)
             except WaitFills:
@@ -219,6 +240,11 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             if halted:
                 return self._finish(out, None)
             r.boundary = True
+            r.executed += 1
+            r.travel += (r.pc - pc) % IMEM_WORDS
+            if r.travel > LAP:
+                self.run = None  # the core is stuck for good; its flits of this delivery are dropped
+                raise Runaway(self.coord, r.start, r.pc, r.executed, r.repeats, r.travel)
 
     def _finish(self, out: list[Event], fault: int | None) -> list[Event]:
         assert self.run is not None

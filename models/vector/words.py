@@ -26,6 +26,7 @@ class LoopState:
     count: int = 0
     top: int = 0
     end: int = 0
+    mark: int = 0  # the RUN's travel at the body's top (models/vector/runaway.py)
 
 
 
@@ -127,7 +128,8 @@ class WordsMixin:
         if self.loop.active:
             raise WordFault(Fault.F_LOOP)
         pc = self.run.pc
-        self.loop = LoopState(True, self.s[w.va], (pc + 1) % IMEM_WORDS, (pc + 1 + w.vb) % IMEM_WORDS)
+        self.loop = LoopState(True, self.s[w.va], (pc + 1) % IMEM_WORDS, (pc + 1 + w.vb) % IMEM_WORDS,
+                              self.run.travel + 1)  # + VLOOP's own word, counted once it retires
 
 
 __all__ = ["LoopState", "WaitFills", "WordFault", "WordsMixin"]

@@ -13,6 +13,14 @@ depends on (the bundle folder's files, every source file of models/, the
 machine's name, numpy's version): a later run of the same bundle with the same
 models reads it instead of starting the child, as a build is reused when its
 sources are unchanged. Any change to one of them is a new key.
+
+The child never outlives the run, whatever way the run ends: it watches its
+stdin, a pipe only this process holds open, and exits as soon as it reads its
+end (``--watch-stdin``, models/bundle/golden.py), which the kernel delivers
+when this process dies for any reason, SIGKILL included; and every way out of
+a bundle test (pass, failure, watchdog, exception) calls :meth:`GoldenAhead.close`,
+which kills a child still running (tb/bundle/test_clients.py). A Ctrl-C reaches
+it with the rest of the simulator's process group.
 """
 
 from __future__ import annotations
@@ -51,12 +59,14 @@ class GoldenAhead:
             return
         python = os.environ.get("PYGPI_PYTHON_BIN") or sys.executable
         with open(self.err, "wb") as err:
-            self.proc = subprocess.Popen([python, "-m", "models.bundle.golden", str(b.path), machine, str(self.out)],
-                                         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = subprocess.Popen([python, "-m", "models.bundle.golden", "--watch-stdin", str(b.path), machine,
+                                          str(self.out)], cwd=ROOT, stdin=subprocess.PIPE,
+                                         stdout=subprocess.DEVNULL, stderr=err)
 
     def result(self) -> Golden:
         """The child's result (waits for it); RuntimeError naming the bundle and the child's error otherwise."""
         rc = self.proc.wait() if self.proc is not None else 0
+        self.close()
         if rc != 0 or not self.out.exists():
             tail = self.err.read_text(errors="replace").strip().splitlines()[-5:]
             raise RuntimeError(f"the golden run of {self.name} (python -m models.bundle.golden) exited with status "
@@ -64,6 +74,29 @@ class GoldenAhead:
         golden = pickle.loads(self.out.read_bytes())
         assert isinstance(golden, Golden), f"{self.out} holds a {type(golden).__name__}, not a Golden"
         return golden
+
+    def finished(self, wait_s: float = 0.0) -> Golden | None:
+        """The result if the child ends with one within `wait_s` seconds: what the models said about a run the
+        RTL could not finish; None while it still computes after that, or when it left none."""
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=wait_s)
+            except subprocess.TimeoutExpired:
+                return None
+        try:
+            return self.result()
+        except RuntimeError:
+            return None
+
+    def close(self) -> None:
+        """Kill the child if it still runs, reap it and close its pipe (every exit path of a run calls this)."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
 
 
 __all__ = ["GoldenAhead"]

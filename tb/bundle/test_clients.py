@@ -32,9 +32,12 @@ Each bundle runs under limits derived from the program (tb/bundle/cycle_limits.p
 a margin over its timing_rtl.json, or an estimate from its plan), never a fixed
 watchdog: the whole test's limit, and a poll bound per round. A bundle stopped
 part way (its limit, a failed poll, an exception) still writes its report: the
-rounds it finished, the cycles and checks so far (tb.client prints them).
+rounds it finished, the cycles and checks so far (tb.client prints them), and
+the machine model's own named failure of the same plan when its child has one
+(a runaway program: which core, round and pc). The golden child is closed on
+every way out (tb/bundle/golden_ahead.py).
 
-Seven self-tests show the host's bounds and
+Eight self-tests show the host's bounds and
 refusals fire by name on the RTL: a DRAM read of a line whose write has not
 landed is caught as an error; a poll that never matches names the node,
 baseline, expected and seen counts and the node's last signal; a multicast
@@ -43,13 +46,16 @@ that never lands ends the landing wait naming the outstanding count; a staged
 slot that no longer holds what was staged is named when the round's slots are
 read back; a bundle stopped by a deliberately tiny cycle limit names the limit,
 where it came from and how to raise it, and reports the round it finished; a
-hang under the derived limits is named by its poll, before the test's limit.
+hang under the derived limits is named by its poll, before the test's limit; a
+program whose VHALT became another word is named by the RTL's poll and by the
+machine model's runaway watchdog.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from enum import Enum
 from pathlib import Path
@@ -74,7 +80,7 @@ from tb.bundle.rtl_run import RtlBundleRunner, RtlRun, Timeouts
 from tb.bundle.golden_ahead import GoldenAhead
 from tb.vector.hazard_counts import HAZARD_IDS, count_errors, model_counts
 from tb.system.landing import LandingError
-from tb.bundle.plan_faults import await_one_more, orphan_follower
+from tb.bundle.plan_faults import await_one_more, damaged_copy, orphan_follower, vhalt_replaced
 from tb.system.bench import PERIOD_NS, SystemTB
 
 # The bundles to run: every one of clients/bundles, or the directories `python -m tb.client run` names
@@ -88,6 +94,10 @@ def _bundle_paths() -> dict[str, str]:
         return {n: n for n in bundle_names()}
     return {Path(p).name: p for p in raw.split(os.pathsep) if p}
 
+
+# how long a run stopped part way waits for the machine model to say why in its own words (a runaway program
+# ends there within about a second of its start; a long healthy plan is not waited for past this)
+GOLDEN_WAIT_S = 10.0
 
 # each bundle's rounds timed beside upstream's, as the bundles of this run finish (test_timing_against_upstream)
 TIMED: dict[str, bundle_timing.BundleTiming] = {}
@@ -219,6 +229,9 @@ async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None =
         if not runner:
             return  # the machine never started: nothing ran to report
         v, client = tb.verdict, runner[0]
+        said = ahead.finished(GOLDEN_WAIT_S) if ahead is not None else None
+        if said is not None and said.model_error:  # the models' own named failure of the same plan, when ready
+            v.check(False, f"the machine model on the same plan: {said.model_error}")
         if client.partial is not None:
             v.add_checks(len(client.partial.rounds), client.partial.problems + compare_observed(client.partial))
         rep = client.partial_report(b, v.failures, v.checks, time.monotonic() - t0)
@@ -230,8 +243,12 @@ async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None =
                     f"the partial report holds {len(rep.rows)} round(s), {rep.cycles} cycles, {rep.checks} checks; "
                     f"expected the rounds finished, the cycles and the checks so far")
 
-    await tb.guard(body, max_cycles=limits.total, expect_failures=expect,
-                   watchdog=lambda: limits.watchdog(where()), unfinished=unfinished)
+    try:
+        await tb.guard(body, max_cycles=limits.total, expect_failures=expect,
+                       watchdog=lambda: limits.watchdog(where()), unfinished=unfinished)
+    finally:
+        if ahead is not None:
+            ahead.close()  # however the run ended, its golden child ends with it (tb/bundle/golden_ahead.py)
 
 
 @cocotb.test()
@@ -348,6 +365,23 @@ async def test_hang_is_named_by_its_poll(dut) -> None:
         "the node's last signal: BATCH_COMPLETE arg=0x00000040 count=44; timeout after ",
         "; the poll's bound: 19,688 cycles = 2x timing_rtl.json's 4,844 machine cycles of round 0 + 10,000; if the "
         "round only needs longer, raise it with AGSIM_CYCLE_MARGIN=<factor>"])
+
+
+@cocotb.test()
+async def test_runaway_program_is_named_on_both_sides(dut) -> None:
+    """A vector program whose VHALT became another word (a copy of ops_log2_m32n64 with its bundle.json so
+    edited, tb/bundle/plan_faults.py): the RTL runs on until the round's poll bound names the await; the
+    machine model, in the golden child, names the runaway (core, round, pc) and the run reports it; the child
+    is closed with the run."""
+    folder = Path.cwd() / "damaged" / "ops_log2_no_vhalt"
+    if folder.exists():
+        shutil.rmtree(folder)
+    b = Bundle(damaged_copy("ops_log2_m32n64", folder, vhalt_replaced))
+    await _run_bundle(dut, "test_runaway_program_is_named_on_both_sides", b, {}, expect=[
+        "await at node (1,0): expected count 44 (baseline 0 + 44), seen 40 (40 signal(s) since the baseline)",
+        "; timeout after ",
+        "the machine model on the same plan: Runaway: bundle ops_log2_no_vhalt round 0 (log2:0, VC): vector core "
+        "(1,0): the RUN from pc 0 never reached VHALT"])
 
 
 @cocotb.test()
