@@ -45,6 +45,7 @@ import numpy as np
 
 from models.bundle import timing as bundle_timing
 from models.bundle.files import folder_problem, present, shown_name
+from models.bundle.hazard_reference import note_hazards
 from models.bundle.reader import Bundle, BundleError
 from models.bundle.judge import check_count, judge, reference
 from models.bundle.report import (BundleReport, format_bound, format_kernels, format_program, format_rounds,
@@ -125,6 +126,7 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
             reports.append(rep)
             continue
         res = run.result
+        note_hazards(b, run.hazards)  # which expected set is normative follows from this run (H1)
         failures = judge(b, res)
         failures += [f"FAULT signal from {node}: code {code}" for node, code in run.faults]
         failures += [f"model error: {e}" for e in run.errors]

@@ -3,8 +3,9 @@
 What a run must reproduce (clients/README.md): every output region bit for
 bit as upstream's RTL computed it (``expected_rtl.npz``), except where
 upstream's RTL meets its predicate hazard H1 and units.md makes the
-interlocked result normative (``select_lt_m32n64``: upstream's models,
-``expected.npz``, are the reference there); per round the baseline and final
+interlocked result normative (a program whose run meets H1, such as
+``select_lt_m32n64``: upstream's models, ``expected.npz``, are the reference
+there; models/bundle/hazard_reference.py); per round the baseline and final
 count of every awaited node as upstream's run observed them on a fresh
 machine; the signals per node the plan awaits; the flits the plan stages.
 Every lane a kernel produces lies within the float64 error bound derived from
@@ -27,18 +28,14 @@ from models.bundle.kernel_judge import KernelVerdict, judge_kernels, kernel_fail
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import bound_check, bound_failures, derived_or_why, output_values
 from models.bundle.executor import ExecResult, compare_observed, expected_signals
+from models.bundle.hazard_reference import meets_h1
 from models.vector.replay import output_mismatches
-
-# Bundles whose upstream RTL result differs from the program's meaning (units.md U.1, H1); the
-# normative (interlocked) result is upstream's models' there.
-HAZARD_BUNDLES = frozenset({"select_lt_m32n64"})
-
 
 def reference(b: Bundle) -> str:
     """Which expected set is the bit-exact judge of `b`: "rtl" (expected_rtl.npz), "models" (expected.npz), or
     "none" (a bundle a user exported without upstream's RTL run: only the golden models' run and the float64
     bound judge its outputs, and the command line says so)."""
-    if b.name in HAZARD_BUNDLES:
+    if meets_h1(b):  # upstream's RTL read a stale predicate: its models' result is the normative one
         return "models"
     return "rtl" if b.has_expected_rtl else "none"
 
@@ -167,5 +164,5 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["HAZARD_BUNDLES", "NOT_JUDGED", "judged_lanes", "unjudged", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
+__all__ = ["NOT_JUDGED", "judged_lanes", "unjudged", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
            "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs"]

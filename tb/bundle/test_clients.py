@@ -66,6 +66,7 @@ import numpy as np
 from cocotb.triggers import RisingEdge
 
 from models.bundle import timing as bundle_timing
+from models.bundle.hazard_reference import note_hazards
 from models.bundle.reader import Bundle, bundle_names
 from models.bundle.lane_bound import remember
 from models.bundle.judge import check_count, judge, lanes_vs_models, reference
@@ -116,6 +117,8 @@ def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> ModelRun | None:
     (tb/bundle/golden_ahead.py); a refusal or a model error is a failure. Its derived bound is taken too."""
     g = golden.result()
     remember(b, g.bound)
+    if g.model is not None:
+        note_hazards(b, g.model.hazards)  # which expected set is normative follows from the models' run (H1)
     tb.verdict.check(not g.model_error, f"machine model: {g.model_error}")
     return g.model
 

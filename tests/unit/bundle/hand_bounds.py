@@ -253,12 +253,12 @@ def comparison_rows() -> list[tuple[str, float, float, float, float]]:
     worst err/bound by hand, largest derived bound, largest hand bound), SAFETY applied to both."""
     from models.bundle.reader import Bundle, bundle_names
     from models.bundle.lane_bound import bound_check, derived_bound, judge_port, output_values
-    from models.bundle.judge import HAZARD_BUNDLES
+    from models.bundle.judge import reference
 
     rows = []
     for name in bundle_names():
         b = Bundle(name)
-        image = (b.expected_models if name in HAZARD_BUNDLES else b.expected_rtl)["dram_final"]
+        image = (b.expected_models if reference(b) == "models" else b.expected_rtl)["dram_final"]
         inputs = {k: b.dram_in[k].astype(np.float64) for k in b.meta["inputs"]}
         hand = SAFETY * KERNELS[b.meta["kernel"]["reference"]](inputs)[1]
         hand_worst = 0.0

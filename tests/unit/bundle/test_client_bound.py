@@ -25,7 +25,7 @@ from models.bundle.bound.rules import BoundError
 from models.bundle.bound.vector import BoundVectorCore
 from models.bundle.reader import Bundle, bundle_names
 from models.bundle.lane_bound import bound_check, bound_failures, derived_bound, output_values
-from models.bundle.judge import HAZARD_BUNDLES
+from models.bundle.judge import reference
 from models.vector.isa import RedKind, Word, encode_vred
 
 from tests.unit.bundle.hand_bounds import comparison_rows
@@ -35,7 +35,7 @@ BITE_KERNELS = ["matmul_m32k64n32", "linear_silu_fused_m32k64n32", "softmax_m32n
 
 
 def _reference_image(b: Bundle) -> np.ndarray:
-    return (b.expected_models if b.name in HAZARD_BUNDLES else b.expected_rtl)["dram_final"]
+    return (b.expected_models if reference(b) == "models" else b.expected_rtl)["dram_final"]
 
 
 @pytest.mark.parametrize("name", bundle_names())

@@ -71,3 +71,13 @@ def test_a_run_past_its_backstop_is_a_hang_not_a_stuck_suite(tmp_path: Path, mon
     monkeypatch.setattr(tb.client, "main", spin)
     ended, code, _, _ = run_here(tmp_path, tmp_path / "build", hang_s=0.2)
     assert (ended, code) == ("hang", None)
+
+
+def test_the_normative_reference_follows_the_run_not_the_folder_name(tmp_path: Path) -> None:
+    """select_lt_m32n64 meets hazard H1 on any folder name; judged by expected.npz, it passes renamed."""
+    from tb.fuzz.outcome import make_copy
+
+    damage = Damage("filesystem", "renamed", lambda folder: None, HARMLESS, folder_name="renamed select")
+    folder = make_copy(BUNDLES / "select_lt_m32n64", damage, tmp_path)
+    ended, code, out, err = run_here(folder, tmp_path / "build")
+    assert (ended, code) == ("exit", 0), out + err
