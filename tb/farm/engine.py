@@ -2,7 +2,7 @@
 
 Why Dask: a regression of thousands of seeds outgrows one machine, and Dask
 runs the same Python function on a laptop's cores, on workers a farm's queue
-started (dask-jobqueue on LSF, SGE or Slurm) or on hand-started `dask worker`
+started (dask-jobqueue on LSF, SGE or Slurm) or on hand-started `make worker`
 processes, with the scheduler doing the bookkeeping a home-made pool would:
 a task whose worker dies is run again on another worker (Dask's own
 rescheduling; after `distributed.scheduler.allowed-failures` deaths it gives
