@@ -7,6 +7,8 @@
 #   make lint              verilator --lint-only -Wall on all RTL
 #   make regress SEEDS=n   benches x seeds on Dask (a local cluster; SCHEDULER=tcp://host:8786 an existing one)
 #   make regress UNTIL=coverage BUDGET=200   new seeds until the merged functional coverage closes
+#   make scheduler         a Dask scheduler for `make regress SCHEDULER=...` (port 8786; DASK_ARGS=...: dask's options)
+#   make worker SCHEDULER=tcp://head:8786   a worker of it, one task at a time (make -C /path/to/agsim: any folder)
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
@@ -41,7 +43,7 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all main regress test tests lint bench fuzz waves list bootstrap clean help
+.PHONY: all main regress scheduler worker test tests lint bench fuzz waves list bootstrap clean help
 
 all: main
 
@@ -53,6 +55,13 @@ main: bootstrap
 
 regress: bootstrap
 	@$(PY) -m tb.farm
+
+# a farm's nodes, able to import the project whatever folder make was called from (tb/farm/node.py)
+scheduler: bootstrap
+	@exec $(PY) -m tb.farm.node scheduler $(DASK_ARGS)
+
+worker: bootstrap
+	@exec $(PY) -m tb.farm.node worker $(SCHEDULER) $(DASK_ARGS)
 
 test:
 	@tools/bootstrap.sh --with-verilator --with-cxx
@@ -77,7 +86,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,22p' Makefile
+	@sed -n '1,24p' Makefile
 
 list:
 	@python3 -m tb.run.benches

@@ -28,6 +28,7 @@ from tb.run.buildlock import FolderBusy, acquire, release
 from tb.run.progress import Progress, deal_to_slices
 from tb.run.runner import BUILD_ROOT
 from tb.run.simulators import bench_legs
+from tb.run.typical import typical_for
 
 BENCH_TESTS = "tests/test_benches.py::"
 LOCK_ROOT = BUILD_ROOT / "pytest"
@@ -67,7 +68,9 @@ def _start(config: pytest.Config, bench_ids: list[str]) -> None:
     workers = getattr(config.option, "numprocesses", None)
     workers = workers if isinstance(workers, int) and workers > 0 else 1
     sim = os.environ.get("SIM", "icarus") or "icarus"
-    config._agsim_progress = Progress(f"pytest/{sim}/{workers} workers", bench_ids, workers=workers)
+    legs = {f"{b.name}-{s}": (b.name, s) for b, s in LEGS}
+    typical = typical_for([(i, *legs[i]) for i in bench_ids if i in legs])
+    config._agsim_progress = Progress(f"pytest/{sim}/{workers} workers", bench_ids, workers=workers, typical=typical)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

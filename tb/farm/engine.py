@@ -2,17 +2,20 @@
 
 Why Dask: a regression of thousands of seeds outgrows one machine, and Dask
 runs the same Python function on a laptop's cores, on workers a farm's queue
-started (dask-jobqueue on LSF, SGE or Slurm) or on hand-started `dask worker`
+started (dask-jobqueue on LSF, SGE or Slurm) or on hand-started `make worker`
 processes, with the scheduler doing the bookkeeping a home-made pool would:
 a task whose worker dies is run again on another worker (Dask's own
 rescheduling; after `distributed.scheduler.allowed-failures` deaths it gives
 up with KilledWorker, which ends here as that task's named failure), and each
 task has one future, so its result is counted once.
 
-Workers must run one task at a time (`--nthreads 1`; the local cluster does),
-from a checkout of the same sources: every outcome carries its worker's
-digest of rtl/, models/ and tb/ (tb.farm.tasks.source_digest), and a task run
-on other sources is reported as a failure, never merged.
+Workers must run one task at a time (`--nthreads 1`; the local cluster and
+`make worker` do). The scheduler and the workers must import this project
+(`make scheduler`, `make worker`: tb.farm.node; a cluster that cannot is
+refused before a task is sent, check_imports), from a checkout of the same
+sources: every outcome carries its worker's digest of rtl/, models/ and tb/
+(tb.farm.tasks.source_digest), and a task run on other sources is reported
+as a failure, never merged.
 """
 
 from __future__ import annotations
@@ -70,10 +73,16 @@ def open_client(scheduler: str | None, workers: int):  # -> distributed.Client
         from distributed import Client
 
         try:
-            return Client(scheduler, timeout="30s")
+            client = Client(scheduler, timeout="30s")
         except (OSError, TimeoutError) as exc:
-            raise FarmError(f"no Dask scheduler answered at {scheduler} ({exc}); start one with `dask scheduler` "
+            raise FarmError(f"no Dask scheduler answered at {scheduler} ({exc}); start one with `make scheduler` "
                             f"or leave SCHEDULER unset for a local cluster") from None
+        try:
+            check_imports(client, scheduler)
+        except FarmError:
+            client.close()
+            raise
+        return client
     if workers < 1:
         raise FarmError(f"a local cluster of {workers} workers: give JOBS=1 or more")
     client = None
@@ -98,6 +107,33 @@ def open_client(scheduler: str | None, workers: int):  # -> distributed.Client
         close_client(client)
         raise KeyboardInterrupt
     return client
+
+
+PROBE_MODULE = "tb.farm.tasks"  # what a task's unpickling imports first
+
+
+def check_imports(client: Any, scheduler: str) -> None:
+    """Refuse a cluster whose scheduler or a worker of which cannot import this project, naming the fix.
+
+    Why: the scheduler unpickles every task graph and a worker runs it; one started with `dask scheduler` or
+    `dask worker` has .venv/bin, not the project, on its path, and every task then failed with Dask's "Error
+    during deserialization of the task graph", far from its cause. Workers that join later are not asked
+    (one that cannot import fails its tasks by name)."""
+    from importlib.util import find_spec
+
+    try:
+        ok = client.run_on_scheduler(find_spec, PROBE_MODULE) is not None
+    except ImportError:
+        ok = False
+    if not ok:
+        raise FarmError(f"the scheduler at {scheduler} cannot import this project ({PROBE_MODULE}): start it with "
+                        f"`make scheduler` from a checkout (docs/regressions.md), not with `dask scheduler`")
+    found = client.run(find_spec, PROBE_MODULE, on_error="return")
+    blind = sorted(addr for addr, spec in found.items() if spec is None or isinstance(spec, BaseException))
+    if blind:
+        raise FarmError(f"{len(blind)} worker(s) of {scheduler} cannot import this project ({PROBE_MODULE}): "
+                        f"{', '.join(blind)}; start them with `make worker SCHEDULER={scheduler}` from a checkout "
+                        f"(docs/regressions.md), not with `dask worker`")
 
 
 SPAWN_GUARD_S = 120.0  # a bound on waiting for worker processes to be spawned, not a speed claim

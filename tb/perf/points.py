@@ -70,7 +70,7 @@ def _on_cluster(fn: Callable[[P], R], points: Sequence[P], scheduler: str, descr
             client.wait_for_workers(1, timeout=WORKER_WAIT_S)
         except TimeoutError:
             raise FarmError(f"the Dask scheduler at {scheduler} has no worker after {WORKER_WAIT_S} s; start one "
-                            f"from this checkout with `dask worker {scheduler} --nthreads 1`") from None
+                            f"from this checkout with `make worker SCHEDULER={scheduler}`") from None
         return submit_calls(client, fn, points, describe, on_done)
     finally:
         client.close()

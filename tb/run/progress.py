@@ -3,8 +3,11 @@
 Why: `make SIM=icarus` and `make bench` take minutes; a user wants to know
 how far they are and roughly how long the rest takes. The estimate comes from
 the previous run's duration of each remaining step when every one is known
-(kept in sim_build/durations.json, per job), otherwise from this run's mean
-step so far, and says which.
+(kept in sim_build/durations.json, per job); otherwise, for the benches, from
+the typical durations the project recorded (tb/run/typical.py; the previous
+run's figure where there is one), since on a first run the short benches
+finish first and their mean once made twelve minutes "about 36 s left"; and
+only without either from this run's mean step so far. The line says which.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import json
 import time
 from pathlib import Path
 from typing import Sequence, TypeVar
+
+from tb.run.typical import Typical
 
 T = TypeVar("T")
 
@@ -81,13 +86,23 @@ def deal_to_slices(heads: Sequence[T], rest: Sequence[T], slices: int) -> list[T
     return out
 
 
+def _assumed_note(typical: Typical, steps: list[str]) -> str:
+    """Which of `steps` the typical durations lack, and the figure they are counted at ("" when none)."""
+    missing = typical.assumed(steps)
+    if not missing:
+        return ""
+    names = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+    return f"; {names} not in it, counted at its median {fmt_s(typical.fallback_s)}"
+
+
 class Progress:
     """The steps of one job (e.g. the benches of the main job) in order; `done()` returns the line."""
 
     def __init__(self, job: str, steps: Sequence[str], history: Path = DURATIONS, record: bool = True,
-                 workers: int = 1) -> None:
+                 workers: int = 1, typical: Typical | None = None) -> None:
         self.job, self.steps, self.history, self.record = job, list(steps), history, record
         self.workers = max(1, workers)  # steps run this many at a time: the work left is shared
+        self.typical = typical  # the steps' recorded typical durations, when they are benches
         self.t0 = time.monotonic()
         self.finished: dict[str, float] = {}
         try:
@@ -95,17 +110,34 @@ class Progress:
         except (OSError, ValueError):
             self.previous = {}
 
+    def expected(self) -> dict[str, float]:
+        """Each step's expected duration where one is known: the previous run's, else the typical one."""
+        typical = {s: self.typical.of(s) for s in self.steps} if self.typical is not None else {}
+        return {**typical, **{s: v for s, v in self.previous.items() if s in self.steps}}
+
     def estimate(self) -> tuple[float, str] | None:
         """(seconds left, where the figure comes from), or None before anything can be said."""
         left = [s for s in self.steps if s not in self.finished]
         if not left:
             return 0.0, ""
         if all(s in self.previous for s in left):
-            return sum(self.previous[s] for s in left) / self.workers, "from the previous run"
+            return self._share([self.previous[s] for s in left]), "from the previous run"
+        if self.typical is not None:
+            figures = [self.previous.get(s, self.typical.of(s)) for s in left]
+            both = "the previous run and " if any(s in self.previous for s in left) else ""
+            return self._share(figures), f"from {both}the typical durations, {self.typical.source}" + \
+                _assumed_note(self.typical, [s for s in left if s not in self.previous])
         if self.finished:
             mean = sum(self.finished.values()) / len(self.finished)
             return mean * len(left) / self.workers, "from this run's mean step"
         return None
+
+    def _share(self, figures: list[float]) -> float:
+        """The time `figures` (the steps left) take on the workers: their sum shared out among as many workers
+        as there are steps, but never less than what is left of the longest, which one worker runs alone
+        (started at the run's start at the earliest, as the main job starts its longest bench)."""
+        shared = sum(figures) / min(self.workers, len(figures))
+        return max(shared, max(figures) - (time.monotonic() - self.t0))
 
     def done(self, step: str, seconds: float, outcome: str = "") -> str:
         """Record `step` as finished after `seconds`; the progress line (`outcome`, e.g. "passed", before the

@@ -42,6 +42,7 @@ from tb.run.options import (
 )
 from tb.run.proctree import end_descendants
 from tb.run.progress import Progress
+from tb.run.typical import typical_for_benches
 from tb.run.runner import BUILD_ROOT, BenchResult, bench_build_dir, list_tests
 from tb.run.simulators import SimulatorMissing, check_simulator, compiler_version, verilator_root
 from tb.run.summary import finished_line, format_summary, merge_results
@@ -118,7 +119,8 @@ def progress_key(sim: str, jobs: int, waves: bool, test_filter: str) -> tuple[st
 def plan_tasks(benches: list, sim: str, seed: int, test_filter: str, waves: bool, verbose: bool, jobs: int,
                previous: dict[str, float], test_module: str = "") -> list[BenchTask]:
     """A task per bench, in the order they start: the selection's one at a time, side by side the longest
-    first (by `previous`, the last comparable run's durations; a bench never timed last). One at a time, a
+    first (by `previous`, the last comparable run's durations, else the typical ones; a bench with neither
+    last). One at a time, a
     bench's worker prints its header as it starts; side by side a started line, the header coming with its
     result so that it stays with it."""
     order = benches if jobs == 1 else sorted(benches, key=lambda b: -previous.get(b.name, 0.0))
@@ -198,8 +200,9 @@ def _run(args: argparse.Namespace, benches: list, seed: int, waves: bool, verbos
           flush=True)
     error_lines: dict[str, int] = {}
     job, record = progress_key(args.sim, jobs, waves, args.filter)
-    progress = Progress(job, [b.name for b in benches], record=record, workers=jobs)
-    tasks = plan_tasks(benches, args.sim, seed, args.filter, waves, verbose, jobs, progress.previous,
+    names = [b.name for b in benches]
+    progress = Progress(job, names, record=record, workers=jobs, typical=typical_for_benches(names, args.sim))
+    tasks = plan_tasks(benches, args.sim, seed, args.filter, waves, verbose, jobs, progress.expected(),
                        test_module=args.module)
     by_name: dict[str, BenchResult] = {}
     refused: list[str] = []

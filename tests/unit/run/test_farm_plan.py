@@ -1,5 +1,5 @@
 """tb.farm without a cluster: SEEDS= parsed or refused by name, the task plan, replay commands, the report's
-order and the refusal of an outcome computed from other sources."""
+order, the refusal of an outcome computed from other sources, and a farm node's command line."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from tb.run.benches import get_bench
 from tb.farm.__main__ import plan
 from tb.farm.engine import same_sources
 from tb.farm.merge import in_table_order, verdicts
+from tb.farm.node import ROOT as NODE_ROOT, NodeArgsRefused, dask_args, put_root_first
 from tb.farm.seeds import parse_seeds
 from tb.farm.tasks import BenchTask, TaskOutcome
 from tb.run.options import BadInput
@@ -267,3 +268,23 @@ def test_the_bundle_corpus_is_a_task_per_bundle(tmp_path) -> None:
         bundle_folders(str(tmp_path))
     with pytest.raises(BadInput, match="two folders are named mine"):
         bundle_folders(f"{own},{own}")
+
+
+def test_a_farm_node_is_a_scheduler_or_a_worker_of_an_address() -> None:
+    """tb.farm.node (make scheduler / make worker): a worker runs one task at a time unless told otherwise, and
+    a worker without its scheduler's address, or another role, is refused in one line naming the fix."""
+    assert dask_args(["scheduler", "--port", "0"]) == ("scheduler", ["--port", "0"])
+    assert dask_args(["worker", "tcp://head:8786"]) == ("worker", ["tcp://head:8786", "--nthreads", "1"])
+    assert dask_args(["worker", "tcp://h:1", "--nthreads=4"]) == ("worker", ["tcp://h:1", "--nthreads=4"])
+    assert dask_args(["worker", "--scheduler-file", "s.json"])[1][-2:] == ["--nthreads", "1"]
+    with pytest.raises(NodeArgsRefused, match=r"make worker SCHEDULER=tcp://head:8786"):
+        dask_args(["worker", "--no-dashboard"])  # `make worker` with SCHEDULER unset
+    with pytest.raises(NodeArgsRefused, match="not client: make scheduler, or make worker"):
+        dask_args(["client"])
+
+
+def test_a_node_puts_its_checkout_first_on_the_path() -> None:
+    """Run by path, node.py's own folder would head sys.path (tb/farm/coverage.py shadowing coverage)."""
+    path = [str(NODE_ROOT / "tb" / "farm"), "", "/usr/lib/python3.11", str(NODE_ROOT)]
+    put_root_first(path)
+    assert path == [str(NODE_ROOT), "/usr/lib/python3.11"]

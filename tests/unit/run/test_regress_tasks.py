@@ -17,9 +17,24 @@ from tb.run.benches import get_bench
 from tb.farm.engine import FarmRun
 from tb.farm.tasks import BenchTask, TaskOutcome, failed_outcome
 from tb.run.progress import Progress
+from tb.run.typical import load_table, typical_for_benches
 from tb.run.runner import BenchResult, CaseResult
 
 BENCHES = [get_bench("fifo"), get_bench("router"), get_bench("router_turn")]
+TYPICAL = load_table()
+
+
+def test_a_first_run_side_by_side_starts_the_typically_longest_bench_first(tmp_path: Path) -> None:
+    """No previous run to go by: the recorded typical durations order the benches; a bench the previous run
+    timed goes by that figure."""
+    names = [b.name for b in BENCHES]
+    typical = typical_for_benches(names, "icarus")
+    progress = Progress("job", names, history=tmp_path / "none.json", workers=2, typical=typical)
+    tasks = regress.plan_tasks(BENCHES, "icarus", 7, "", False, False, 2, progress.expected())
+    assert [t.bench for t in tasks] == sorted(names, key=lambda n: -TYPICAL["icarus"][n])
+    (tmp_path / "d.json").write_text('{"job": {"fifo": 1000.0}}')
+    again = Progress("job", names, history=tmp_path / "d.json", workers=2, typical=typical)
+    assert regress.plan_tasks(BENCHES, "icarus", 7, "", False, False, 2, again.expected())[0].bench == "fifo"
 
 
 def test_one_at_a_time_the_selection_order_and_each_header_printed_as_it_starts() -> None:
@@ -82,7 +97,7 @@ def test_the_engine_outcomes_read_as_the_main_job_always_printed_them(
     out = capsys.readouterr().out
     assert rc == 0, out
     assert seen["workers"] == 2 and seen["in_flight"] == 2 and seen["closed"] and seen["build_root"] == tmp_path
-    assert [t.bench for t in seen["tasks"]] == ["router", "fifo"]  # neither timed before: as asked
+    assert [t.bench for t in seen["tasks"]] == sorted(["router", "fifo"], key=lambda b: -TYPICAL["icarus"][b])
     assert "seed 5, 2 at a time" in out.splitlines()[0]
     for k, bench in enumerate(("router", "fifo"), 1):  # side by side, the header comes with the result
         lines = out[out.index(f"--- {bench}: "):].splitlines()
