@@ -236,6 +236,9 @@ class ModelHost:
         """Run until nothing moves (an ideal network has no reason to stop earlier: a surplus signal the
         round causes then shows in the exact-count check after it), then every write must have landed."""
         self.mm.run()
+        epoch = getattr(self.mm.mag, "new_epoch", None)  # writes from here on are ordered after these
+        if epoch is not None:
+            epoch()
         if self.mm.outstanding_writes:
             raise NotLanded(f"{what}: {self.mm.outstanding_writes} write(s) never landed "
                             f"({self.mm.wr_data_sent} MEM_WR_DATA sent, {self.mm.words_written} DRAM words written)")

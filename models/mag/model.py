@@ -171,6 +171,13 @@ class MagUnit:
         self.words_read = 0                       # DRAM words read and written through requests
         self.words_written = 0
         self.trace: list[tuple[str, Coord, int]] | None = None  # set to a list to log ("rd"|"wr", src, word)
+        self.writers: dict[int, Coord] = {}       # DRAM word -> the source that wrote it in this epoch
+        self.errors: list[str] = []               # write races: two sources wrote one word in one epoch
+
+    def new_epoch(self) -> None:
+        """The host has ordered everything written so far (a round's awaits met and its writes landed): a
+        later write of a word by another source is no race."""
+        self.writers.clear()
 
     # ------------------------------------------------------------ machine addresses
     def index(self, byte_addr: int) -> int:
@@ -276,6 +283,10 @@ class MagUnit:
             word = (w.first + w.done) & _WORD_INDEX_MASK
             self.dram.set_word(word, _PAYLOAD.extract(flit))
             self.words_written += 1
+            first = self.writers.setdefault(word, src)
+            if first != src and len(self.errors) < MAX_RACES:
+                self.errors.append(f"write race: DRAM word {self.base + 32 * word:#x} written by {first} and by {src} "
+                                   f"with nothing ordering them (one round); which lands last is up to timing")
             if self.trace is not None:
                 self.trace.append(("wr", src, word))
         w.done += 1
@@ -285,6 +296,9 @@ class MagUnit:
         if w.discard:
             return []
         return [Event(src, make_flit(src, self.coord, FlitType.MEM_WR_ACK, w.txn, 1, 0))]
+
+
+MAX_RACES = 8  # race lines kept per run (the first ones name the problem)
 
 
 # ---------------------------------------------------------------- bench prediction

@@ -18,6 +18,9 @@ Decisions the spec leaves to us (docs/vector_core.md lists them):
 * a MEM_RD_RESP whose txn no fill is waiting for is dropped and recorded in
   ``protocol_errors`` (the RTL's monitor prints an ERROR line);
 * the program counter is 9 bits and wraps modulo 512, as upstream's;
+* a RUN that fetches an IMEM word no IMEM flit has written since reset is recorded in ``protocol_errors``
+  (IMEM is not reset, V.1: the hardware would run whatever it holds; a program counter run past the
+  program, or a RUN flit's pc damaged, shows this way), once per RUN;
 * ALU words update the "most recent ALU word" pr/pm that ANY/ALL (D4) and EXPSUM
   (D5) read at decode, before their faults are checked, as upstream does.
 """
@@ -61,6 +64,7 @@ class _Run:
     inst: int
     pc: int
     boundary: bool = False  # an instruction has just retired: loop closure and F_CUDATA come first
+    unwritten: bool = False  # this RUN fetched a word no IMEM flit wrote (reported once)
 
 
 @dataclass
@@ -103,6 +107,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
     def reset(self) -> None:
         """Reset: VL 128, FLAT, K3 = 0, descriptors base 0 / strides 0 / bounds 1; S, V, P, IMEM, L1 zero."""
         self.imem = [0] * IMEM_WORDS
+        self.imem_written = [False] * IMEM_WORDS  # IMEM is not reset (V.1): a fetch of an unwritten word is an error
         self.l1 = np.zeros((L1_WORDS, LANES), dtype=np.uint16)
         self.v = np.zeros((N_VREGS, VL_MAX), dtype=np.uint32)
         self.s = [0] * N_SREGS
@@ -169,6 +174,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         op = pl >> 252
         if op == isa.INST_IMEM:
             self.imem[(pl >> 243) & 0x1FF] = pl & 0xFFFF_FFFF
+            self.imem_written[(pl >> 243) & 0x1FF] = True
         elif op == isa.INST_DESC:
             ad, fld, value = (pl >> 249) & 7, (pl >> 246) & 7, isa.desc_value(pl)
             if fld == isa.FLD_BASE:
@@ -210,6 +216,11 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                     else:
                         lp.active = False
             w = word_of(self.imem[r.pc])
+            if not self.imem_written[r.pc] and not r.unwritten:
+                r.unwritten = True
+                self.protocol_errors.append(f"a RUN fetched IMEM word {r.pc}, which no IMEM flit has written since "
+                                            f"reset (units.md V.1: IMEM is not reset; the hardware runs whatever it "
+                                            f"holds)")
             try:
                 halted = self._step(w, r, out)
             except WaitFills:

@@ -1,0 +1,326 @@
+"""What a bundle's vector programs read of the state their flits write: the rule that proves a flip harmless.
+
+Why: a DESC or IMEM flit writes state (a descriptor field, a program word)
+that persists across RUNs; the hardware reads every bit of such a flit, yet a
+change to it cannot matter when the program never reads what it wrote: a
+descriptor no walk names, a word past the VHALT, a value the slot already
+held. The damage classifier (tb/fuzz/flit_damage.py) must know such a flip by
+a stated, checkable rule, not by a list of bit positions. The rule:
+
+    **a flipped vector-core payload bit is unused when, with the flip, every RUN
+    of every vector core of the plan fetches the same words (compared on the
+    bits each word's opcode reads, models/bundle/flit_bits.py) from the same
+    start pc and every walk reads the same descriptor view, as without it.**
+
+The view of a descriptor is what the walk that names it reads (units.md V.3,
+V.11): an L1 walk (VLD, VST) the addresses of the elements it takes (one per
+chunk below VL, two for FP32; VL as the trace's VSETI and VSETVL words set
+it, or all 16 when it comes from data) modulo 512; a memory walk (VFILL, VDRAIN to
+memory) its DRAM word addresses (byte address >> 5, protocol.md §5), or
+F_LEN past 256 elements; a VDRAIN to a node the record's granule offset and
+ack (base [23:0]; its fin and mesh ride in the CU_DATA header's txn and rsvd,
+which no receiver reads, V.12) and the walk's total (strides ignored).
+
+Everything else the program computes follows from these (the same words on
+the same descriptors, from the same state, in the same order), so equal
+traces mean an equal run. The trace is static: from each RUN's pc, word after
+word to the first VHALT (a VSETI skips its immediate; a D2/D4 chain gathers
+its stages), at most 512 fetches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from models.bundle.flit_bits import Use, mg_fields, word_fields
+from models.cluster.isa import Op as MgOp, decode_inst, emits, fault_of, one
+from models.vector import isa
+from models.vector.walk import walk_addresses, walk_total
+
+MAX_WALK = isa.MAX_WALK
+
+Coord = tuple[int, int]
+ADDR40 = (1 << 40) - 1
+NODE_RECORD = (1 << 24) - 1
+L1_STEPS = 16
+
+
+@dataclass(frozen=True)
+class StagedFlit:
+    """One flit of a kick as the plan dispatches it: where it is in bundle.json and what the unit gets."""
+
+    plan: int  # index into bundle.json "plan"
+    step: int  # index into that round's "steps"
+    index: int  # flit index within the kick
+    round: int
+    node: Coord
+    unit: str  # "MG" or "VC"
+    value: int  # the 288-bit flit as bundle.json holds it
+    final: bool  # the kick's last flit (the loader sets `last`)
+    slot: int
+    restaged: bool  # an earlier kick of the round staged this slot already: the loader keeps that one (§H.2)
+
+
+def staged_flits(meta: dict) -> list[StagedFlit]:
+    """Every flit of every kick of a bundle.json plan, in dispatch order."""
+    units = {tuple(c): kind for kind, coords in meta["machine"]["units"].items() for c in coords}
+    out: list[StagedFlit] = []
+    for pi, entry in enumerate(meta["plan"]):
+        if entry.get("kind") != "round":
+            continue
+        staged: set[int] = set()
+        for si, step in enumerate(entry["steps"]):
+            if step["op"] != "kick":
+                continue
+            node = (int(step["node"][0]), int(step["node"][1]))
+            n = len(step["flits"])
+            for k, hexval in enumerate(step["flits"]):
+                slot = int(step["base"]) + k
+                out.append(StagedFlit(pi, si, k, int(entry["round"]), node, units.get(node, "?"), int(hexval, 16),
+                                      k == n - 1, slot, slot in staged))
+                staged.add(slot)
+    return out
+
+
+def effective(flits: Sequence[StagedFlit]) -> list[StagedFlit]:
+    """The flits the units receive: a re-staged slot carries the value staged first in its round."""
+    first: dict[tuple[int, int], StagedFlit] = {}
+    out = []
+    for f in flits:
+        first.setdefault((f.plan, f.slot), f)
+        out.append(f if not f.restaged else StagedFlit(f.plan, f.step, f.index, f.round, f.node, f.unit,
+                                                       first[(f.plan, f.slot)].value, f.final, f.slot, True))
+    return out
+
+
+def read_mask(word: int, immediate: bool) -> int:
+    """The bits of an IMEM word its role reads (flit_bits.word_fields)."""
+    m = 0
+    for f in word_fields(word, immediate):
+        if f.use is Use.READ:
+            m |= ((1 << (f.msb - f.lsb + 1)) - 1) << f.lsb
+    return m
+
+
+def _view(kind: str, base: int, dims: Sequence[tuple[int, int]], off: int = 0, steps: int = L1_STEPS) -> tuple:
+    """What a walk reads of a descriptor (the module doc): the addresses it produces, as the unit uses them."""
+    total = walk_total(tuple(b for _, b in dims))
+    if kind == "l1":  # the elements a VLD / VST takes, addr[8:0] of each
+        return (kind, tuple(a & 0x1FF for a in walk_addresses(base, tuple(dims), steps, off)))
+    if total > MAX_WALK:
+        return (kind, "F_LEN")
+    if kind == "node":  # record [23:0]: granule offset and ack; fin and mesh ride in txn / rsvd (V.11, V.12)
+        return (kind, base & NODE_RECORD, total)
+    return (kind, tuple((a & ADDR40) >> 5 for a in walk_addresses(base, tuple(dims), total)))
+
+
+class _Core:
+    """One vector core's persistent state as the flits leave it (units.md V.1): IMEM, descriptors, mode."""
+
+    def __init__(self) -> None:
+        self.imem = [0] * isa.IMEM_WORDS
+        self.base = [0] * isa.N_DESC
+        self.dims = [[(0, 1)] * 4 for _ in range(isa.N_DESC)]
+        self.mode = int(isa.Mode.FLAT)
+        self.vl: int | None = isa.VL_MAX  # None: set from a scalar this trace does not know
+        self.s: list[int | None] = [0] * isa.N_SREGS  # known only as VSETI leaves them
+
+    def _l1_steps(self, w: isa.Word) -> int:
+        """Walk elements a VLD / VST takes: one per chunk below VL (two for FP32), 16 when VL is unknown."""
+        return L1_STEPS if self.vl is None else -(-self.vl // isa.LANES) * (2 if w.dt == isa.DT_FP32 else 1)
+
+    def run(self, pc: int) -> tuple:
+        """The static trace of a RUN from `pc`: (end pc, ((addr, read bits of the word, immediate?), ...),
+        ((pc, walk view), ...))."""
+        words, walks = [], []
+        for _ in range(isa.IMEM_WORDS):
+            raw = self.imem[pc]
+            w = isa.word_of(raw)
+            words.append((pc, raw & read_mask(raw, False), False))
+            if w.op == isa.OP_VHALT:
+                break
+            if w.op == isa.OP_VSETI:
+                imm = self.imem[(pc + 1) % isa.IMEM_WORDS]
+                if w.sa != isa.SRC_K:
+                    self.s[w.vd] = imm & isa.E8_MASK
+                words.append(((pc + 1) % isa.IMEM_WORDS, imm & read_mask(imm, True), True))
+                pc = (pc + 2) % isa.IMEM_WORDS
+                continue
+            step = 1
+            if w.op <= isa.ALU_LAST and self.mode in (isa.Mode.D2, isa.Mode.D4):
+                step = isa.CHAIN_DEPTH[isa.Mode(self.mode)]
+                words += [((pc + k) % isa.IMEM_WORDS, self.imem[(pc + k) % isa.IMEM_WORDS], False)
+                          for k in range(1, step)]
+            elif w.op == isa.OP_VSETMODE:
+                self.mode = w.mode
+            elif w.op == isa.OP_VSETVL:
+                v = self.s[w.va]
+                self.vl = v if v is not None and 1 <= v <= isa.VL_MAX else None
+            elif w.op == isa.OP_VRED or (w.op == isa.OP_VBCAST and w.sa != isa.SRC_S):
+                self.s[w.vd] = None  # a scalar from the data
+            elif w.op in isa.MEMORY_OPS:
+                kind = ("l1" if w.op in (isa.OP_VLD, isa.OP_VST) else
+                        "node" if w.op == isa.OP_VDRAIN and w.node else "mem")
+                walks.append((pc, _view(kind, self.base[w.ad], self.dims[w.ad], w.off, self._l1_steps(w))))
+            pc = (pc + step) % isa.IMEM_WORDS
+        return (pc, tuple(words), tuple(walks))
+
+    def take(self, payload: int) -> tuple | None:
+        """Apply one CU_INST payload (units.md V.2); a RUN returns its trace."""
+        op = payload >> 252 & 0xF
+        if op == isa.INST_IMEM:
+            self.imem[(payload >> 243) & 0x1FF] = payload & 0xFFFF_FFFF
+        elif op == isa.INST_DESC:
+            ad, fld, value = (payload >> 249) & 7, (payload >> 246) & 7, isa.desc_value(payload)
+            if fld == isa.FLD_BASE:
+                self.base[ad] = value
+            elif fld <= 4:
+                self.dims[ad][fld - 1] = isa.unpack_dim(value)
+        elif op == isa.INST_RUN:
+            return ((payload >> 243) & 0x1FF,) + self.run((payload >> 243) & 0x1FF)
+        return None
+
+
+def vector_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
+    """Per vector core, the static trace of every RUN, in dispatch order (only flits of CU_INST type reach a
+    core: the caller decides that from the header, flit_bits)."""
+    cores: dict[Coord, _Core] = {}
+    out: dict[Coord, list[tuple]] = {}
+    for f in effective(list(flits)):
+        if f.unit != "VC":
+            continue
+        core = cores.setdefault(f.node, _Core())
+        t = core.take(f.value & ((1 << 256) - 1))
+        if t is not None:
+            out.setdefault(f.node, []).append(t)
+    return out
+
+
+def immediates(flits: Sequence[StagedFlit]) -> set[int]:
+    """Positions (in `flits`) of the IMEM flits whose word the first RUN that fetches it fetches as a VSETI's
+    immediate (its fields are then the immediate's, flit_bits.word_fields)."""
+    cores: dict[Coord, _Core] = {}
+    pending: dict[tuple[Coord, int], int] = {}  # (core, IMEM addr) -> position of the flit that wrote it, unfetched
+    out: set[int] = set()
+    for pos, f in enumerate(effective(flits)):
+        if f.unit != "VC":
+            continue
+        core = cores.setdefault(f.node, _Core())
+        p = f.value & ((1 << 256) - 1)
+        if p >> 252 == isa.INST_IMEM:
+            pending[(f.node, (p >> 243) & 0x1FF)] = pos
+        t = core.take(p)
+        if t is None:
+            continue
+        for addr, _, imm in t[2]:
+            at = pending.pop((f.node, addr), None)
+            if at is not None and imm:
+                out.add(at)
+    return out
+
+
+def _mask(fields: Iterable) -> int:
+    m = 0
+    for f in fields:
+        if f.use is Use.READ:
+            m |= ((1 << (f.msb - f.lsb + 1)) - 1) << f.lsb
+    return m
+
+
+class _Cluster:
+    """One cluster's L1 entries and accumulator tiles as tags of where their values came from (units.md C)."""
+
+    def __init__(self, coord: Coord, exact: bool) -> None:
+        self.own = coord[1] << 4 | coord[0]
+        self.exact = exact  # something drains into this cluster: no reasoning about dead entries or zero tiles
+        self.l1: dict[tuple[int, int], tuple] = {}
+        self.acc: dict[int, tuple] = {}
+        self.fills = 0
+
+    def take(self, payload: int) -> tuple | None:
+        """Apply one CU_INST payload; return what it makes observable (None: nothing by itself)."""
+        f = decode_inst(payload)
+        read = payload & _mask(mg_fields(payload))
+        fault = fault_of(payload)
+        if fault is not None or self.exact:
+            return ("inst", read, fault)
+        if f["op"] == MgOp.FILL:
+            self.fills += 1
+            quant = not f["preq"]
+            peers = [(f["peers"] >> (8 * k)) & 0xFF for k in range(f["npeer"])]
+            for e in range(one(f["n"])):
+                tag = (((f["addr"] >> 5) + e * (8 if quant else 4), quant, f["sel"] if quant else 0) if not peers
+                       else ("multicast", self.fills, e))
+                self.l1[(f["sel"], (f["fbank"] & 1) << 8 | (f["eoff"] + e) % 256)] = tag
+            return ("fill", read) if peers else None
+        if f["op"] == MgOp.GEMM:
+            gm, gn, nk = one(f["gm"]), one(f["gn"]), one(f["nk"])
+            for kb in range(nk):
+                for g in range(gm):
+                    for h in range(gn):
+                        t = g * gn + h
+                        term = (f["anchor"], self.l1.get((0, (f["abank"] & 1) << 8 | (f["aoff"] + g * nk + kb) % 256)),
+                                self.l1.get((1, (f["bbank"] & 1) << 8 | (f["boff"] + h * nk + kb) % 256)))
+                        add = kb > 0 or f["acc"]  # an ADD into a tile nothing wrote yet adds to +0: a LOAD (C.7)
+                        self.acc[t] = (self.acc[t] + (term,)) if add and t in self.acc else (term,)
+            if emits(f):
+                return ("emit", read, tuple(self.acc.get(t) for t in range(gm * gn)))
+            return None
+        n = one(f["n"])  # DRAIN
+        return ("drain", read, None if f["fuse"] else tuple(self.acc.get(t) for t in range(n)))
+
+
+def node_targets(flits: Iterable[StagedFlit]) -> set[Coord]:
+    """Units some flit of the plan drains into (a cluster DRAIN or emit to a node, a node-form VDRAIN)."""
+    out: set[Coord] = set()
+    for f in flits:
+        p = f.value & ((1 << 256) - 1)
+        if f.unit == "MG":
+            d = decode_inst(p)
+            if d["dnode"] and d["op"] in (MgOp.GEMM, MgOp.DRAIN):
+                out.add((d["dst_x"], d["dst_y"]))
+        elif p >> 252 == isa.INST_IMEM:
+            w = isa.word_of(p & 0xFFFF_FFFF)
+            if w.op == isa.OP_VDRAIN and w.node:
+                out.add((w.dst_x, w.dst_y))
+    return out
+
+
+def cluster_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
+    """Per cluster, what each instruction makes observable, in dispatch order: a drain's or an emit's read
+    fields with the history of every tile it sends, a FILL's fields when it multicasts, any instruction of a
+    cluster something drains into, and every fault."""
+    eff = effective(list(flits))
+    exact = node_targets(eff)
+    cl: dict[Coord, _Cluster] = {}
+    out: dict[Coord, list[tuple]] = {}
+    for f in eff:
+        if f.unit != "MG":
+            continue
+        c = cl.setdefault(f.node, _Cluster(f.node, f.node in exact))
+        t = c.take(f.value & ((1 << 256) - 1))
+        if t is not None:
+            out.setdefault(f.node, []).append(t)
+    return out
+
+
+def plan_trace(flits: Sequence[StagedFlit]) -> tuple:
+    """The vector and cluster traces of a plan (what the module's rule compares)."""
+    return (vector_trace(flits), cluster_trace(flits))
+
+
+def unused_flip(flits: Sequence[StagedFlit], pos: int, bit: int, clean: tuple) -> bool:
+    """Whether flipping `bit` (a payload bit) of flit `pos` leaves the plan's trace as `clean`
+    (:func:`plan_trace` of the undamaged flits): the module's rule."""
+    f = flits[pos]
+    if bit >= 256:
+        return False
+    damaged = list(flits)
+    damaged[pos] = StagedFlit(f.plan, f.step, f.index, f.round, f.node, f.unit, f.value ^ (1 << bit), f.final,
+                              f.slot, f.restaged)
+    return plan_trace(damaged) == clean
+
+
+__all__ = ["StagedFlit", "cluster_trace", "effective", "immediates", "node_targets", "plan_trace", "read_mask",
+           "staged_flits", "unused_flip", "vector_trace"]
