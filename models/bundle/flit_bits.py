@@ -30,13 +30,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator
-
-from models.cluster.isa import ADDR_HIGH, ADDR_LOW, INST_FIELDS, Op as MgOp
+from models.cluster.isa import ADDR_HIGH, ADDR_LOW, INST_FIELDS, Op as MgOp, decode_inst
 from models.vector import isa
 
 __all__ = ["Use", "Field", "HEADER_FIELDS", "header_fields", "mg_fields", "vc_fields", "word_fields", "flit_kind",
-           "check_cover", "fields_of", "iter_bits", "FLIT_BITS"]
+           "check_cover", "fields_of", "FLIT_BITS"]
 
 FLIT_BITS = 288
 LOADER_TYPE = 5  # the loader ORs header(type 5, txn 0, last, dst 0, src 0) into every staged payload (units.md §H.2)
@@ -107,6 +105,7 @@ def _mg_reads(op: int, f: dict[str, int]) -> frozenset[str]:
     return frozenset({"op"})
 
 
+A1 = "units.md C.7.3, quirk A1: e = (p + Ea + Eb - anchor - 6 + 63) mod 128, so anchor and anchor ^ 128 agree"
 P4_FLAGS = "protocol.md §4: CU_DATA flags bit0 = signal_on_complete, others 0 (units.md V.12 reads flags[0])"
 P5_WORD = "protocol.md §5: DRAM word = byte address >> 5 (the MAG reads addr[39:5])"
 NODE_OFF = "protocol.md §6: a node drain's descriptor offset is addr[20:5]"
@@ -130,8 +129,6 @@ def _mg_addr(name: str, f: dict[str, int], read: bool, src: str) -> list[Field]:
 
 def mg_fields(payload: int) -> list[Field]:
     """The payload bits [255:0] of a cluster CU_INST, by field, read or ignored under its opcode."""
-    from models.cluster.isa import decode_inst
-
     f = decode_inst(payload)
     reads = _mg_reads(f["op"], f)
     name = MgOp(f["op"]).name if f["op"] in set(MgOp) else f"op{f['op']}"
@@ -142,6 +139,10 @@ def mg_fields(payload: int) -> list[Field]:
             for k in range(3):
                 use = Use.READ if k < f["npeer"] else Use.IGNORED
                 out.append(Field(f"MG.{name}.peer{k}", lsb + 8 * k + 7, lsb + 8 * k, use, C1 + ", C.3: npeer bytes"))
+            continue
+        if fname == "anchor" and fname in reads:  # the conversion's exponent is taken modulo 128 (C.7.3, quirk A1)
+            out += [Field(f"MG.{name}.anchor[7]", msb, msb, Use.IGNORED, A1),
+                    Field(f"MG.{name}.anchor[6:0]", msb - 1, lsb, Use.READ, src)]
             continue
         if fname == "dflags" and fname in reads:  # carried into the CU_DATA descriptor, whose receiver reads [0]
             out += [Field(f"MG.{name}.dflags[7:1]", msb, lsb + 1, Use.IGNORED, P4_FLAGS),
@@ -163,7 +164,7 @@ def _alu_word(w: isa.Word, pre: str) -> list[Field]:
     cmp = w.op in isa.CMP_OPS
     reads = {"a": True, "b": w.op in isa.A_B_OPS | isa.A_B_C_OPS, "c": w.op in isa.A_C_OPS | isa.A_B_C_OPS}
     out = [Field(f"{pre}.op", 31, 27, Use.READ, V4)]
-    for k, (sel, msb) in enumerate((("sa", 26), ("sb", 24), ("sc", 22))):
+    for sel, msb in (("sa", 26), ("sb", 24), ("sc", 22)):
         out.append(Field(f"{pre}.{sel}", msb, msb - 1, Use.READ, V4 + ": all three selectors are checked"))
     out.append(Field(f"{pre}.vd", 20, 17, Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores vd"))
     for opnd, sel, msb in (("a", w.sa, 16), ("b", w.sb, 12), ("c", w.sc, 8)):
@@ -293,9 +294,3 @@ def fields_of(unit: str, flit: int, final: bool, immediate: bool = False) -> lis
     payload = flit & ((1 << 256) - 1)
     body = mg_fields(payload) if unit == "MG" else vc_fields(payload, immediate)
     return check_cover(header_fields(final) + body)
-
-
-def iter_bits(fields: list[Field]) -> Iterator[tuple[int, Field]]:
-    for f in fields:
-        for b in f.bits():
-            yield b, f

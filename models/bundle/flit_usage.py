@@ -125,6 +125,9 @@ class _Core:
         self.mode = int(isa.Mode.FLAT)
         self.vl: int | None = isa.VL_MAX  # None: set from a scalar this trace does not know
         self.s: list[int | None] = [0] * isa.N_SREGS  # known only as VSETI leaves them
+        self.k3 = 0
+        self.written: set[int] = set()  # IMEM addresses an IMEM flit wrote
+        self.fetched: list[tuple[int, bool]] = []
 
     def _l1_steps(self, w: isa.Word) -> int:
         """Walk elements a VLD / VST takes: one per chunk below VL (two for FP32), 16 when VL is unknown."""
@@ -132,37 +135,56 @@ class _Core:
 
     def run(self, pc: int) -> tuple:
         """The static trace of a RUN from `pc`: (end pc, ((addr, read bits of the word, immediate?), ...),
-        ((pc, walk view), ...))."""
-        words, walks = [], []
+        ((pc, walk view), ...)). A word whose only effect is to set what already holds that value (a VSETI of
+        a known equal scalar or K3, a VSETVL to the VL in force, a VSETMODE to the mode in force) is left
+        out; a word no IMEM flit wrote is marked (the model reports fetching it). ``fetched`` keeps every
+        (addr, immediate?) fetched."""
+        words: list[tuple] = []
+        walks = []
+        self.fetched: list[tuple[int, bool]] = []
         for _ in range(isa.IMEM_WORDS):
             raw = self.imem[pc]
             w = isa.word_of(raw)
-            words.append((pc, raw & read_mask(raw, False), False))
+            self.fetched.append((pc, False))
+            here = [(pc, raw & read_mask(raw, False), False) if pc in self.written else ("unwritten", pc)]
             if w.op == isa.OP_VHALT:
+                words += here
                 break
             if w.op == isa.OP_VSETI:
-                imm = self.imem[(pc + 1) % isa.IMEM_WORDS]
-                if w.sa != isa.SRC_K:
-                    self.s[w.vd] = imm & isa.E8_MASK
-                words.append(((pc + 1) % isa.IMEM_WORDS, imm & read_mask(imm, True), True))
+                nxt = (pc + 1) % isa.IMEM_WORDS
+                imm = self.imem[nxt] & isa.E8_MASK
+                self.fetched.append((nxt, True))
+                same = (self.k3 == imm) if w.sa == isa.SRC_K else (self.s[w.vd] == imm)
+                if not same or pc not in self.written or nxt not in self.written:
+                    words += here + [(nxt, self.imem[nxt] & read_mask(self.imem[nxt], True), True)
+                                     if nxt in self.written else ("unwritten", nxt)]
+                if w.sa == isa.SRC_K:
+                    self.k3 = imm
+                else:
+                    self.s[w.vd] = imm
                 pc = (pc + 2) % isa.IMEM_WORDS
                 continue
-            step = 1
+            step, noop = 1, False
             if w.op <= isa.ALU_LAST and self.mode in (isa.Mode.D2, isa.Mode.D4):
                 step = isa.CHAIN_DEPTH[isa.Mode(self.mode)]
-                words += [((pc + k) % isa.IMEM_WORDS, self.imem[(pc + k) % isa.IMEM_WORDS], False)
-                          for k in range(1, step)]
+                here += [((pc + k) % isa.IMEM_WORDS, self.imem[(pc + k) % isa.IMEM_WORDS], False)
+                         for k in range(1, step)]
             elif w.op == isa.OP_VSETMODE:
+                noop = self.mode == w.mode
                 self.mode = w.mode
             elif w.op == isa.OP_VSETVL:
                 v = self.s[w.va]
-                self.vl = v if v is not None and 1 <= v <= isa.VL_MAX else None
+                vl = v if v is not None and 1 <= v <= isa.VL_MAX else None
+                noop = vl is not None and vl == self.vl
+                self.vl = vl
             elif w.op == isa.OP_VRED or (w.op == isa.OP_VBCAST and w.sa != isa.SRC_S):
                 self.s[w.vd] = None  # a scalar from the data
             elif w.op in isa.MEMORY_OPS:
                 kind = ("l1" if w.op in (isa.OP_VLD, isa.OP_VST) else
                         "node" if w.op == isa.OP_VDRAIN and w.node else "mem")
                 walks.append((pc, _view(kind, self.base[w.ad], self.dims[w.ad], w.off, self._l1_steps(w))))
+            if not (noop and pc in self.written):
+                words += here
             pc = (pc + step) % isa.IMEM_WORDS
         return (pc, tuple(words), tuple(walks))
 
@@ -171,6 +193,7 @@ class _Core:
         op = payload >> 252 & 0xF
         if op == isa.INST_IMEM:
             self.imem[(payload >> 243) & 0x1FF] = payload & 0xFFFF_FFFF
+            self.written.add((payload >> 243) & 0x1FF)
         elif op == isa.INST_DESC:
             ad, fld, value = (payload >> 249) & 7, (payload >> 246) & 7, isa.desc_value(payload)
             if fld == isa.FLD_BASE:
@@ -178,7 +201,7 @@ class _Core:
             elif fld <= 4:
                 self.dims[ad][fld - 1] = isa.unpack_dim(value)
         elif op == isa.INST_RUN:
-            return ((payload >> 243) & 0x1FF,) + self.run((payload >> 243) & 0x1FF)
+            return self.run((payload >> 243) & 0x1FF)
         return None
 
 
@@ -213,7 +236,7 @@ def immediates(flits: Sequence[StagedFlit]) -> set[int]:
         t = core.take(p)
         if t is None:
             continue
-        for addr, _, imm in t[2]:
+        for addr, imm in core.fetched:
             at = pending.pop((f.node, addr), None)
             if at is not None and imm:
                 out.add(at)

@@ -166,9 +166,12 @@ class MachineModel:
         return self.wr_data_sent - self.words_written
 
     def load(self, byte_addr: int, data: np.ndarray) -> None:
-        """Backdoor store at a machine byte address."""
-        self.dram.load_bytes(self.machine.dram_offset(byte_addr, np.asarray(data).nbytes),
-                             np.ascontiguousarray(data, dtype=np.uint8).tobytes())
+        """Backdoor store at a machine byte address (the memory agent learns that the host loaded it)."""
+        offset, n = self.machine.dram_offset(byte_addr, np.asarray(data).nbytes), np.asarray(data).nbytes
+        self.dram.load_bytes(offset, np.ascontiguousarray(data, dtype=np.uint8).tobytes())
+        allow = getattr(self.mag, "allow", None)
+        if allow is not None:
+            allow(offset // 32, -(-(offset % 32 + n) // 32))
 
     def dump(self, byte_addr: int, n: int) -> np.ndarray:
         """Backdoor read at a machine byte address."""
@@ -187,7 +190,7 @@ class MachineModel:
         """What the network and the units' monitors recorded (each model's own list, by its own name)."""
         out = self.errors + self.orch.errors
         for u in self.units.values():
-            for name in ("errors", "violations", "protocol_errors"):
+            for name in ("errors", "violations", "protocol_errors", "undefined_reads"):
                 out += list(getattr(u, name, []))
         return out
 

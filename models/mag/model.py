@@ -172,7 +172,13 @@ class MagUnit:
         self.words_written = 0
         self.trace: list[tuple[str, Coord, int]] | None = None  # set to a list to log ("rd"|"wr", src, word)
         self.writers: dict[int, Coord] = {}       # DRAM word -> the source that wrote it in this epoch
-        self.errors: list[str] = []               # write races: two sources wrote one word in one epoch
+        self.errors: list[str] = []               # write races, and writes outside the memory the host loaded
+        self.spans: list[tuple[int, int]] = []    # [first, end) word ranges the host loaded (none: no check)
+
+    def allow(self, first: int, n: int) -> None:
+        """The host loaded words first..first+n-1 (a program's image): a unit's write outside every loaded
+        range is recorded as an error (a walk run long, a drain address damaged)."""
+        self.spans.append((first, first + n))
 
     def new_epoch(self) -> None:
         """The host has ordered everything written so far (a round's awaits met and its writes landed): a
@@ -283,6 +289,9 @@ class MagUnit:
             word = (w.first + w.done) & _WORD_INDEX_MASK
             self.dram.set_word(word, _PAYLOAD.extract(flit))
             self.words_written += 1
+            if self.spans and not any(lo <= word < hi for lo, hi in self.spans) and len(self.errors) < MAX_RACES:
+                self.errors.append(f"write outside the loaded memory: DRAM word {self.base + 32 * word:#x} written by "
+                                   f"{src} lies in no image the host loaded")
             first = self.writers.setdefault(word, src)
             if first != src and len(self.errors) < MAX_RACES:
                 self.errors.append(f"write race: DRAM word {self.base + 32 * word:#x} written by {first} and by {src} "

@@ -2,14 +2,23 @@
 
 ``python -m tb.fuzz.flit_damage DIR [--all | --sample N] [--seed S]`` prints,
 per flit kind, how many bits are read / ignored / overridden / echoed / unused
-(models/bundle/flit_bits.py, models/bundle/flit_usage.py) and what each flip
-did: FAILED by the verdict (models/bundle/judge.py), FAULT (a unit retired an
-instruction as a named fault), STOPPED (the run could not finish: an await
-never met, a refusal, a runaway program stopped by the watchdog below), or
-PASSED. A READ bit whose flip PASSED is a **silent pass**, a defect of the
-models or of the map; a bit the map calls harmless whose flip did not pass
-**contradicts** the map. Both are listed, and the command exits 1 when either
-occurs (0 otherwise, 2 on bad input).
+/ credit (models/bundle/flit_bits.py, models/bundle/flit_usage.py,
+docs/flit_bits.md) and what each flip did:
+
+* FAILED: the verdict (models/bundle/judge.py) fails;
+* FAULT: a unit retired an instruction as a named fault;
+* STOPPED: the run could not finish (an await never met, a refusal, a
+  runaway program stopped by the watchdog below);
+* MASKED: the verdict passes, but the machine did something else than the
+  undamaged run (other DRAM writes, later overwritten; another end state of a
+  unit's registers or L1, which the FP16 outputs absorb): the flip is read,
+  and only this bench, not the bundle's verdict, can see it;
+* PASSED: nothing the verdict or the machine's behaviour shows differs.
+
+A READ bit whose flip PASSED is a **silent pass**, a defect of the models or
+of the map; a bit the map calls harmless whose flip did anything but pass
+**contradicts** the map. Both are listed, MASKED flips too, and the command
+exits 1 on a silent pass or a contradiction (0 otherwise, 2 on bad input).
 
 Why in-process and on the models: a flip runs in tens of milliseconds, so a
 sample of a thousand flips (or every bit of a small bundle) runs in seconds
@@ -30,20 +39,27 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
 
 from models.bundle.executor import execute, run_sync
 from models.bundle.flit_bits import Field, Use, fields_of, flit_kind
 from models.bundle.flit_usage import StagedFlit, immediates, plan_trace, staged_flits, unused_flip
 from models.bundle.judge import judge
 from models.bundle.reader import Bundle
-from models.machine.event_model import UNIT_MODELS, MachineModel, ModelHost, model_run
+from models.machine.event_model import UNIT_MODELS, Factory, MachineModel, ModelHost, model_run
 from models.machine.layouts import Machine, UnitKind, get_machine
+from models.cluster import ClusterCore
 from models.vector.core import VectorCore
+from models.vector.isa import Word
+from models.vector.link import Event
+
+Coord = tuple[int, int]
 
 RUNAWAY_FACTOR = 8
 RUNAWAY_MARGIN = 20_000
-OUTCOMES = ("FAILED", "FAULT", "STOPPED", "PASSED")
+OUTCOMES = ("FAILED", "FAULT", "STOPPED", "MASKED", "PASSED")
 UNUSED = "unused"  # a READ bit the program provably never reads back (models/bundle/flit_usage.py)
 CREDIT = "credit"  # `last` on a non-final flit, in a round whose seed covers all its flits
 CLASSES = (Use.READ.value, Use.IGNORED.value, Use.OVERRIDDEN.value, Use.ECHOED.value, UNUSED, CREDIT)
@@ -71,14 +87,25 @@ class Result:
     flip: Flip
     outcome: str
     why: str
+    differs: str = ""  # MASKED: "writes" (the DRAM writes differ) or "state" (only a unit's end state)
 
     @property
     def silent(self) -> bool:
+        """A read bit whose flip changed nothing the verdict or the machine's behaviour shows."""
         return self.flip.cls == Use.READ.value and self.outcome == "PASSED"
 
     @property
+    def masked(self) -> bool:
+        """A read bit whose flip the verdict passed although the machine did something else (named in `why`)."""
+        return self.flip.cls == Use.READ.value and self.outcome == "MASKED"
+
+    @property
     def contradicts(self) -> bool:
-        return self.flip.cls != Use.READ.value and self.outcome != "PASSED"
+        """A harmless bit whose flip did more than nothing; an `unused` flip may leave state no one reads
+        (an L1 entry, a descriptor) different, never a DRAM write."""
+        if self.flip.cls == Use.READ.value or self.outcome == "PASSED":
+            return False
+        return not (self.flip.cls == UNUSED and self.outcome == "MASKED" and self.differs == "state")
 
 
 # ---------------------------------------------------------------- the map of a bundle's bits
@@ -135,20 +162,21 @@ class _Budget:
         self.words, self.deliveries = words, deliveries
 
 
-def _watched_machine(machine: Machine, budget: _Budget | None) -> tuple[MachineModel, list[VectorCore]]:
+def _watched_machine(machine: Machine, budget: _Budget | None,
+                     units: Mapping[UnitKind, Factory]) -> tuple[MachineModel, list[VectorCore]]:
     cores: list[VectorCore] = []
 
     class WatchedCore(VectorCore):
         executed = 0
 
-        def _step(self, w, r, out):  # type: ignore[no-untyped-def]
+        def _step(self, w: Word, r: Any, out: list[Event]) -> bool:
             WatchedCore.executed += 1
             if budget is not None and WatchedCore.executed > budget.words:
                 raise Runaway(f"watchdog: more than {budget.words} program words executed (the undamaged run "
                               f"executes {budget.words // RUNAWAY_FACTOR - RUNAWAY_MARGIN // RUNAWAY_FACTOR} or so)")
             return super()._step(w, r, out)
 
-    def make(c, mm):  # type: ignore[no-untyped-def]
+    def make(c: Coord, mm: MachineModel) -> VectorCore:
         core = WatchedCore(c, mm.machine.mag)
         cores.append(core)
         return core
@@ -163,26 +191,73 @@ def _watched_machine(machine: Machine, budget: _Budget | None) -> tuple[MachineM
                     return until() if until is not None else True
             raise Runaway(f"watchdog: more than {limit} flit deliveries in one wait")
 
-    units = {**UNIT_MODELS, UnitKind.VECTOR: make}
-    return WatchedMachine(machine, units), cores
+    return WatchedMachine(machine, {**units, UnitKind.VECTOR: make}), cores
 
 
-def run_once(b: Bundle, machine: Machine, budget: _Budget | None = None) -> tuple[str, str, int, int]:
-    """(outcome, first reason, words executed, deliveries) of `b` on the models."""
-    mm, cores = _watched_machine(machine, budget)
+@dataclass(frozen=True)
+class Run:
+    """One run's outcome, its first reason, the watchdog's figures and what the machine did (fingerprint)."""
+
+    outcome: str
+    why: str
+    differs: str = ""
+    words: int = 0
+    deliveries: int = 0
+    fingerprint: tuple = ()
+
+
+def fingerprint(mm: MachineModel, writes: list) -> tuple:
+    """What the machine did beyond the image the verdict reads: every DRAM write (source, word), and every
+    unit's end state (a vector core's registers, L1, VL and mode; a cluster's L1 and accumulator)."""
+    state = []
+    for coord in sorted(mm.units):
+        u = mm.units[coord]
+        if isinstance(u, VectorCore):
+            snap = u.snapshot()
+            state.append((coord, *(np.asarray(snap[k]).tobytes() for k in ("l1", "v", "p")), tuple(snap["s"]),
+                          snap["k3"], snap["vl"], snap["mode"]))
+        elif isinstance(u, ClusterCore):
+            state.append((coord, tuple(u.l1[0]), tuple(u.l1[1]), u.acc.tobytes()))
+    return (tuple(sorted(Counter((src, word) for op, src, word in writes if op == "wr").items())), tuple(state))
+
+
+def _difference(clean: tuple, got: tuple) -> str:
+    if clean[0] != got[0]:
+        a, b = dict(clean[0]), dict(got[0])
+        extra = sum(max(0, n - a.get(k, 0)) for k, n in b.items())
+        missing = sum(max(0, n - b.get(k, 0)) for k, n in a.items())
+        return (f"the verdict passed, but the machine wrote {extra} DRAM word(s) the undamaged run does not and "
+                f"left out {missing} (each overwritten or rewritten before the end)")
+    units = [c[0] for c, d in zip(clean[1], got[1]) if c != d]
+    return (f"the verdict passed, but the end state of unit(s) {units} differs from the undamaged run's (a value "
+            f"the outputs' FP16 rounding absorbs, or state no output reads)")
+
+
+def run_once(b: Bundle, machine: Machine, budget: _Budget | None = None,
+             units: Mapping[UnitKind, Factory] = UNIT_MODELS, clean: tuple | None = None) -> Run:
+    """`b` on the models (`units`: the unit models but the vector core's, which is always the golden one under
+    the watchdog; a test plants a broken one); with `clean` (the undamaged run's fingerprint) a run the
+    verdict passes but whose machine did something else is MASKED."""
+    mm, cores = _watched_machine(machine, budget, units)
+    writes: list = []
+    if mm.mag is not None:
+        mm.mag.trace = writes
     try:
         res = run_sync(execute(b, ModelHost(mm), machine))
     except (Runaway, AssertionError, ValueError) as exc:  # a poll never met, a refusal, a livelock, the watchdog
-        return "STOPPED", f"{type(exc).__name__}: {str(exc)[:200]}", 0, mm.steps
+        return Run("STOPPED", f"{type(exc).__name__}: {str(exc)[:200]}", "", 0, mm.steps)
     run = model_run(mm, res)
     words = type(cores[0]).executed if cores else 0
     if run.faults:
         node, code = run.faults[0]
-        return "FAULT", f"FAULT signal from {node}: code {code}", words, mm.steps
+        return Run("FAULT", f"FAULT signal from {node}: code {code}", "", words, mm.steps)
     failures = judge(b, res) + [f"model error: {e}" for e in run.errors]
     if failures:
-        return "FAILED", failures[0][:200], words, mm.steps
-    return "PASSED", "", words, mm.steps
+        return Run("FAILED", failures[0][:200], "", words, mm.steps)
+    fp = fingerprint(mm, writes)
+    if clean is not None and fp != clean:
+        return Run("MASKED", _difference(clean, fp), "writes" if fp[0] != clean[0] else "state", words, mm.steps, fp)
+    return Run("PASSED", "", "", words, mm.steps, fp)
 
 
 def damaged(b0: Bundle, flits: Sequence[StagedFlit], flip: Flip) -> Bundle:
@@ -221,12 +296,17 @@ class Report:
             c[r.outcome] += 1
             c[f"{r.flip.cls}/{r.outcome}"] += 1
             c["silent"] += r.silent
+            c["masked"] += r.masked
             c["contradicts"] += r.contradicts
         return out
 
     @property
     def silent(self) -> list[Result]:
         return [r for r in self.results if r.silent]
+
+    @property
+    def masked(self) -> list[Result]:
+        return [r for r in self.results if r.masked]
 
     @property
     def contradictions(self) -> list[Result]:
@@ -254,21 +334,24 @@ def select(flips: Sequence[Flip], sample: int | None, seed: int) -> list[Flip]:
 
 
 def damage(bundle_dir: str | Path, sample: int | None = None, seed: int = 0,
-           runner: Callable[[Bundle, Machine, _Budget | None], tuple[str, str, int, int]] = run_once) -> Report:
-    """Flip the selected bits of one bundle one at a time and run each damaged copy (see the module doc)."""
+           runner: Callable[..., Run] = run_once,
+           kinds: frozenset[str] | None = None) -> Report:
+    """Flip the selected bits of one bundle one at a time and run each damaged copy (see the module doc);
+    `kinds`: only flits of these kinds ('MG GEMM', 'VC DESC', ...)."""
     b0 = Bundle(Path(bundle_dir))
     b0.check()
     machine = get_machine(b0.meta["machine"]["name"])
-    outcome, why, words, steps = runner(b0, machine, None)
-    report = Report(b0.name, clean=(outcome, why))
-    if outcome != "PASSED":
-        raise ValueError(f"{b0.name}: the undamaged bundle does not pass on the models ({outcome}: {why}); "
+    ref = runner(b0, machine, None)
+    report = Report(b0.name, clean=(ref.outcome, ref.why))
+    if ref.outcome != "PASSED":
+        raise ValueError(f"{b0.name}: the undamaged bundle does not pass on the models ({ref.outcome}: {ref.why}); "
                          f"damage needs a bundle that runs")
-    budget = _Budget(RUNAWAY_FACTOR * words + RUNAWAY_MARGIN, RUNAWAY_FACTOR * steps + RUNAWAY_MARGIN)
+    budget = _Budget(RUNAWAY_FACTOR * ref.words + RUNAWAY_MARGIN, RUNAWAY_FACTOR * ref.deliveries + RUNAWAY_MARGIN)
     flits = staged_flits(b0.meta)
-    for flip in select(flip_map(b0.meta), sample, seed):
-        outcome, why, _, _ = runner(damaged(b0, flits, flip), machine, budget)
-        report.results.append(Result(flip, outcome, why))
+    flips = [f for f in flip_map(b0.meta) if kinds is None or f.kind in kinds]
+    for flip in select(flips, sample, seed):
+        got = runner(damaged(b0, flits, flip), machine, budget, clean=ref.fingerprint)
+        report.results.append(Result(flip, got.outcome, got.why, got.differs))
     return report
 
 
@@ -280,7 +363,7 @@ def per_kind_counts(bundle_dir: str | Path, sample: int | None = None, seed: int
 def format_table(report: Report) -> str:
     """The per-kind table: bits by class, then flips by outcome, silent passes and contradictions."""
     counts = report.counts()
-    head = ["kind", "flips", *CLASSES, *OUTCOMES, "silent", "contradicts"]
+    head = ["kind", "flips", *CLASSES, *OUTCOMES, "silent", "masked", "contradicts"]
     rows = [head, ["---"] * len(head)]
     total: Counter = Counter()
     for kind in sorted(counts):
@@ -314,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(f"{report.bundle}: {len(report.results)} flip(s)" + ("" if args.all else f", seed {args.seed}"))
     print(format_table(report))
-    for title, bad in (("silent pass", report.silent), ("contradicts the map", report.contradictions)):
+    for title, bad in (("silent pass", report.silent), ("masked", report.masked),
+                       ("contradicts the map", report.contradictions)):
         for r in bad[:20]:
             print(f"{title}: flit {r.flip.pos} bit {r.flip.bit} ({r.flip.kind}, {r.flip.field}, {r.flip.cls}): "
                   f"{r.outcome} {r.why}")
@@ -327,5 +411,5 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Flip", "Report", "Result", "Runaway", "credit_covered", "damage", "damaged", "flip_map", "format_table",
+__all__ = ["Flip", "Report", "Result", "Run", "Runaway", "fingerprint", "credit_covered", "damage", "damaged", "flip_map", "format_table",
            "main", "per_kind_counts", "run_once", "select"]
