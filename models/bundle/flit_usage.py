@@ -310,12 +310,12 @@ def node_targets(flits: Iterable[StagedFlit]) -> set[Coord]:
     return out
 
 
-def cluster_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
+def cluster_trace(flits: Iterable[StagedFlit], exact: set[Coord] | None = None) -> dict[Coord, list[tuple]]:
     """Per cluster, what each instruction makes observable, in dispatch order: a drain's or an emit's read
     fields with the history of every tile it sends, a FILL's fields when it multicasts, any instruction of a
-    cluster something drains into, and every fault."""
+    cluster something drains into (`exact`, by default :func:`node_targets` of the flits), and every fault."""
     eff = effective(list(flits))
-    exact = node_targets(eff)
+    exact = node_targets(eff) if exact is None else exact
     cl: dict[Coord, _Cluster] = {}
     out: dict[Coord, list[tuple]] = {}
     for f in eff:
@@ -328,22 +328,35 @@ def cluster_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
     return out
 
 
-def plan_trace(flits: Sequence[StagedFlit]) -> tuple:
+@dataclass(frozen=True)
+class Clean:
+    """The undamaged plan's trace per unit, and the units something drains into."""
+
+    traces: dict[Coord, list[tuple]]
+    exact: set[Coord]
+
+
+def plan_trace(flits: Sequence[StagedFlit]) -> Clean:
     """The vector and cluster traces of a plan (what the module's rule compares)."""
-    return (vector_trace(flits), cluster_trace(flits))
+    exact = node_targets(effective(flits))
+    return Clean({**vector_trace(flits), **cluster_trace(flits, exact)}, exact)
 
 
-def unused_flip(flits: Sequence[StagedFlit], pos: int, bit: int, clean: tuple) -> bool:
+def unused_flip(flits: Sequence[StagedFlit], pos: int, bit: int, clean: Clean) -> bool:
     """Whether flipping `bit` (a payload bit) of flit `pos` leaves the plan's trace as `clean`
-    (:func:`plan_trace` of the undamaged flits): the module's rule."""
+    (:func:`plan_trace` of the undamaged flits): the module's rule. Only the units that receive the flit
+    (its slot may be kicked to several in its round) are traced again."""
     f = flits[pos]
     if bit >= 256:
         return False
-    damaged = list(flits)
-    damaged[pos] = StagedFlit(f.plan, f.step, f.index, f.round, f.node, f.unit, f.value ^ (1 << bit), f.final,
-                              f.slot, f.restaged)
-    return plan_trace(damaged) == clean
+    hit = StagedFlit(f.plan, f.step, f.index, f.round, f.node, f.unit, f.value ^ (1 << bit), f.final, f.slot,
+                     f.restaged)
+    nodes = {g.node for g in flits if g.plan == f.plan and g.slot == f.slot}
+    mine = [g for g in effective([hit if i == pos else g for i, g in enumerate(flits)]) if g.node in nodes]
+    exact = clean.exact | node_targets([hit])
+    traces = {**vector_trace(mine), **cluster_trace(mine, exact)}
+    return all(traces.get(n) == clean.traces.get(n) for n in nodes)
 
 
-__all__ = ["StagedFlit", "cluster_trace", "effective", "immediates", "node_targets", "plan_trace", "read_mask",
+__all__ = ["Clean", "StagedFlit", "cluster_trace", "effective", "immediates", "node_targets", "plan_trace", "read_mask",
            "staged_flits", "unused_flip", "vector_trace"]

@@ -44,7 +44,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from models.bundle.executor import execute, run_sync
-from models.bundle.flit_bits import Field, Use, fields_of, flit_kind
+from models.bundle.flit_bits import Use, fields_of, flit_kind
 from models.bundle.flit_usage import StagedFlit, immediates, plan_trace, staged_flits, unused_flip
 from models.bundle.judge import judge
 from models.bundle.reader import Bundle
@@ -129,31 +129,35 @@ def credit_covered(meta: Mapping) -> set[int]:
 
 
 def flip_map(meta: Mapping) -> list[Flip]:
-    """Every bit of every staged flit of a bundle.json plan with its field and class."""
+    """Every bit of every staged flit of a bundle.json plan with its field and its class by the flit alone
+    (a READ bit may still be `unused` or `credit` by the plan: :func:`refine`)."""
     flits = staged_flits(dict(meta))
     imms = immediates(flits)
-    clean = plan_trace(flits)
-    covered = credit_covered(meta)
     out = []
     for pos, f in enumerate(flits):
         kind = flit_kind(f.unit, f.value, pos in imms)
         for fld in fields_of(f.unit, f.value, f.final, pos in imms):
-            for bit in fld.bits():
-                out.append(Flip(pos, bit, kind, fld.name, _class(f, fld, bit, pos, flits, clean, covered)))
+            cls = Use.OVERRIDDEN.value if f.restaged else fld.use.value  # a slot is staged once a round (§H.2)
+            out.extend(Flip(pos, bit, kind, fld.name, cls) for bit in fld.bits())
     return out
 
 
-def _class(f: StagedFlit, fld: Field, bit: int, pos: int, flits: Sequence[StagedFlit], clean: tuple,
-           covered: set[int]) -> str:
-    if f.restaged:
-        return Use.OVERRIDDEN.value  # the loader stages a slot once per round (units.md §H.2)
-    if fld.use is not Use.READ:
-        return fld.use.value
-    if fld.name == "hdr.last" and f.plan in covered:
-        return CREDIT
-    if bit < 256 and unused_flip(flits, pos, bit, clean):
-        return UNUSED
-    return Use.READ.value
+def refine(meta: Mapping, flips: Sequence[Flip]) -> list[Flip]:
+    """`flips` with each READ bit the plan makes harmless reclassed: `credit` (hdr.last in a round whose seed
+    covers its flits), `unused` (models/bundle/flit_usage.py's rule)."""
+    flits = staged_flits(dict(meta))
+    clean = plan_trace(flits)
+    covered = credit_covered(meta)
+    out = []
+    for f in flips:
+        cls = f.cls
+        if cls == Use.READ.value:
+            if f.field == "hdr.last" and flits[f.pos].plan in covered:
+                cls = CREDIT
+            elif f.bit < 256 and unused_flip(flits, f.pos, f.bit, clean):
+                cls = UNUSED
+        out.append(Flip(f.pos, f.bit, f.kind, f.field, cls))
+    return out
 
 
 # ---------------------------------------------------------------- running a damaged bundle
@@ -335,9 +339,9 @@ def select(flips: Sequence[Flip], sample: int | None, seed: int) -> list[Flip]:
 
 def damage(bundle_dir: str | Path, sample: int | None = None, seed: int = 0,
            runner: Callable[..., Run] = run_once,
-           kinds: frozenset[str] | None = None) -> Report:
+           keep: Callable[[Flip], bool] | None = None) -> Report:
     """Flip the selected bits of one bundle one at a time and run each damaged copy (see the module doc);
-    `kinds`: only flits of these kinds ('MG GEMM', 'VC DESC', ...)."""
+    `keep`: only the flips it accepts (a kind, a field), before the sample is drawn."""
     b0 = Bundle(Path(bundle_dir))
     b0.check()
     machine = get_machine(b0.meta["machine"]["name"])
@@ -348,8 +352,8 @@ def damage(bundle_dir: str | Path, sample: int | None = None, seed: int = 0,
                          f"damage needs a bundle that runs")
     budget = _Budget(RUNAWAY_FACTOR * ref.words + RUNAWAY_MARGIN, RUNAWAY_FACTOR * ref.deliveries + RUNAWAY_MARGIN)
     flits = staged_flits(b0.meta)
-    flips = [f for f in flip_map(b0.meta) if kinds is None or f.kind in kinds]
-    for flip in select(flips, sample, seed):
+    flips = [f for f in flip_map(b0.meta) if keep is None or keep(f)]
+    for flip in refine(b0.meta, select(flips, sample, seed)):
         got = runner(damaged(b0, flits, flip), machine, budget, clean=ref.fingerprint)
         report.results.append(Result(flip, got.outcome, got.why, got.differs))
     return report
@@ -411,5 +415,6 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Flip", "Report", "Result", "Run", "Runaway", "fingerprint", "credit_covered", "damage", "damaged", "flip_map", "format_table",
+__all__ = ["Flip", "Report", "Result", "Run", "Runaway", "fingerprint", "credit_covered", "damage", "damaged", "flip_map",
+           "refine", "format_table",
            "main", "per_kind_counts", "run_once", "select"]
