@@ -164,8 +164,12 @@ def _alu_word(w: isa.Word, pre: str) -> list[Field]:
     cmp = w.op in isa.CMP_OPS
     reads = {"a": True, "b": w.op in isa.A_B_OPS | isa.A_B_C_OPS, "c": w.op in isa.A_C_OPS | isa.A_B_C_OPS}
     out = [Field(f"{pre}.op", 31, 27, Use.READ, V4)]
-    for sel, msb in (("sa", 26), ("sb", 24), ("sc", 22)):
-        out.append(Field(f"{pre}.{sel}", msb, msb - 1, Use.READ, V4 + ": all three selectors are checked"))
+    for sel, msb, opnd in (("sa", 26, "a"), ("sb", 24, "b"), ("sc", 22, "c")):
+        if reads[opnd]:
+            out.append(Field(f"{pre}.{sel}", msb, msb - 1, Use.READ, V4 + ": all three selectors are checked"))
+        else:  # an operand the op does not read: its selector matters only as C (F_CHAIN in FLAT, V.10)
+            out += _only_value(f"{pre}.{sel}", msb, (w.raw >> (msb - 1)) & 3, isa.SRC_C,
+                               f"units.md V.4, V.10: {w.name} reads no {opnd}; its selector faults only as C")
     out.append(Field(f"{pre}.vd", 20, 17, Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores vd"))
     for opnd, sel, msb in (("a", w.sa, 16), ("b", w.sb, 12), ("c", w.sc, 8)):
         reg = {"a": "va", "b": "vb", "c": "vc"}[opnd]
@@ -179,6 +183,16 @@ def _alu_word(w: isa.Word, pre: str) -> list[Field]:
     out.append(Field(f"{pre}.pr", 4, 3, Use.READ if cmp or w.pm else Use.IGNORED, "units.md V.4: pr under pm != 0"))
     out.append(Field(f"{pre}.pm", 2, 1, Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores pm"))
     out.append(Field(f"{pre}.unused", 0, 0, Use.IGNORED, V4 + ": [0] unused"))
+    return out
+
+
+def _only_value(name: str, msb: int, value: int, special: int, why: str) -> list[Field]:
+    """A 2-bit field whose only effect is whether it equals `special`: a bit is read when flipping it makes
+    or unmakes that value."""
+    out = []
+    for b in (1, 0):
+        read = value == special or value ^ (1 << b) == special
+        out.append(Field(f"{name}[{b}]", msb - 1 + b, msb - 1 + b, Use.READ if read else Use.IGNORED, why))
     return out
 
 
@@ -200,8 +214,14 @@ _WORD_READS: dict[int, tuple[tuple[str, int, int], ...]] = {
 
 
 def _other_word(w: isa.Word, pre: str) -> list[Field]:
-    if w.op == isa.OP_VSETI:  # sa == 3 writes K3, else S[vd] (V.8)
-        reads: tuple[tuple[str, int, int], ...] = (("sa", 26, 25),) + ((("vd", 20, 17),) if w.sa != isa.SRC_K else ())
+    special: list[Field] = []
+    if w.op == isa.OP_VSETI:  # sa == 3 writes K3, else S[vd] (V.8): only whether sa is 3 is read
+        special = _only_value(f"{pre}.sa", 26, w.sa, isa.SRC_K, "units.md V.8: VSETI reads only whether sa == 3")
+        reads: tuple[tuple[str, int, int], ...] = (("vd", 20, 17),) if w.sa != isa.SRC_K else ()
+    elif w.op in (isa.OP_VLD, isa.OP_VST):  # an L1 walk keeps addr[8:0] (V.3): off[13:9] adds a multiple of 512
+        special = [Field(f"{pre}.off[13:9]", 13, 9, Use.IGNORED, "units.md V.3: L1 walks use addr[8:0], wrapping "
+                                                                    "modulo 512")]
+        reads = (("dt", 26, 24), ("ad", 23, 21), ("vd", 20, 17), ("off[8:0]", 8, 0))
     elif w.op == isa.OP_VDRAIN:  # node form ir[24] (V.4, V.11)
         reads = (("node", 24, 24), ("ad", 23, 21), ("start", 8, 0))
         if w.node:
@@ -211,6 +231,7 @@ def _other_word(w: isa.Word, pre: str) -> list[Field]:
     else:
         reads = _WORD_READS[w.op]
     out = [Field(f"{pre}.op", 31, 27, Use.READ, V4)] + [Field(f"{pre}.{n}", m, l, Use.READ, V4) for n, m, l in reads]
+    out += special
     covered = {b for f in out for b in f.bits()}
     bit = 26
     while bit >= 0:  # the gaps, as runs of ignored bits

@@ -403,11 +403,12 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table(report))
     for title, bad in (("silent pass", report.silent), ("masked", report.masked),
                        ("contradicts the map", report.contradictions)):
-        for r in bad[:20]:
+        shown = bad if title != "masked" else bad[:20]  # every defect is listed; MASKED flips by example
+        for r in shown:
             print(f"{title}: flit {r.flip.pos} bit {r.flip.bit} ({r.flip.kind}, {r.flip.field}, {r.flip.cls}): "
                   f"{r.outcome} {r.why}")
-        if len(bad) > 20:
-            print(f"... and {len(bad) - 20} more {title}(es)")
+        if len(bad) > len(shown):
+            print(f"... and {len(bad) - len(shown)} more {title} flip(s)")
     return 1 if report.silent or report.contradictions else 0
 
 
