@@ -39,6 +39,9 @@ from models.vector import isa
 from models.vector.walk import walk_addresses, walk_total
 
 MAX_WALK = isa.MAX_WALK
+ALL_REGS: frozenset[int] = frozenset(range(isa.N_VREGS))
+NO_EFFECT = (frozenset(), None, False)
+OPAQUE = (ALL_REGS, None, False)  # a word the dataflow does not follow: it may read anything
 
 Coord = tuple[int, int]
 ADDR40 = (1 << 40) - 1
@@ -128,16 +131,44 @@ class _Core:
         self.k3 = 0
         self.written: set[int] = set()  # IMEM addresses an IMEM flit wrote
         self.fetched: list[tuple[int, bool]] = []
+        self.filling = False  # a VFILL may have responses outstanding (until a VBAR or VHALT)
 
     def _l1_steps(self, w: isa.Word) -> int:
         """Walk elements a VLD / VST takes: one per chunk below VL (two for FP32), 16 when VL is unknown."""
         return L1_STEPS if self.vl is None else -(-self.vl // isa.LANES) * (2 if w.dt == isa.DT_FP32 else 1)
 
+    def _effect(self, w: isa.Word) -> tuple:
+        """(vector registers the word reads, (register, elements it overwrites whole) or None, whether it may be
+        left out when that write is dead): the dataflow the dead-write rule follows. Anything it does not
+        follow precisely reads every register (so no earlier write is dead past it)."""
+        if w.op <= isa.ALU_LAST:
+            if self.mode != isa.Mode.FLAT:
+                return ALL_REGS, None, False
+            reads = {w.va} if w.sa == isa.SRC_V else set()
+            if w.op in isa.A_B_OPS | isa.A_B_C_OPS and w.sb == isa.SRC_V:
+                reads.add(w.vb)
+            if w.op in isa.A_C_OPS | isa.A_B_C_OPS and w.sc == isa.SRC_V:
+                reads.add(w.vc)
+            if w.op in isa.CMP_OPS:
+                return frozenset(reads), None, False
+            if w.pm or self.vl is None or isa.SRC_C in w.selectors:  # a merge, an unknown VL, or an F_CHAIN fault
+                return frozenset(reads | {w.vd}), None, False
+            return frozenset(reads), (w.vd, self.vl), True
+        if w.op == isa.OP_VLD:
+            cover = None if self.vl is None else -(-self.vl // isa.LANES) * isa.LANES
+            return frozenset(), (None if cover is None else (w.vd, cover)), False
+        if w.op == isa.OP_VST:
+            return frozenset({w.vd}), None, False
+        if w.op in (isa.OP_VSETI, isa.OP_VSETVL, isa.OP_VSETMODE, isa.OP_VBAR, isa.OP_VHALT, isa.OP_VFILL,
+                    isa.OP_VDRAIN, isa.OP_VLOOP):
+            return frozenset(), None, False
+        return ALL_REGS, None, False  # VCVT, VRED, VBCAST, VSHUF: not followed
+
     def run(self, pc: int) -> tuple:
         """The static trace of a RUN from `pc`: (end pc, ((addr, read bits of the word, immediate?), ...),
         ((pc, walk view), ...)). A word whose only effect is to set what already holds that value (a VSETI of
-        a known equal scalar or K3, a VSETVL to the VL in force, a VSETMODE to the mode in force) is left
-        out; a word no IMEM flit wrote is marked (the model reports fetching it). ``fetched`` keeps every
+        a known equal scalar or K3, a VSETVL to the VL in force, a VSETMODE to the mode in force), and a VBAR
+        with no VFILL outstanding, are left out; a word no IMEM flit wrote is marked (the model reports fetching it). ``fetched`` keeps every
         (addr, immediate?) fetched."""
         words: list[tuple] = []
         walks = []
@@ -146,9 +177,11 @@ class _Core:
             raw = self.imem[pc]
             w = isa.word_of(raw)
             self.fetched.append((pc, False))
-            here = [(pc, raw & read_mask(raw, False), False) if pc in self.written else ("unwritten", pc)]
+            here = [((pc, raw & read_mask(raw, False), False), self._effect(w)) if pc in self.written
+                    else (("unwritten", pc), OPAQUE)]
             if w.op == isa.OP_VHALT:
                 words += here
+                self.filling = False
                 break
             if w.op == isa.OP_VSETI:
                 nxt = (pc + 1) % isa.IMEM_WORDS
@@ -156,8 +189,8 @@ class _Core:
                 self.fetched.append((nxt, True))
                 same = (self.k3 == imm) if w.sa == isa.SRC_K else (self.s[w.vd] == imm)
                 if not same or pc not in self.written or nxt not in self.written:
-                    words += here + [(nxt, self.imem[nxt] & read_mask(self.imem[nxt], True), True)
-                                     if nxt in self.written else ("unwritten", nxt)]
+                    words += here + [((nxt, self.imem[nxt] & read_mask(self.imem[nxt], True), True), NO_EFFECT)
+                                     if nxt in self.written else (("unwritten", nxt), OPAQUE)]
                 if w.sa == isa.SRC_K:
                     self.k3 = imm
                 else:
@@ -167,11 +200,13 @@ class _Core:
             step, noop = 1, False
             if w.op <= isa.ALU_LAST and self.mode in (isa.Mode.D2, isa.Mode.D4):
                 step = isa.CHAIN_DEPTH[isa.Mode(self.mode)]
-                here += [((pc + k) % isa.IMEM_WORDS, self.imem[(pc + k) % isa.IMEM_WORDS], False)
+                here += [(((pc + k) % isa.IMEM_WORDS, self.imem[(pc + k) % isa.IMEM_WORDS], False), OPAQUE)
                          for k in range(1, step)]
             elif w.op == isa.OP_VSETMODE:
                 noop = self.mode == w.mode
                 self.mode = w.mode
+            elif w.op == isa.OP_VBAR:  # it only waits for fills: with none outstanding it does nothing
+                noop, self.filling = not self.filling, False
             elif w.op == isa.OP_VSETVL:
                 v = self.s[w.va]
                 vl = v if v is not None and 1 <= v <= isa.VL_MAX else None
@@ -180,13 +215,14 @@ class _Core:
             elif w.op == isa.OP_VRED or (w.op == isa.OP_VBCAST and w.sa != isa.SRC_S):
                 self.s[w.vd] = None  # a scalar from the data
             elif w.op in isa.MEMORY_OPS:
+                self.filling |= w.op == isa.OP_VFILL
                 kind = ("l1" if w.op in (isa.OP_VLD, isa.OP_VST) else
                         "node" if w.op == isa.OP_VDRAIN and w.node else "mem")
                 walks.append((pc, _view(kind, self.base[w.ad], self.dims[w.ad], w.off, self._l1_steps(w))))
             if not (noop and pc in self.written):
                 words += here
             pc = (pc + step) % isa.IMEM_WORDS
-        return (pc, tuple(words), tuple(walks))
+        return (pc, words, tuple(walks))
 
     def take(self, payload: int) -> tuple | None:
         """Apply one CU_INST payload (units.md V.2); a RUN returns its trace."""
@@ -205,9 +241,41 @@ class _Core:
         return None
 
 
+def _reads_last_alu(key: tuple) -> bool:
+    """A VRED EXPSUM, ANY or ALL word: it reads the pr / pm of the last ALU word (D4, D5), so no ALU word
+    before it may be left out."""
+    if not isinstance(key[0], int) or key[2]:
+        return False
+    w = isa.word_of(key[1])
+    return w.op == isa.OP_VRED and w.kind >= isa.RedKind.EXPSUM
+
+
+def _drop_dead(runs: list[tuple]) -> list[tuple]:
+    """The RUN traces of one core without the words whose only effect is a dead write: a FLAT, unpredicated
+    ALU word whose destination register is overwritten whole (for at least its VL) by a later word, in this
+    RUN or a later one, before anything reads it, or never read again (then only the core's end state
+    differs). Words are compared on their read bits otherwise."""
+    entries = [(i, k, e) for i, run in enumerate(runs) for k, e in enumerate(run[1])]
+    dead: set[tuple[int, int]] = set()
+    if any(_reads_last_alu(key) for _, _, (key, _) in entries):
+        return [(run[0], tuple(e[0] for e in run[1]), run[2]) for run in runs]  # D4 / D5: no word is dead
+    state: dict[int, int | None] = {}  # register -> elements its next access overwrites whole (None: a read)
+    for i, k, (key, (reads, write, droppable)) in reversed(entries):
+        if write is not None:
+            reg, cover = write
+            nxt = state.get(reg, isa.VL_MAX)  # never accessed again: dead
+            if droppable and nxt is not None and nxt >= cover:
+                dead.add((i, k))
+            state[reg] = cover
+        for reg in (range(isa.N_VREGS) if reads is ALL_REGS else reads):
+            state[reg] = None
+    return [(run[0], tuple(e[0] for k, e in enumerate(run[1]) if (i, k) not in dead), run[2])
+            for i, run in enumerate(runs)]
+
+
 def vector_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
-    """Per vector core, the static trace of every RUN, in dispatch order (only flits of CU_INST type reach a
-    core: the caller decides that from the header, flit_bits)."""
+    """Per vector core, the static trace of every RUN, in dispatch order, dead writes left out (only flits of
+    CU_INST type reach a core: the caller decides that from the header, flit_bits)."""
     cores: dict[Coord, _Core] = {}
     out: dict[Coord, list[tuple]] = {}
     for f in effective(list(flits)):
@@ -217,7 +285,7 @@ def vector_trace(flits: Iterable[StagedFlit]) -> dict[Coord, list[tuple]]:
         t = core.take(f.value & ((1 << 256) - 1))
         if t is not None:
             out.setdefault(f.node, []).append(t)
-    return out
+    return {node: _drop_dead(runs) for node, runs in out.items()}
 
 
 def immediates(flits: Sequence[StagedFlit]) -> set[int]:
