@@ -56,6 +56,23 @@ def test_the_program_rule_knows_an_unused_descriptor_from_a_used_one() -> None:
     assert unused_flip(flits, base, 100, clean)  # ... and a bit of no field moves nothing
 
 
+def test_the_program_rule_leaves_out_words_that_do_nothing() -> None:
+    """linear_relu's vector program (per core: VSETI S0 128, VSETI, VSETVL S0, VSETMODE FLAT, then VLD V0 ...):
+    its VSETVL sets the VL in force, so it does nothing, and so does a VINV V0 put in its place (V0 is loaded
+    whole before it is read) or a VBAR (no fill outstanding); turned into a VSETI it changes S0 (read)."""
+    flits = staged_flits(Bundle(BUNDLE).meta)
+    clean = plan_trace(flits)
+    vsetvl = next(i for i, f in enumerate(flits) if f.unit == "VC" and f.value & 0xFFFF_FFFF == 0xC0000000)
+    assert isa.word_of(flits[vsetvl].value & 0xFFFF_FFFF ^ 1 << 30).name == "VINV"
+    assert unused_flip(flits, vsetvl, 30, clean)  # VINV V0, dead
+    assert isa.word_of(flits[vsetvl].value & 0xFFFF_FFFF ^ 1 << 29).name == "VBAR"
+    assert unused_flip(flits, vsetvl, 29, clean)
+    assert isa.word_of(flits[vsetvl].value & 0xFFFF_FFFF ^ 1 << 28).name == "VSETI"
+    assert not unused_flip(flits, vsetvl, 28, clean)
+    vabs = next(i for i, f in enumerate(flits) if f.unit == "VC" and f.value & 0xFFFF_FFFF == 0x100E0000)
+    assert not unused_flip(flits, vabs, 17, clean)  # its vd: the VADD after it reads V7, not V6
+
+
 def test_credit_rule_needs_a_seed_that_covers_the_round() -> None:
     meta = {"plan": [{"kind": "round", "steps": [{"op": "seed", "credits": 4}, {"op": "kick", "nflits": 4}]},
                      {"kind": "round", "steps": [{"op": "seed", "credits": 3}, {"op": "kick", "nflits": 4}]}]}
