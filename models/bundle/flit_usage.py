@@ -168,7 +168,7 @@ class _Core:
         """The static trace of a RUN from `pc`: (end pc, ((addr, read bits of the word, immediate?), ...),
         ((pc, walk view), ...)). A word whose only effect is to set what already holds that value (a VSETI of
         a known equal scalar or K3, a VSETVL to the VL in force, a VSETMODE to the mode in force), and a VBAR
-        with no VFILL outstanding, are left out; a word no IMEM flit wrote is marked (the model reports fetching it). ``fetched`` keeps every
+        with no VFILL outstanding, and a RUN's only VLOOP when its body is empty, are left out; a word no IMEM flit wrote is marked (the model reports fetching it). ``fetched`` keeps every
         (addr, immediate?) fetched."""
         words: list[tuple] = []
         walks = []
@@ -222,7 +222,7 @@ class _Core:
             if not (noop and pc in self.written):
                 words += here
             pc = (pc + step) % isa.IMEM_WORDS
-        return (pc, words, tuple(walks))
+        return (pc, _drop_empty_loops(words), tuple(walks))
 
     def take(self, payload: int) -> tuple | None:
         """Apply one CU_INST payload (units.md V.2); a RUN returns its trace."""
@@ -239,6 +239,19 @@ class _Core:
         elif op == isa.INST_RUN:
             return self.run((payload >> 243) & 0x1FF)
         return None
+
+
+def _is_op(key: tuple, op: int) -> bool:
+    return isinstance(key[0], int) and not key[2] and isa.word_of(key[1]).op == op
+
+
+def _drop_empty_loops(words: list[tuple]) -> list[tuple]:
+    """A RUN's words without a VLOOP of body 0 that is the RUN's only VLOOP: it runs nothing (V.8), and the
+    loop it may leave open matters only to a later VLOOP (F_LOOP), and every RUN closes it."""
+    loops = [i for i, (key, _) in enumerate(words) if _is_op(key, isa.OP_VLOOP)]
+    if len(loops) == 1 and isa.word_of(words[loops[0]][0][1]).vb == 0:
+        return words[:loops[0]] + words[loops[0] + 1:]
+    return words
 
 
 def _reads_last_alu(key: tuple) -> bool:
