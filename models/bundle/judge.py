@@ -53,6 +53,29 @@ def output_failures(b: Bundle, image: np.ndarray, against: str | None = None, wh
     return out
 
 
+def image_failures(b: Bundle, image: np.ndarray) -> list[str]:
+    """The image span outside the output regions against the reference's ``dram_final``: a write that lands
+    where the program writes nothing of its outputs (a stray drain, a walk run long) changes the machine's
+    memory as surely as a wrong lane (the machine model reproduces upstream's dram_final byte for byte on
+    every bundle of clients/). One line naming the bytes, the first address and its region."""
+    which = reference(b)
+    if which == "none":
+        return []
+    final = (b.expected_rtl if which == "rtl" else b.expected_models)["dram_final"]
+    outside = np.ones(len(final), dtype=bool)
+    for reg in b.outputs.values():
+        lo = reg.addr - b.image_base
+        outside[lo:lo + reg.nbytes] = False
+    bad = np.flatnonzero((np.asarray(image) != final) & outside)
+    if not len(bad):
+        return []
+    addr = b.image_base + int(bad[0])
+    where = next((f"region {r.name} ({r.kind})" for r in b.regions if r.addr <= addr < r.addr + r.nbytes),
+                 "no region")
+    return [f"image: {len(bad)} byte(s) outside the output regions differ from upstream's {which} dram_final "
+            f"(first at {addr:#x}, {where})"]
+
+
 def lanes_vs_models(b: Bundle, image: np.ndarray) -> dict[str, int]:
     """Per output: FP16 lanes that differ from upstream's Python models (reported, not judged)."""
     return {name: int(len(bad)) for name, bad in output_mismatches(b, image, "models").items()}
@@ -141,6 +164,7 @@ def judge(b: Bundle, res: ExecResult) -> list[str]:
         return out + ["no final image was read back"]
     out += unjudged(b, res.image)
     out += output_failures(b, res.image)
+    out += image_failures(b, res.image)
     if one_kernel(b):
         out += bound_failures(b, res.image)  # against the bundle's float64 reference, or why there is no bound
     else:
@@ -157,12 +181,13 @@ def judge(b: Bundle, res: ExecResult) -> list[str]:
 
 def check_count(b: Bundle, res: ExecResult) -> int:
     """How many checks :func:`judge` makes of `res`: a lane per output slot (when the bundle has a bit-exact
-    reference), a baseline/count pair per observed node and round, the signals per node, the slots per round."""
-    lanes = sum(r.nbytes // 2 for r in b.outputs.values()) if reference(b) != "none" else 0
+    reference), the image outside the outputs (with one), a baseline/count pair per observed node and round, the
+    signals per node, the slots per round."""
+    lanes = sum(r.nbytes // 2 for r in b.outputs.values()) + 1 if reference(b) != "none" else 0
     bound = sum(r.lanes for r in bound_check(b, res.image)[0]) if res.image is not None and one_kernel(b) else 0
     kernels = sum(v.lanes for v in kernel_verdicts(b, res) or []) if res.image is not None else 0
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["NOT_JUDGED", "judged_lanes", "unjudged", "check_count", "judge", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
-           "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs"]
+__all__ = ["NOT_JUDGED", "check_count", "image_failures", "judge", "judged_lanes", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
+           "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs", "unjudged"]

@@ -47,7 +47,7 @@ class Fault(IntEnum):
     FILL_RANGE = 0x10  # FILL n > 255: upstream's 8-bit entry counter never reaches n and the FILL hangs
     GEMM_RANGE = 0x11  # gm*gn > 256: more sub-tiles than the accumulator holds
     DRAIN_RANGE = 0x12  # DRAIN n > 256
-    REMOTE = 0x13  # DRAIN, or emitting GEMM, with dmesh != 0 (remote-mesh drains are not modelled)
+    REMOTE = 0x13  # DRAIN, or emitting GEMM, with dmesh or dfin != 0 (remote-mesh drains are not modelled)
     FUSE = 0x14  # fused DRAIN of n sub-tiles with fewer emitted: upstream waits for them forever
 
 
@@ -141,6 +141,13 @@ def emits(f: Mapping[str, int]) -> bool:
     return bool(f["emit"]) and not (one(f["nk"]) == 1 and not f["acc"])
 
 
+def remote(f: Mapping[str, int]) -> bool:
+    """A remote-mesh drain: dmesh or dfin nonzero (protocol.md §6: both 0 for a local drain). Upstream sends
+    such a memory drain to another mesh (matmul/mx_cluster_cu.v: txn = dfin, rsvd = {1, dmesh}); ours does
+    not model other meshes and faults REMOTE rather than write locally what upstream writes elsewhere."""
+    return bool(f["dmesh"] or f["dfin"])
+
+
 def fault_of(payload: int) -> Fault | None:
     """The fault the unit retires this instruction with, from the instruction alone, or None.
 
@@ -153,9 +160,9 @@ def fault_of(payload: int) -> Fault | None:
     if op == Op.GEMM:
         if one(f["gm"]) * one(f["gn"]) > ACC_TILES:
             return Fault.GEMM_RANGE
-        return Fault.REMOTE if f["emit"] and f["dmesh"] else None
+        return Fault.REMOTE if f["emit"] and remote(f) else None
     if op == Op.DRAIN:
-        if f["dmesh"]:
+        if remote(f):
             return Fault.REMOTE
         return Fault.DRAIN_RANGE if one(f["n"]) > ACC_TILES else None
     return Fault.OPCODE
@@ -171,7 +178,7 @@ def fault_reason(fault: Fault, f: Mapping[str, int]) -> str:
     if fault == Fault.DRAIN_RANGE:
         return f"DRAIN n={n} must be <= {ACC_TILES} (accumulator sub-tiles)"
     if fault == Fault.REMOTE:
-        return "dmesh must be 0 (remote-mesh drains are not modelled)"
+        return "dmesh and dfin must be 0 (remote-mesh drains are not modelled)"
     if fault == Fault.FUSE:
         return f"a fused DRAIN of {n} sub-tiles needs {n} emitted by the GEMMs before it"
     return f"opcode {f['op']} (only 1 FILL, 2 GEMM, 3 DRAIN)"

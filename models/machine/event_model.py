@@ -178,9 +178,12 @@ class MachineModel:
         return self.wr_data_sent - self.words_written
 
     def load(self, byte_addr: int, data: np.ndarray) -> None:
-        """Backdoor store at a machine byte address."""
-        self.dram.load_bytes(self.machine.dram_offset(byte_addr, np.asarray(data).nbytes),
-                             np.ascontiguousarray(data, dtype=np.uint8).tobytes())
+        """Backdoor store at a machine byte address (the memory agent learns that the host loaded it)."""
+        offset, n = self.machine.dram_offset(byte_addr, np.asarray(data).nbytes), np.asarray(data).nbytes
+        self.dram.load_bytes(offset, np.ascontiguousarray(data, dtype=np.uint8).tobytes())
+        allow = getattr(self.mag, "allow", None)
+        if allow is not None:
+            allow(offset // 32, -(-(offset % 32 + n) // 32))
 
     def dump(self, byte_addr: int, n: int) -> np.ndarray:
         """Backdoor read at a machine byte address."""
@@ -216,7 +219,7 @@ class MachineModel:
         """What the network and the units' monitors recorded (each model's own list, by its own name)."""
         out = self.errors + self.orch.errors
         for u in self.units.values():
-            for name in ("errors", "violations", "protocol_errors"):
+            for name in ("errors", "violations", "protocol_errors", "undefined_reads"):
                 out += list(getattr(u, name, []))
         return out
 
@@ -281,6 +284,9 @@ class ModelHost:
                             f"hardware this is a race (the host may read before that work's writes land); await "
                             f"every kick's completion (units.md §H.5)")
         self._run(what)
+        epoch = getattr(self.mm.mag, "new_epoch", None)  # writes from here on are ordered after these
+        if epoch is not None:
+            epoch()
         if self.mm.outstanding_writes:
             raise NotLanded(f"{what}: {self.mm.outstanding_writes} write(s) never landed "
                             f"({self.mm.wr_data_sent} MEM_WR_DATA sent, {self.mm.words_written} DRAM words written)")

@@ -171,6 +171,19 @@ class MagUnit:
         self.words_read = 0                       # DRAM words read and written through requests
         self.words_written = 0
         self.trace: list[tuple[str, Coord, int]] | None = None  # set to a list to log ("rd"|"wr", src, word)
+        self.writers: dict[int, Coord] = {}       # DRAM word -> the source that wrote it in this epoch
+        self.errors: list[str] = []               # write races, and writes outside the memory the host loaded
+        self.spans: list[tuple[int, int]] = []    # [first, end) word ranges the host loaded (none: no check)
+
+    def allow(self, first: int, n: int) -> None:
+        """The host loaded words first..first+n-1 (a program's image): a unit's write outside every loaded
+        range is recorded as an error (a walk run long, a drain address damaged)."""
+        self.spans.append((first, first + n))
+
+    def new_epoch(self) -> None:
+        """The host has ordered everything written so far (a round's awaits met and its writes landed): a
+        later write of a word by another source is no race."""
+        self.writers.clear()
 
     # ------------------------------------------------------------ machine addresses
     def index(self, byte_addr: int) -> int:
@@ -276,6 +289,13 @@ class MagUnit:
             word = (w.first + w.done) & _WORD_INDEX_MASK
             self.dram.set_word(word, _PAYLOAD.extract(flit))
             self.words_written += 1
+            if self.spans and not any(lo <= word < hi for lo, hi in self.spans) and len(self.errors) < MAX_RACES:
+                self.errors.append(f"write outside the loaded memory: DRAM word {self.base + 32 * word:#x} written by "
+                                   f"{src} lies in no image the host loaded")
+            first = self.writers.setdefault(word, src)
+            if first != src and len(self.errors) < MAX_RACES:
+                self.errors.append(f"write race: DRAM word {self.base + 32 * word:#x} written by {first} and by {src} "
+                                   f"with nothing ordering them (one round); which lands last is up to timing")
             if self.trace is not None:
                 self.trace.append(("wr", src, word))
         w.done += 1
@@ -285,6 +305,9 @@ class MagUnit:
         if w.discard:
             return []
         return [Event(src, make_flit(src, self.coord, FlitType.MEM_WR_ACK, w.txn, 1, 0))]
+
+
+MAX_RACES = 8  # race lines kept per run (the first ones name the problem)
 
 
 # ---------------------------------------------------------------- bench prediction

@@ -19,6 +19,11 @@ Decisions the spec leaves to us (docs/vector_core.md lists them):
 * a MEM_RD_RESP whose txn no fill is waiting for is dropped and recorded in
   ``protocol_errors`` (the RTL's monitor prints an ERROR line);
 * the program counter is 9 bits and wraps modulo 512, as upstream's;
+* reads of state the hardware does not reset (V.1) before anything wrote it are recorded in
+  ``undefined_reads`` (a machine run counts them as errors; the unit bench's random programs may rely on
+  the model's zeros): a RUN fetching an IMEM word no IMEM flit has written (once per RUN; a program
+  counter run past the program, or a RUN flit's pc damaged, shows this way), and a predicated write
+  reading a predicate register no compare has written;
 * ALU words update the "most recent ALU word" pr/pm that ANY/ALL (D4) and EXPSUM
   (D5) read at decode, before their faults are checked, as upstream does.
 """
@@ -67,6 +72,7 @@ class _Run:
     travel: int = 0  # words the pc advanced outside VLOOP's repeats (models/vector/runaway.py)
     executed: int = 0  # words (a chain: one) issued by this RUN
     repeats: int = 0  # loop-backs taken
+    unwritten: bool = False  # this RUN fetched a word no IMEM flit wrote (reported once)
 
 
 @dataclass
@@ -103,12 +109,15 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         self.stats = Stats()
         self.hazards: list[Hazard | ChainHazard] = []  # H1..H4 reports in issue order (units.md V.8)
         self.protocol_errors: list[str] = []
+        self.undefined_reads: list[str] = []  # reads of never-written IMEM or predicates (V.1: not reset)
         self.reset()
 
     # ------------------------------------------------------------ state (V.1)
     def reset(self) -> None:
         """Reset: VL 128, FLAT, K3 = 0, descriptors base 0 / strides 0 / bounds 1; S, V, P, IMEM, L1 zero."""
         self.imem = [0] * IMEM_WORDS
+        self.imem_written = [False] * IMEM_WORDS  # IMEM is not reset (V.1): a fetch of an unwritten word is an error
+        self.p_written = [False] * N_PREGS  # nor are P0..P3: a predicated write before any compare reads garbage
         self.l1 = np.zeros((L1_WORDS, LANES), dtype=np.uint16)
         self.v = np.zeros((N_VREGS, VL_MAX), dtype=np.uint32)
         self.s = [0] * N_SREGS
@@ -187,6 +196,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         op = pl >> 252
         if op == isa.INST_IMEM:
             self.imem[(pl >> 243) & 0x1FF] = pl & 0xFFFF_FFFF
+            self.imem_written[(pl >> 243) & 0x1FF] = True
         elif op == isa.INST_DESC:
             ad, fld, value = (pl >> 249) & 7, (pl >> 246) & 7, isa.desc_value(pl)
             if fld == isa.FLD_BASE:
@@ -231,6 +241,10 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
                         lp.active = False
             pc = r.pc
             w = word_of(self.imem[pc])
+            if not self.imem_written[pc] and not r.unwritten:
+                r.unwritten = True
+                self._undefined(f"a RUN fetched IMEM word {pc}, which no IMEM flit has written since reset "
+                                f"(units.md V.1: IMEM is not reset; the hardware runs whatever it holds)")
             try:
                 halted = self._step(w, r, out)
             except WaitFills:
@@ -253,6 +267,10 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         if fault is not None:
             self.stats.faults[isa.FAULT_NAMES[fault]] += 1
         return out + self._done(inst, fault, 0, wild=True)
+
+    def _undefined(self, line: str) -> None:
+        if line not in self.undefined_reads and len(self.undefined_reads) < 8:
+            self.undefined_reads.append(line)
 
     def _count(self, name: str) -> None:
         self.stats.executed[name] += 1
@@ -361,6 +379,9 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         below = _BELOW_VL[self.vl].copy()
         compare = last.op in CMP_OPS
         if not compare and last.pm:
+            if not self.p_written[last.pr]:
+                self._undefined(f"pc {r.pc}: {w.name} is predicated on P{last.pr}, which no compare has written "
+                                f"since reset (units.md V.1: P is not reset)")
             self._check_pred(last.pr, r.pc, w)
             p = self.p[last.pr]
             below &= p if last.pm == 1 else ~p
@@ -368,6 +389,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         if compare:
             assert pred is not None
             self.p[last.pr] = np.where(below, pred, self.p[last.pr])
+            self.p_written[last.pr] = True
             writes_p: int | None = last.pr
         else:
             writes_p = None

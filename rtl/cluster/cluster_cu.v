@@ -30,12 +30,12 @@
 //   (and a last K block that is not a LOAD) every command of the last block
 //   is an ADD_EMIT: the write port sends tiles 0..gm*gn-1 as FP16 to the
 //   GEMM's own destination fields (the values the ADD_EMITs wrote back), and
-//   gm*gn emitted sub-tiles are credited. emit with dmesh != 0 faults F_REMOTE.
+//   gm*gn emitted sub-tiles are credited. emit with dmesh or dfin != 0 faults F_REMOTE.
 // DRAIN: n sub-tiles through the drain queue (cl_drain.v) and the write port
 //   (cl_wport.v): OP_SEND for dnode 1 with dbuf 2, OP_EMIT otherwise; retires
 //   when the last flit has left the CU. fuse: sends nothing; once every
 //   emitted sub-tile has left, claims n of them, or faults F_FUSE when fewer
-//   were emitted (upstream waits forever). F_REMOTE when dmesh != 0,
+//   were emitted (upstream waits forever). F_REMOTE when dmesh or dfin != 0,
 //   F_DRAIN_RANGE when n > 256.
 // Timing (upstream's cycles, KohakuTPU 7703ee8 mx_cluster_cu.v; docs/cluster.md
 //   "Timing"): accepted -> op state -> S_DONE raises exec_done, one instruction
@@ -144,6 +144,8 @@ module cluster_cu #(
     wire         i_dnode  = ip[111];
     wire [7:0]   i_dbuf   = ip[102:95];
     wire [1:0]   i_dmesh  = ip[78:77];
+    wire [7:0]   i_dfin   = ip[76:69];
+    wire         i_remote = i_dmesh != 2'd0 || i_dfin != 8'd0;   // a remote-mesh drain (not modelled)
     wire [17:0]  gm_x_gn  = i_gm * i_gn;
     wire         emitting = i_emit && !(i_nk == 9'd1 && !i_acc);   // the last K block is not a LOAD
     wire         i_send   = i_dnode && i_dbuf == 8'd2;             // a node drain into buf 2: OP_SEND
@@ -506,7 +508,7 @@ module cluster_cu #(
                 end
                 S_GEMM: if (gm_x_gn > 18'd256) begin
                     fault(F_GEMM_RANGE);
-                end else if (i_emit && i_dmesh != 2'd0) begin
+                end else if (i_emit && i_remote) begin
                     fault(F_REMOTE);
                 end else if (!(wide ? sweep_busy : gemm_busy) && (!emitting || (!dr_busy && wp_quiet))) begin
                     gemm_start <= 1'b1;
@@ -514,7 +516,7 @@ module cluster_cu #(
                     state <= S_GWAIT;
                 end
                 S_GWAIT: if (!gemm_start) finish_ok;
-                S_DRAIN: if (i_dmesh != 2'd0) begin
+                S_DRAIN: if (i_remote) begin
                     fault(F_REMOTE);
                 end else if (i_n > 17'd256) begin
                     fault(F_DRAIN_RANGE);

@@ -355,6 +355,8 @@ async def test_faults_retire_with_codes(dut) -> None:
         (cluster.gemm(2, 2, 2, emit=1, dmesh=2, strict=False), Fault.REMOTE),
         (cluster.drain(257, strict=False), Fault.DRAIN_RANGE),
         (cluster.drain(4, dnode=1, dst=(2, 1), dmesh=2, strict=False), Fault.REMOTE),
+        (cluster.drain(4) | 0x12 << cluster.INST_FIELDS["dfin"][1], Fault.REMOTE),  # dfin: remote as dmesh
+        (cluster.gemm(2, 2, 2, emit=1) | 0x01 << cluster.INST_FIELDS["dfin"][1], Fault.REMOTE),
         (cluster.drain(1, fuse=1), Fault.FUSE),
     ]
     for payload, fault in bad:

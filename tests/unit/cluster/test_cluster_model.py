@@ -113,6 +113,16 @@ def test_strict_helpers_refuse_what_would_fault(build, fault) -> None:
     assert fault_of(build(False)) == fault
 
 
+def test_dfin_makes_a_drain_remote() -> None:
+    """dfin != 0 is a remote-mesh drain (protocol.md §6) as dmesh != 0 is: REMOTE for a DRAIN and an emitting
+    GEMM, nothing for a GEMM that sends nothing (it never reads the destination fields)."""
+    dfin = INST_FIELDS["dfin"][1]
+    assert fault_of(drain(4) | 0x01 << dfin) == Fault.REMOTE
+    assert fault_of(drain(4, dnode=1, dst=(2, 1)) | 0x80 << dfin) == Fault.REMOTE
+    assert fault_of(gemm(2, 2, 2, emit=1) | 0x21 << dfin) == Fault.REMOTE
+    assert fault_of(gemm(2, 2, 2) | 0x21 << dfin) is None
+
+
 def test_limits_themselves_are_legal() -> None:
     assert fault_of(fill(0, 255, 1)) is None
     assert fault_of(fill(0, 6, 0, eoff=250)) is None
