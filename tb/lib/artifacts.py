@@ -133,6 +133,7 @@ MODEL_PACKAGE = "models"
 Recheck = Callable[[Mapping[str, np.ndarray]], list[str]]  # a test's arrays -> one line per mismatch
 _NAME_RE = re.compile(r"^[a-z0-9_]+$")
 _started: set[Path] = set()  # files this process has already (re)started
+_keys: dict[Path, set[str]] = {}  # the keys this process wrote to each of them (no re-reading of the archive)
 
 
 def test_key(test: str) -> str:
@@ -196,15 +197,14 @@ class Artifacts:
         mine = {f"{self.prefix}/{k}": v for k, v in self.arrays.items()}
         tmp = self.path.with_name(self.path.name + ".tmp.npz")
         if self.path in _started and self.path.exists():
-            with zipfile.ZipFile(self.path) as z:
-                again = any(n.startswith(self.prefix + "/") for n in z.namelist())
-            if not again:
+            if not any(k.startswith(self.prefix + "/") for k in _keys.get(self.path, ())):
                 # the usual case, a test not saved before in this run: its arrays are appended to a copy (the
                 # others are not decompressed and compressed again at every test, which made a bench's saves
                 # quadratic in its tests: ahbm's 33 spent 7 % of the simulator process's CPU in zlib)
                 shutil.copyfile(self.path, tmp)
                 _append_npz(tmp, mine)
                 os.replace(tmp, self.path)
+                _keys.setdefault(self.path, set()).update(mine)
                 return self.path
         merged: dict[str, np.ndarray] = {}
         if self.path in _started and self.path.exists():
@@ -214,6 +214,7 @@ class Artifacts:
         merged.update(mine)
         np.savez_compressed(tmp, **merged)
         os.replace(tmp, self.path)
+        _keys[self.path] = set(merged)
         return self.path
 
 
