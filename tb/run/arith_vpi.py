@@ -2,7 +2,7 @@
 
 Why: Icarus interprets rtl/ahbm/fp32/fp32_lib.vh's functions at 1-2 us a call, and an ATTN_TILE's
 S2 / S6 are ROWS x KEYS x D multiply-adds each; the C twins of pe_arith.vh's stages (same operations,
-same order, same arrays, same edge) make the AHBM benches about 10x faster on Icarus and change no bit
+same order, same arrays, same edge) make the AHBM benches several times faster on Icarus and change no bit
 and no cycle (docs/ahbm.md, "Speed on Icarus"). Verilator keeps the Verilog loops (it compiles them).
 
 An Icarus build of a bench that holds pe_engine compiles the module into its build folder (under the

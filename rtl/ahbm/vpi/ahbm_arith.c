@@ -3,7 +3,7 @@
  *
  * Why: Icarus interprets the fp32 functions of rtl/ahbm/fp32/fp32_lib.vh at 1-2 us a call (f32_exp 37 us),
  * and an ATTN_TILE's S2 and S6 are ROWS x KEYS x D multiply-adds each, computed at the edge the stage
- * starts (pe_engine): at d = 128 that was nearly all of an AHBM bench's wall time. The same arithmetic in
+ * starts (pe_engine): at d = 128 that was most of an AHBM bench's time. The same arithmetic in
  * C, on the same arrays, at the same edge, changes no bit and no cycle: pe_arith.vh calls these functions
  * where AHBM_ARITH_VPI is defined (tb/run/arith_vpi.py builds this file and defines it on Icarus builds
  * of the AHBM benches) and keeps its Verilog loops for Verilator, for lint and as the fallback.
