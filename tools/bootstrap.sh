@@ -45,6 +45,9 @@ ver="$(iverilog -V 2>/dev/null | head -n1 | sed -n 's/^Icarus Verilog version \(
 if [ -z "$ver" ] || [ "$ver" -lt 11 ]; then
     say "Icarus Verilog 11 or newer is needed (found '${ver:-none}')"; exit 1
 fi
+# a C compiler for the AHBM arithmetic's VPI module on Icarus (tb/run/arith_vpi.py); without one those
+# benches still run, on the Verilog arithmetic: the same results, several times slower
+apt_install cc gcc || say "no C compiler: the AHBM benches run on Icarus without their compiled arithmetic (slower, same results)"
 if [ "$want_gtkwave" = 1 ]; then apt_install gtkwave gtkwave; fi
 if [ "$want_verilator" = 1 ]; then apt_install verilator verilator; fi
 if [ "$want_cxx" = 1 ]; then

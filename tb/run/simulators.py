@@ -81,7 +81,8 @@ def trace_args(sim: str, fst: Path) -> list[str]:
 
 
 # The benches `make test` runs on Verilator when its SIM is Icarus (`make SIM=icarus` still runs them on
-# Icarus): the AHBM benches' composite fp32 arithmetic is what Icarus interprets slowest, and `clients`
+# Icarus): the AHBM benches take minutes on Icarus even with their arithmetic compiled (docs/ahbm.md, "Speed on
+# Icarus": eight PEs and 32 IPCQ queues interpreted every cycle), and `clients`
 # runs the 18 compiled bundles on fused4 at upstream's timing, about 480,000 cycles (measured: 510 s of
 # Icarus against 41 s of Verilator build and 146 s of run; 18-27 s of run since the machine got faster on
 # Verilator). `vector_core` (85 s on Icarus, 26 s on Verilator) stays on Icarus: its Verilator build, redone in

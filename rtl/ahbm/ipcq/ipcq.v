@@ -78,13 +78,17 @@ module ipcq #(
         if (wr) mem[wp] <= {in_last, in_data};
     end
 
+    // The clocked processes below do nothing in a cycle where no word moves, none is offered and none
+    // held (their `else if` says so): the same registers, and on Icarus, which runs every clocked process
+    // at every edge, one test instead of the whole body in the cycles a queue is idle (docs/ahbm.md,
+    // "Speed on Icarus").
     always @(posedge clk) begin
         if (!resetn) begin
             wp    <= {AW{1'b0}};
             rp    <= {AW{1'b0}};
             count <= {(AW+1){1'b0}};
             pkts  <= {(AW+1){1'b0}};
-        end else begin
+        end else if (wr || rd) begin
             if (wr) wp <= wp_next;
             if (rd) rp <= rp_next;
             case ({wr, rd})
@@ -105,6 +109,7 @@ module ipcq #(
     reg [W:0]   held_word;
     reg         f_body;             // framing: inside a packet body
     reg [15:0]  f_rem;              // body words still expected
+    wire        depth_bad = (depth == 32'd0) || (depth > DEPTH);
 
     initial mon_err = 1'b0;
     always @(posedge clk) begin
@@ -113,7 +118,7 @@ module ipcq #(
             f_body  <= 1'b0;
             f_rem   <= 16'd0;
             mon_err <= 1'b0;
-        end else begin
+        end else if (held || in_valid || out_ready || depth_bad) begin
             if (held && !in_valid) begin
                 $display("ERROR %m t=%0t: pusher withdrew a word held while the queue was full (ignored ready; word lost): %h",
                          $time, held_word);
@@ -123,7 +128,7 @@ module ipcq #(
                          $time, held_word, {in_last, in_data});
                 mon_err <= 1'b1;
             end
-            if (depth == 32'd0 || depth > DEPTH) begin
+            if (depth_bad) begin
                 $display("ERROR %m t=%0t: run-time depth %0d outside 1..%0d (the build's DEPTH)", $time, depth, DEPTH);
                 mon_err <= 1'b1;
             end

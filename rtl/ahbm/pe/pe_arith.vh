@@ -3,15 +3,28 @@
 // words popped or merged, bit exact to models/ahbm/attention.py with the fp32 functions of fp32_lib.vh.
 // Included inside pe_engine, after its state arrays; the tasks work on them with blocking temporaries
 // (its one datapath process).
+//
+// With AHBM_ARITH_VPI defined (Icarus builds of the AHBM benches, tb/run/arith_vpi.py) S2, S3+S4, S6,
+// MERGE, NORM_STORE's staging and pe_engine's landing of DMA words call their compiled twins (rtl/ahbm/vpi/ahbm_arith.c: the same
+// operations in the same order on the same arrays, at the same edge, bit for bit); a twin that returns 0
+// (an x or z operand word) wrote nothing and the Verilog loop below it runs. Verilator and lint see only
+// the loops.
     // ---------------------------------------------------------------- arithmetic (bit exact to models/ahbm/attention.py)
     /* verilator lint_off BLKSEQ */   // behavioural compute: blocking temporaries and arrays, one process
     integer r, k, c, t, idx;
+`ifdef AHBM_ARITH_VPI
+    reg [31:0] landed;   // pe_engine's DMA landing: 1 when $ahbm_land copied the word
+`endif
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
 
     // S2: S = dot(Q, K^T) * scale, k-index ascending from +0
     // (widening is exact, so doing it once per tile and per Q row changes no bit; the rows x keys x d
     // inner loop is then one mul and one add, with its base indices hoisted)
     task automatic do_s2(input [1:0] qr, input [2:0] sl, input [7:0] rows, input [8:0] keys);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_s2(qbuf, kbuf, sp, 32'(qr) * MAXROWS * D, 32'(sl) * SLOT_K, 32'(rows), 32'(keys), D, MAXKEYS,
+                     SCALE) == 32'd0)
+`endif
         begin
             for (t = 0; t < 32'(keys) * D; t = t + 1) tf[t] = bf16_to_f32(kbuf[32'(sl) * SLOT_K + t]);
             for (r = 0; r < 32'(rows); r = r + 1) begin
@@ -30,6 +43,10 @@
 
     // S3 (mask add) and S4 (online softmax update of the carried state)
     task automatic do_s34(input [2:0] s, input [2:0] sl, input [7:0] rows, input [8:0] keys, input men);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_s34(sp, mbuf, st_m, st_l, st_o, 32'(s) * MAXROWS, 32'(sl) * SLOT_M, 32'(mask_stride(keys)),
+                      32'(rows), 32'(keys), 32'(men), D, MAXKEYS) == 32'd0)
+`endif
         begin
             for (r = 0; r < 32'(rows); r = r + 1) begin
                 if (men)
@@ -57,6 +74,10 @@
 
     // S6: O += P V, t ascending from +0, then added to the rescaled O
     task automatic do_s6(input [2:0] s, input [2:0] sl, input [7:0] rows, input [8:0] keys);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_s6(sp, vbuf, st_o, 32'(sl) * SLOT_K, 32'(s) * MAXROWS * D, 32'(rows), 32'(keys), D,
+                     MAXKEYS) == 32'd0)
+`endif
         begin
             for (t = 0; t < 32'(keys) * D; t = t + 1) tf[t] = bf16_to_f32(vbuf[32'(sl) * SLOT_K + t]);
             for (r = 0; r < 32'(rows); r = r + 1) begin
@@ -84,6 +105,9 @@
 
     // MERGE: S_a := merge(S_a, S_b) (attention.merge)
     task automatic do_merge(input [2:0] sa, input [2:0] sb, input [7:0] rows);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_merge(st_m, st_l, st_o, 32'(sa) * MAXROWS, 32'(sb) * MAXROWS, 32'(rows), D) == 32'd0)
+`endif
         begin
             for (r = 0; r < 32'(rows); r = r + 1) begin
                 a32 = 32'(sa) * MAXROWS + r;
@@ -118,6 +142,9 @@
 
     // NORM_STORE staging: bf16(O / l), +0 where l == 0 (attention.finalize)
     task automatic do_norm(input [2:0] s, input [7:0] rows);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_norm(st_l, st_o, obuf, 32'(s) * MAXROWS, 32'(rows), D) == 32'd0)
+`endif
         begin
             for (r = 0; r < 32'(rows); r = r + 1) begin
                 idx = 32'(s) * MAXROWS + r;

@@ -185,7 +185,7 @@ module pe_cmdq #(
     always @(posedge clk) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else begin
+        end else if (cmd_valid || pop != {NQ{1'b0}}) begin   // something to check (Icarus: no loop otherwise)
             if (cmd_valid && !cmd_ready) begin
                 $display("ERROR %m t=%0t: command written while the queue is full (%0d entries): 0x%h dropped",
                          $time, CMDQ_DEPTH, cmd_data);

@@ -249,6 +249,8 @@ module pe_engine #(
     reg  [31:0] left_n, word_n, pword_n;
     reg         ferr_n, idone_n, xdone_n, pv_n, pdone_n;
     reg         a_init, a_s2, a_s34, a_s6, a_merge, a_norm, a_info, a_take, a_hdr, a_body, a_store;  // datapath
+    wire        a_any = a_init || a_s2 || a_s34 || a_s6 || a_merge || a_norm || a_info || a_take || a_hdr || a_body
+                        || a_store;
     reg  [7:0]  hdr_tag;             // a_hdr: the header's tag
     reg  [31:0] body_j;              // a_body: the body word
     integer     u, n_o;              // a streamed MERGE's input word: its O elements,
@@ -459,7 +461,7 @@ module pe_engine #(
         if (!resetn) begin
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
             e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
-        end else begin
+        end else if (e_st != E_IDLE || head_valid) begin   // idle with no head: the block above keeps every value
             e_st <= st_n;
             if (load) e_cmd <= head_cmd;
             e_left <= left_n; e_word <= word_n; e_ferr <= ferr_n;
@@ -473,16 +475,25 @@ module pe_engine #(
         if (!resetn) begin
             push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
             sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0;
-        end else begin
+        end else if (sl_wr_en || dma_out_valid || a_any) begin   // a word lands, an action runs, a write ends
             sl_wr_en <= 1'b0;
-            if (dma_out_valid)            // DMA words into the tile buffers, first: what lands this edge is in
-                for (t = 0; t < WORD_BF16; t = t + 1) begin   // the buffers for a stage starting at it
+            if (dma_out_valid) begin      // DMA words into the tile buffers, first: what lands this edge is in
+`ifdef AHBM_ARITH_VPI                     // the buffers for a stage starting at it (Icarus: the copy in C, pe_arith.vh)
+                if (in_q) landed = $ahbm_land(qbuf, 32'(in_slot[1:0]) * MAXROWS * D + 32'(dma_out_idx) * WORD_BF16,
+                                              dma_out_data);
+                else if (in_k) landed = $ahbm_land(kbuf, 32'(in_slot) * SLOT_K + 32'(dma_out_idx) * WORD_BF16, dma_out_data);
+                else if (in_v) landed = $ahbm_land(vbuf, 32'(in_slot) * SLOT_K + 32'(dma_out_idx) * WORD_BF16, dma_out_data);
+                else landed = $ahbm_land(mbuf, 32'(in_slot) * SLOT_M + 32'(dma_out_idx) * WORD_BF16, dma_out_data);
+                if (landed == 32'd0)
+`endif
+                for (t = 0; t < WORD_BF16; t = t + 1) begin
                     idx = 32'(dma_out_idx) * WORD_BF16 + t;
                     if (in_q) qbuf[32'(in_slot[1:0]) * MAXROWS * D + idx] = dma_out_data[16*t +: 16];
                     else if (in_k) kbuf[32'(in_slot) * SLOT_K + idx] = dma_out_data[16*t +: 16];
                     else if (in_v) vbuf[32'(in_slot) * SLOT_K + idx] = dma_out_data[16*t +: 16];
                     else mbuf[32'(in_slot) * SLOT_M + idx] = dma_out_data[16*t +: 16];
                 end
+            end
             if (a_init) do_init(f_sreg(x_cmd));
             if (a_s2) do_s2(f_qreg(x_cmd), head_slot, rows, keys);
             if (a_s34) do_s34(f_sreg(x_cmd), head_slot, rows, keys, x_cmd[20]);
@@ -504,12 +515,13 @@ module pe_engine #(
     /* verilator lint_on BLKSEQ */
 
     // ---------------------------------------------------------------- monitor
+    wire slot_lost = ((e_st == E_MM1 || e_st == E_WAIT_M || e_st == E_VEC || e_st == E_WAIT_V || e_st == E_MM2)
+                      && !k_rdy[head_slot]) || (e_st == E_MM2 && !v_rdy[head_slot]);
     initial mon_err = 1'b0;
     always @(posedge clk) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (((e_st == E_MM1 || e_st == E_WAIT_M || e_st == E_VEC || e_st == E_WAIT_V || e_st == E_MM2)
-                      && !k_rdy[head_slot]) || (e_st == E_MM2 && !v_rdy[head_slot])) begin
+        end else if (slot_lost) begin
             $display("ERROR %m t=%0t: tile slot %0d was given again while the engine computed from it (k_rdy %b v_rdy %b)",
                      $time, head_slot, k_rdy, v_rdy);
             mon_err <= 1'b1;

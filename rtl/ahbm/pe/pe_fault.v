@@ -67,7 +67,7 @@ module pe_fault #(
     always @(posedge clk) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else begin
+        end else if (raised) begin   // a request to check (Icarus: no loop in the other cycles)
             for (m = 0; m < N; m = m + 1)
                 if (req[m] && req_code[8*m +: 8] == F_NONE) begin
                     $display("ERROR %m t=%0t: fault request %0d carries no code (F_NONE)", $time, m);

@@ -127,7 +127,7 @@ module pe_link #(
         if (!resetn) begin
             act <= 1'b0; cmd <= 128'd0; word <= 32'd0; ferr <= 1'b0;
             line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0;
-        end else begin
+        end else if (sl_wr_en || start || xfer) begin   // otherwise nothing changes (Icarus: one test a cycle)
             sl_wr_en <= 1'b0;
             if (start && !drop) begin
                 cmd <= head_cmd;

@@ -75,6 +75,12 @@ module pe_stats (
 
     assign idle = q_empty && e_idle && !tx_act && !rx_act;
     wire land = dma_out_valid && dma_out_last;
+    // any event or activity the processes below count: in the other cycles they change nothing but cyc_now
+    // (and Icarus, which runs every clocked process at every edge, then runs one test, not every counter's)
+    wire any_ev = done || raised || tx_fin || rx_fin || tx_ok || rx_ok || iss_k || iss_mask || iss_v || iss_q
+                  || ev_comp || ev_push || ev_pop || ev_merge || ev_store;
+    wire any_act = act_busy || act_mm || act_vec || act_mwait || act_wait || act_compute
+                   || (push_valid & ~push_ready) != 4'd0 || dma_req_valid || land || ev_s2 || ev_comp;
 
     // ---------------------------------------------------------------- completions and event counters
     always @(posedge clk) begin
@@ -83,7 +89,7 @@ module pe_stats (
             cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
             cnt_tx <= 32'd0; cnt_rx <= 32'd0;
-        end else begin
+        end else if (any_ev) begin
             if (done) begin
                 cmd_done <= cmd_done + 32'd1;
                 last_tag <= done_tag;
@@ -112,18 +118,20 @@ module pe_stats (
             cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
         end else begin
             cyc_now <= cyc_now + 32'd1;
-            if (act_busy) cyc_busy <= cyc_busy + 32'd1;
-            if (act_mm) cyc_mm <= cyc_mm + 32'd1;
-            if (act_vec) cyc_vec <= cyc_vec + 32'd1;
-            if (act_mwait) cyc_mwait <= cyc_mwait + 32'd1;
-            if (act_wait) cyc_wait <= cyc_wait + 32'd1;
-            if (act_compute && dma_xfer) cyc_hidden <= cyc_hidden + 32'd1;
-            if (act_compute && (tx_act || rx_act)) cyc_link <= cyc_link + 32'd1;
-            if ((push_valid & ~push_ready) != 4'd0) cyc_pstall <= cyc_pstall + 32'd1;
-            if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
-            if (land) cyc_dma_last <= cyc_now + 32'd1;
-            if (ev_s2 && cnt_comp == 32'd0 && cyc_first == 32'd0) cyc_first <= cyc_now;
-            if (ev_comp) cyc_last <= cyc_now + 32'd1;
+            if (any_act) begin
+                if (act_busy) cyc_busy <= cyc_busy + 32'd1;
+                if (act_mm) cyc_mm <= cyc_mm + 32'd1;
+                if (act_vec) cyc_vec <= cyc_vec + 32'd1;
+                if (act_mwait) cyc_mwait <= cyc_mwait + 32'd1;
+                if (act_wait) cyc_wait <= cyc_wait + 32'd1;
+                if (act_compute && dma_xfer) cyc_hidden <= cyc_hidden + 32'd1;
+                if (act_compute && (tx_act || rx_act)) cyc_link <= cyc_link + 32'd1;
+                if ((push_valid & ~push_ready) != 4'd0) cyc_pstall <= cyc_pstall + 32'd1;
+                if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
+                if (land) cyc_dma_last <= cyc_now + 32'd1;
+                if (ev_s2 && cnt_comp == 32'd0 && cyc_first == 32'd0) cyc_first <= cyc_now;
+                if (ev_comp) cyc_last <= cyc_now + 32'd1;
+            end
         end
     end
 
@@ -145,7 +153,7 @@ module pe_stats (
         if (!resetn) begin
             alog_n <= 32'd0;
             act_prev <= 4'd0;
-        end else begin
+        end else if (act != act_prev || iss_k || iss_v || land || ev_s2 || ev_s6) begin
             if (act != act_prev) begin
                 alog[alog_n % ALOG] <= {cyc_now, act};
                 alog_n <= alog_n + 32'd1;
