@@ -12,8 +12,8 @@
 #   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
-#   make fuzz              every bundle of clients/ damaged every way (tb/fuzz): a table per family, each defect
-#                          named; SEED=n picks the random choices (make test runs a seeded few hundred)
+#   make fuzz              every bundle of clients/ damaged every way (tb/fuzz), then 2,000 staged-flit bits flipped
+#                          on a VC and an MG+VC bundle: tables, each defect named; SEED=n (make test: a seeded part)
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
@@ -77,6 +77,8 @@ bench: bootstrap
 
 fuzz: bootstrap
 	@$(PY) -m tb.fuzz $(if $(SEED),--seed $(SEED))
+	@$(PY) -m tb.fuzz.flit_damage clients/bundles/rmsnorm_m32n64 --sample 2000 --seed $(or $(SEED),1)
+	@$(PY) -m tb.fuzz.flit_damage clients/bundles/linear_relu_m32k64n32 --sample 2000 --seed $(or $(SEED),1)
 
 waves:
 	@tools/bootstrap.sh --with-gtkwave
