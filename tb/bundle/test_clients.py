@@ -197,12 +197,14 @@ def _vs_model(b: Bundle, rtl: np.ndarray, model: np.ndarray) -> list[str]:
 
 
 async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None = None, *, golden: bool = True,
-                      expect: Sequence[str] = (), check_partial: bool = False) -> None:
+                      expect: Sequence[str] = (), check_partial: bool = False, mon_err_ok: bool = False) -> None:
     """`b` end to end under its cycle limits (tb/bundle/cycle_limits.py; the overrides of `env`, default the
     environment); a run stopped part way writes the report of what it did (its finished rounds, the cycles and
     checks so far). `golden`: compute the machine model's run beside it; `expect`, `check_partial`: a self-test
-    that must fail with these texts and leave a partial report of at least one round."""
+    that must fail with these texts and leave a partial report of at least one round; `mon_err_ok`: an RTL
+    monitor's error is part of what the self-test provokes."""
     tb = SystemTB(dut, test)
+    tb.expect_mon_err = mon_err_ok
     t0 = time.monotonic()
     limits = limits_for(b, env)  # a bad override is refused here, before the machine starts
     ahead = GoldenAhead(b, tb.machine.name, Path.cwd() / "golden") if golden else None  # runs while the RTL does
@@ -380,8 +382,11 @@ async def test_runaway_program_is_named_on_both_sides(dut) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     b = Bundle(damaged_copy("ops_log2_m32n64", folder, vhalt_replaced))
-    await _run_bundle(dut, "test_runaway_program_is_named_on_both_sides", b, {}, expect=[
-        "await at node (1,0): expected count 44 (baseline 0 + 44), seen 40 (40 signal(s) since the baseline)",
+    # past its program the core fetches IMEM words no flit wrote: unreset state (units.md V.1), zeros on
+    # Verilator, x on Icarus, so how many more completions it signals and whether its garbage writes trip the
+    # memory agent's monitors depend on the simulator, as on the hardware they depend on what IMEM held
+    await _run_bundle(dut, "test_runaway_program_is_named_on_both_sides", b, {}, mon_err_ok=True, expect=[
+        "await at node (1,0): expected count 44 (baseline 0 + 44), seen ",
         "; timeout after ",
         "the machine model on the same plan: Runaway: bundle ops_log2_no_vhalt round 0 (log2:0, VC): vector core "
         "(1,0): the RUN from pc 0 never reached VHALT"])

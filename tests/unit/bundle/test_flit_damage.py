@@ -92,6 +92,17 @@ def test_a_seeded_sample_has_no_silent_pass() -> None:
     assert seen >= {"FAILED", "FAULT", "STOPPED", "PASSED"} and seen <= set(OUTCOMES)
 
 
+def test_a_thousand_read_bits_each_change_the_outcome_or_are_caught() -> None:
+    """The issue's measure: a seeded 1,000 of the bits the map calls read, across every kind, flipped one at a
+    time; none passes silently (each FAILS, FAULTS, STOPS, or is MASKED: the machine's writes or end state
+    differ from the undamaged run's)."""
+    report = damage(BUNDLE, sample=1000, seed=11, keep=lambda f: f.cls == "read")
+    assert len(report.results) == 1000 and {r.flip.cls for r in report.results} == {"read"}
+    assert len(report.counts()) == 7  # every flit kind of the bundle
+    assert [r.flip for r in report.silent] == [], format_table(report)
+    assert all(r.outcome != "PASSED" for r in report.results)
+
+
 class AnchorBlind(ClusterCore):
     """A planted defect: a cluster that reads anchor as 40 whatever the instruction says."""
 
