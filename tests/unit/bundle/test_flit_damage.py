@@ -93,14 +93,17 @@ def test_a_seeded_sample_has_no_silent_pass() -> None:
 
 
 def test_a_thousand_read_bits_each_change_the_outcome_or_are_caught() -> None:
-    """The issue's measure: a seeded 1,000 of the bits the map calls read, across every kind, flipped one at a
+    """The issue's measure: a seeded 1,150 of the bits the static map calls read (at least 1,000 still read
+    once the program rule has looked: some descriptors are never used), across every kind, flipped one at a
     time; none passes silently (each FAILS, FAULTS, STOPS, or is MASKED: the machine's writes or end state
     differ from the undamaged run's)."""
-    report = damage(BUNDLE, sample=1000, seed=11, keep=lambda f: f.cls == "read")
-    assert len(report.results) == 1000 and {r.flip.cls for r in report.results} == {"read"}
+    report = damage(BUNDLE, sample=1150, seed=11, keep=lambda f: f.cls == "read")
+    read = [r for r in report.results if r.flip.cls == "read"]  # the program rule refines a few to unused/credit
+    assert len(report.results) == 1150 and len(read) >= 1000, format_table(report)
     assert len(report.counts()) == 7  # every flit kind of the bundle
     assert [r.flip for r in report.silent] == [], format_table(report)
-    assert all(r.outcome != "PASSED" for r in report.results)
+    assert [r.flip for r in report.contradictions] == [], format_table(report)
+    assert all(r.outcome != "PASSED" for r in read)
 
 
 class AnchorBlind(ClusterCore):
