@@ -189,5 +189,6 @@ def check_count(b: Bundle, res: ExecResult) -> int:
     return lanes + bound + kernels + sum(len(r.observed) for r in res.rounds) + 1 + len(res.rounds)
 
 
-__all__ = ["NOT_JUDGED", "check_count", "image_failures", "judge", "judged_lanes", "kernel_verdicts", "lanes_vs_models", "lanes_vs_rtl", "one_kernel",
-           "op_losses", "output_failures", "reference", "staged_failures", "unbounded_outputs", "unjudged"]
+__all__ = ["NOT_JUDGED", "check_count", "image_failures", "judge", "judged_lanes", "kernel_verdicts",
+           "lanes_vs_models", "lanes_vs_rtl", "one_kernel", "op_losses", "output_failures", "reference",
+           "staged_failures", "unbounded_outputs", "unjudged"]

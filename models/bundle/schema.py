@@ -337,5 +337,5 @@ def check_bundle_json(meta: Any, file: str = "bundle.json") -> None:
     check_plan(meta, at)
 
 
-__all__ = ["LongNumber", "BUNDLE_JSON", "At", "BundleError", "check_bundle_json", "check_in_image", "check_plan", "check_regions",
-           "round_label", "shown"]
+__all__ = ["BUNDLE_JSON", "At", "BundleError", "LongNumber", "check_bundle_json", "check_in_image", "check_plan",
+           "check_regions", "round_label", "shown"]
