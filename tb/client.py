@@ -27,8 +27,10 @@ target fails the command; with no ``timing_rtl.json`` in any bundle it is not
 judged, which does not) and one closing line. The run's
 ``artifacts.npz`` (outputs observed and expected, signal counts, the report)
 is written into the build folder and its path printed. Exit status: 0 only
-when every bundle passed, 1 when one failed, 2 when the input was refused
-before anything ran (one line naming the value, the limit and the fix).
+when every bundle passed, 1 when one failed or was NOT JUDGED (no lane of an
+output judged, or no output stated), 2 when the input was refused before
+anything ran (one line naming the file, the field, the value and the fix;
+docs/bundle.md, "Inputs that lie").
 """
 
 from __future__ import annotations
