@@ -31,9 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from models.cluster.isa import ADDR_HIGH, ADDR_LOW, INST_FIELDS, Op as MgOp, decode_inst
+from models.noc.flit import FIELDS as FLIT_FIELDS
 from models.vector import isa
 
-__all__ = ["Use", "Field", "HEADER_FIELDS", "header_fields", "mg_fields", "vc_fields", "word_fields", "flit_kind",
+__all__ = ["Use", "Field", "header_fields", "mg_fields", "vc_fields", "word_fields", "flit_kind",
            "check_cover", "fields_of", "FLIT_BITS"]
 
 FLIT_BITS = 288
@@ -67,21 +68,21 @@ CU_BASE = "protocol.md §1; upstream noc/endpoint/noc_cu_base.v reads src, txn a
 V2 = "units.md V.2 (upstream vector/vec_cu.v decodes op, addr/ad/fld, value, word only)"
 C1 = "protocol.md §6, units.md C.1 (upstream matmul/mx_cluster_cu.v)"
 
-HEADER_FIELDS = (("dst_x", 287, 284), ("dst_y", 283, 280), ("src_x", 279, 276), ("src_y", 275, 272),
-                 ("type", 271, 268), ("txn", 267, 260), ("last", 259, 259), ("rsvd", 258, 256))
-
-
 def header_fields(final: bool) -> list[Field]:
-    """The header of a staged flit; `final`: it is the last flit of its kick (the loader sets ``last``)."""
-    out = [Field(f"hdr.{n}", m, l, Use.OVERRIDDEN, H4) for n, m, l in HEADER_FIELDS[:4]]
-    for bit in range(271, 267, -1):  # type: a bit the loader's OR sets cannot be cleared by the bundle
-        forced = LOADER_TYPE >> (bit - 268) & 1
-        out.append(Field(f"hdr.type[{bit - 268}]", bit, bit, Use.OVERRIDDEN if forced else Use.READ,
+    """The header of a staged flit (its positions: models/noc/flit.py FIELDS); `final`: it is the last flit of
+    its kick (the loader sets ``last``)."""
+    at = FLIT_FIELDS
+    out = [Field(f"hdr.{n}", at[n].msb, at[n].lsb, Use.OVERRIDDEN, H4) for n in ("dst_x", "dst_y", "src_x", "src_y")]
+    ty = at["type"]
+    for bit in range(ty.msb, ty.lsb - 1, -1):  # type: a bit the loader's OR sets cannot be cleared by the bundle
+        forced = LOADER_TYPE >> (bit - ty.lsb) & 1
+        out.append(Field(f"hdr.type[{bit - ty.lsb}]", bit, bit, Use.OVERRIDDEN if forced else Use.READ,
                          H2 if forced else "protocol.md §1: a unit drops a type it does not consume"))
-    out.append(Field("hdr.txn", 267, 260, Use.ECHOED, CU_BASE + "; units.md §H.3: the host polls count and valid"))
-    out.append(Field("hdr.last", 259, 259, Use.OVERRIDDEN if final else Use.READ,
+    out.append(Field("hdr.txn", at["txn"].msb, at["txn"].lsb, Use.ECHOED,
+                     CU_BASE + "; units.md §H.3: the host polls count and valid"))
+    out.append(Field("hdr.last", at["last"].msb, at["last"].lsb, Use.OVERRIDDEN if final else Use.READ,
                      H2 if final else CU_BASE + ": BATCH_COMPLETE instead of INST_COMPLETE (no credit back)"))
-    out.append(Field("hdr.rsvd", 258, 256, Use.IGNORED, CU_BASE))
+    out.append(Field("hdr.rsvd", at["rsvd"].msb, at["rsvd"].lsb, Use.IGNORED, CU_BASE))
     return out
 
 
@@ -163,16 +164,17 @@ def _alu_word(w: isa.Word, pre: str) -> list[Field]:
     is read; a K selector reads its field mod 4; vd unless a compare; pr only under a predicate."""
     cmp = w.op in isa.CMP_OPS
     reads = {"a": True, "b": w.op in isa.A_B_OPS | isa.A_B_C_OPS, "c": w.op in isa.A_C_OPS | isa.A_B_C_OPS}
-    out = [Field(f"{pre}.op", 31, 27, Use.READ, V4)]
-    for sel, msb, opnd in (("sa", 26, "a"), ("sb", 24, "b"), ("sc", 22, "c")):
+    out = [_w(pre, "op", Use.READ, V4)]
+    for sel, opnd in (("sa", "a"), ("sb", "b"), ("sc", "c")):
+        msb = W[sel][0]
         if reads[opnd]:
             out.append(Field(f"{pre}.{sel}", msb, msb - 1, Use.READ, V4 + ": all three selectors are checked"))
         else:  # an operand the op does not read: its selector matters only as C (F_CHAIN in FLAT, V.10)
             out += _only_value(f"{pre}.{sel}", msb, (w.raw >> (msb - 1)) & 3, isa.SRC_C,
                                f"units.md V.4, V.10: {w.name} reads no {opnd}; its selector faults only as C")
-    out.append(Field(f"{pre}.vd", 20, 17, Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores vd"))
-    for opnd, sel, msb in (("a", w.sa, 16), ("b", w.sb, 12), ("c", w.sc, 8)):
-        reg = {"a": "va", "b": "vb", "c": "vc"}[opnd]
+    out.append(_w(pre, "vd", Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores vd"))
+    for opnd, sel, reg in (("a", w.sa, "va"), ("b", w.sb, "vb"), ("c", w.sc, "vc")):
+        msb = W[reg][0]
         if not reads[opnd]:
             out.append(Field(f"{pre}.{reg}", msb, msb - 3, Use.IGNORED, f"units.md V.6.2: {w.name} reads no {opnd}"))
         elif sel == isa.SRC_K:
@@ -180,8 +182,8 @@ def _alu_word(w: isa.Word, pre: str) -> list[Field]:
             out.append(Field(f"{pre}.{reg}[1:0]", msb - 2, msb - 3, Use.READ, V4))
         else:
             out.append(Field(f"{pre}.{reg}", msb, msb - 3, Use.READ, V4))
-    out.append(Field(f"{pre}.pr", 4, 3, Use.READ if cmp or w.pm else Use.IGNORED, "units.md V.4: pr under pm != 0"))
-    out.append(Field(f"{pre}.pm", 2, 1, Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores pm"))
+    out.append(_w(pre, "pr", Use.READ if cmp or w.pm else Use.IGNORED, "units.md V.4: pr under pm != 0"))
+    out.append(_w(pre, "pm", Use.IGNORED if cmp else Use.READ, "units.md V.8: a compare ignores pm"))
     out.append(Field(f"{pre}.unused", 0, 0, Use.IGNORED, V4 + ": [0] unused"))
     return out
 
@@ -196,44 +198,53 @@ def _only_value(name: str, msb: int, value: int, special: int, why: str) -> list
     return out
 
 
-# (name, msb, lsb) read by each non-ALU opcode; every other bit of the word is ignored (V.4, V.8, V.9, V.11).
-_WORD_READS: dict[int, tuple[tuple[str, int, int], ...]] = {
-    isa.OP_VCVT: (("dt", 26, 24), ("vd", 20, 17), ("va", 16, 13)),
-    isa.OP_VRED: (("vd", 20, 17), ("va", 16, 13), ("vb", 12, 9), ("kind", 7, 5), ("pr", 4, 3)),
-    isa.OP_VLD: (("dt", 26, 24), ("ad", 23, 21), ("vd", 20, 17), ("off", 13, 0)),
-    isa.OP_VST: (("dt", 26, 24), ("ad", 23, 21), ("vd", 20, 17), ("off", 13, 0)),
-    isa.OP_VBCAST: (("sa", 26, 25), ("vd", 20, 17), ("va", 16, 13)),
-    isa.OP_VSHUF: (("vd", 20, 17), ("va", 16, 13), ("vb", 12, 9)),
-    isa.OP_VSETVL: (("va", 16, 13),),
-    isa.OP_VSETMODE: (("mode", 14, 13),),
-    isa.OP_VLOOP: (("va", 16, 13), ("vb", 12, 9)),
+# The fields (isa.WORD_FIELDS) each non-ALU opcode reads; every other bit of the word is ignored (V.4, V.8, V.9,
+# V.11).
+_WORD_READS: dict[int, tuple[str, ...]] = {
+    isa.OP_VCVT: ("dt", "vd", "va"),
+    isa.OP_VRED: ("vd", "va", "vb", "kind", "pr"),
+    isa.OP_VLD: ("dt", "ad", "vd", "off"),
+    isa.OP_VST: ("dt", "ad", "vd", "off"),
+    isa.OP_VBCAST: ("sa", "vd", "va"),
+    isa.OP_VSHUF: ("vd", "va", "vb"),
+    isa.OP_VSETVL: ("va",),
+    isa.OP_VSETMODE: ("mode",),
+    isa.OP_VLOOP: ("va", "vb"),
     isa.OP_VBAR: (),
     isa.OP_VHALT: (),
-    isa.OP_VFILL: (("ad", 23, 21), ("start", 8, 0)),
+    isa.OP_VFILL: ("ad", "start"),
 }
+W = isa.WORD_FIELDS
+
+
+def _w(pre: str, name: str, use: Use, source: str) -> Field:
+    """Word field `name` (its bits from isa.WORD_FIELDS) of the word named `pre`."""
+    msb, lsb = W[name]
+    return Field(f"{pre}.{name}", msb, lsb, use, source)
 
 
 def _other_word(w: isa.Word, pre: str) -> list[Field]:
     special: list[Field] = []
     if w.op == isa.OP_VSETI:  # sa == 3 writes K3, else S[vd] (V.8): only whether sa is 3 is read
-        special = _only_value(f"{pre}.sa", 26, w.sa, isa.SRC_K, "units.md V.8: VSETI reads only whether sa == 3")
-        reads: tuple[tuple[str, int, int], ...] = (("vd", 20, 17),) if w.sa != isa.SRC_K else ()
+        special = _only_value(f"{pre}.sa", W["sa"][0], w.sa, isa.SRC_K,
+                              "units.md V.8: VSETI reads only whether sa == 3")
+        reads: tuple[str, ...] = ("vd",) if w.sa != isa.SRC_K else ()
     elif w.op in (isa.OP_VLD, isa.OP_VST):  # an L1 walk keeps addr[8:0] (V.3): off[13:9] adds a multiple of 512
-        special = [Field(f"{pre}.off[13:9]", 13, 9, Use.IGNORED, "units.md V.3: L1 walks use addr[8:0], wrapping "
-                                                                    "modulo 512")]
-        reads = (("dt", 26, 24), ("ad", 23, 21), ("vd", 20, 17), ("off[8:0]", 8, 0))
+        msb, lsb = W["off"]
+        special = [Field(f"{pre}.off[13:9]", msb, lsb + 9, Use.IGNORED, "units.md V.3: L1 walks use addr[8:0], "
+                                                                         "wrapping modulo 512"),
+                   Field(f"{pre}.off[8:0]", lsb + 8, lsb, Use.READ, V4)]
+        reads = ("dt", "ad", "vd")
     elif w.op == isa.OP_VDRAIN:  # node form ir[24] (V.4, V.11)
-        reads = (("node", 24, 24), ("ad", 23, 21), ("start", 8, 0))
-        if w.node:
-            reads += (("signal", 25, 25), ("dst_x", 20, 17), ("dst_y", 16, 13), ("buf", 12, 9))
+        reads = ("node", "ad", "start") + (("signal", "dst_x", "dst_y", "buf") if w.node else ())
     elif w.op == isa.OP_VRED and w.kind not in (isa.RedKind.SUMSQ, isa.RedKind.DOT, isa.RedKind.EXPSUM):
-        reads = tuple(r for r in _WORD_READS[w.op] if r[0] != "vb")  # vb: SUMSQ, DOT, EXPSUM only (V.9)
+        reads = tuple(r for r in _WORD_READS[w.op] if r != "vb")  # vb: SUMSQ, DOT, EXPSUM only (V.9)
     else:
         reads = _WORD_READS[w.op]
-    out = [Field(f"{pre}.op", 31, 27, Use.READ, V4)] + [Field(f"{pre}.{n}", m, l, Use.READ, V4) for n, m, l in reads]
+    out = [_w(pre, "op", Use.READ, V4)] + [_w(pre, n, Use.READ, V4) for n in reads]
     out += special
     covered = {b for f in out for b in f.bits()}
-    bit = 26
+    bit = W["op"][1] - 1  # below the opcode
     while bit >= 0:  # the gaps, as runs of ignored bits
         if bit in covered:
             bit -= 1

@@ -128,6 +128,24 @@ def _fit(what: str, field: str, value: int, lo: int, hi: int, where: str) -> int
 
 
 # ---------------------------------------------------------------- word fields
+# Every field of a 32-bit program word, [msb, lsb] (units.md V.4): Word decodes by it, and
+# models/bundle/flit_bits.py maps a staged word's bits by it. Forms overlap (dt/ad over sa..sc, node over sb).
+WORD_FIELDS: Mapping[str, tuple[int, int]] = MappingProxyType({
+    "op": (31, 27), "sa": (26, 25), "sb": (24, 23), "sc": (22, 21), "vd": (20, 17), "va": (16, 13),
+    "vb": (12, 9), "vc": (8, 5), "pr": (4, 3), "pm": (2, 1),  # ALU form
+    "dt": (26, 24), "ad": (23, 21), "off": (13, 0), "start": (8, 0),  # memory form (off is signed)
+    "signal": (25, 25), "node": (24, 24), "dst_x": (20, 17), "dst_y": (16, 13), "buf": (12, 9),  # VDRAIN node
+    "kind": (7, 5), "mode": (14, 13),  # VRED's kind = vc[2:0], VSETMODE's mode = va[1:0]
+})
+
+
+def _field(name: str) -> cached_property:
+    """Word's property for field `name` of WORD_FIELDS: the bits, unsigned, worked out on first reading."""
+    msb, lsb = WORD_FIELDS[name]
+    mask = (1 << (msb - lsb + 1)) - 1
+    return cached_property(lambda self: (self.raw >> lsb) & mask)
+
+
 @dataclass(frozen=True)
 class Word:
     """Every field of one 32-bit program word, decoded once (each form reads its own subset).
@@ -137,27 +155,18 @@ class Word:
 
     raw: int
 
-    @cached_property
-    def op(self) -> int:
-        return (self.raw >> 27) & 0x1F
+    op = _field("op")
 
     @cached_property
     def name(self) -> str:
         return OPNAMES[self.op]
 
     # ALU form
-    sa = cached_property(lambda self: (self.raw >> 25) & 3)
-    sb = cached_property(lambda self: (self.raw >> 23) & 3)
-    sc = cached_property(lambda self: (self.raw >> 21) & 3)
-    vd = cached_property(lambda self: (self.raw >> 17) & 0xF)
-    va = cached_property(lambda self: (self.raw >> 13) & 0xF)
-    vb = cached_property(lambda self: (self.raw >> 9) & 0xF)
-    vc = cached_property(lambda self: (self.raw >> 5) & 0xF)
-    pr = cached_property(lambda self: (self.raw >> 3) & 3)
-    pm = cached_property(lambda self: (self.raw >> 1) & 3)
+    sa, sb, sc = _field("sa"), _field("sb"), _field("sc")
+    vd, va, vb, vc = _field("vd"), _field("va"), _field("vb"), _field("vc")
+    pr, pm = _field("pr"), _field("pm")
     # memory form
-    dt = cached_property(lambda self: (self.raw >> 24) & 7)
-    ad = cached_property(lambda self: (self.raw >> 21) & 7)
+    dt, ad = _field("dt"), _field("ad")
 
     @cached_property
     def off(self) -> int:
@@ -165,17 +174,11 @@ class Word:
         o = self.raw & 0x3FFF
         return o - ((o & 0x2000) << 1)
 
-    @cached_property
-    def l1_start(self) -> int:
-        """ir[8:0]: the L1 start word of VFILL and VDRAIN (V.11)."""
-        return self.raw & 0x1FF
+    l1_start = _field("start")  # ir[8:0]: the L1 start word of VFILL and VDRAIN (V.11)
 
     # VDRAIN node form (ir[24] = 1)
-    node = cached_property(lambda self: (self.raw >> 24) & 1)
-    signal = cached_property(lambda self: (self.raw >> 25) & 1)
-    dst_x = cached_property(lambda self: (self.raw >> 17) & 0xF)
-    dst_y = cached_property(lambda self: (self.raw >> 13) & 0xF)
-    buf = cached_property(lambda self: (self.raw >> 9) & 0xF)
+    node, signal = _field("node"), _field("signal")
+    dst_x, dst_y, buf = _field("dst_x"), _field("dst_y"), _field("buf")
 
     @cached_property
     def selectors(self) -> tuple[int, int, int]:
