@@ -48,9 +48,16 @@ def check_dram_in(meta: dict[str, Any], arrays: dict[str, np.ndarray], file: str
                  shape=(nbytes,))
     expect_array(arrays, file, "base", f"image[0]'s byte address, dram.base = {base:#x}", dtype="integer", shape=(),
                  lo=base, hi=base)
+    regions = {r["name"]: r for r in meta["dram"]["regions"]}
     for port, spec in meta["inputs"].items():
+        shape = tuple(spec["shape"])
         expect_array(arrays, file, port, f"input {port} as declared in bundle.json inputs", dtype=spec["dtype"],
-                     shape=tuple(spec["shape"]))
+                     shape=shape)
+        if port in regions:  # an input without a region of its own: models/bundle/consistency.py refuses it
+            slots = regions[port]["nbytes"] // 2
+            expect_array(arrays, file, f"{port}__slots", f"input {port}'s slot map: an FP16 slot 0..{slots - 1} of "
+                         f"its region or -1 per element, shape as bundle.json inputs.{port}", dtype="integer",
+                         shape=shape, lo=-1, hi=slots - 1)
     for i, entry in enumerate(meta["plan"]):
         if entry["kind"] == "host_convert":
             key = entry["gather"].split(":", 1)[1]
