@@ -35,8 +35,8 @@ import numpy as np
 
 from models.bundle.hazard_reference import meets_h1
 from models.bundle.reader import Bundle
-from tb.fuzz.edits import (Edit, chain, drop_field, flip_byte, json_edit, mkfifo, npz_edit, npz_map, remove,
-                           replace_with, set_field, truncate)
+from tb.fuzz.edits import (Edit, chain, drop_field, flip_byte, json_edit, map_field, mkfifo, npz_edit, npz_map,
+                           raw_field, remove, replace_with, set_field, truncate)
 
 REFUSE, NOT_PASS, HARMLESS = "refuse", "not pass", "harmless"
 H1_REFERENCE = ("the program meets hazard H1, so upstream's models (expected.npz) are its normative reference, judged "
@@ -94,11 +94,11 @@ def json_family(src: Path, rng: random.Random) -> Iterator[Damage]:
     path = rng.choice(ints)
     yield Damage("json", f"bundle.json {path}: an integer of 5001 digits", _long_number(path), REFUSE)
     path = rng.choice(ints)
-    yield Damage("json", f"bundle.json {path}: a string", _stringify(path), REFUSE)
+    yield Damage("json", f"bundle.json {path}: a string", map_field(path, str), REFUSE)
     path = rng.choice(ints)
     yield Damage("json", f"bundle.json {path}: true", set_field(path, True), REFUSE)
     path = rng.choice(ints)
-    yield Damage("json", f"bundle.json {path}: NaN", _nan(path), REFUSE)
+    yield Damage("json", f"bundle.json {path}: NaN", set_field(path, float("nan")), REFUSE)
     yield Damage("json", "bundle.json machine.routers given twice, the second reversed",
                  _duplicate("machine", "routers"), REFUSE)
     yield Damage("json", "bundle.json machine.name 'fused9'", set_field("machine.name", "fused9"), REFUSE)
@@ -126,60 +126,19 @@ def _prefix(file: str, head: bytes) -> Edit:
 
 def _deep(file: str, levels: int) -> Edit:
     """An extra field (one no reader uses) holding `levels` nested lists."""
-    def edit(folder: Path) -> None:
-        doc = json.loads((folder / file).read_text())
-        doc["deep"] = "__DEEP__"
-        (folder / file).write_text(json.dumps(doc).replace('"__DEEP__"', "[" * levels + "]" * levels))
-    return edit
+    return raw_field("deep", lambda _: "[" * levels + "]" * levels, file)
 
 
 def _long_number(path: str) -> Edit:
-    def edit(folder: Path) -> None:
-        set_field(path, 7)(folder)  # a marker value, then its text made 5001 digits long
-        text = (folder / "bundle.json").read_text()
-        doc = json.loads(text)
-        parent, key = _parent(doc, path)
-        parent[key] = "__LONG__"
-        (folder / "bundle.json").write_text(json.dumps(doc).replace('"__LONG__"', "1" * 5001))
-    return edit
-
-
-def _nan(path: str) -> Edit:
-    def edit(folder: Path) -> None:
-        doc = json.loads((folder / "bundle.json").read_text())
-        parent, key = _parent(doc, path)
-        parent[key] = float("nan")
-        (folder / "bundle.json").write_text(json.dumps(doc))  # Python writes the literal NaN
-    return edit
-
-
-def _stringify(path: str) -> Edit:
-    def edit(folder: Path) -> None:
-        doc = json.loads((folder / "bundle.json").read_text())
-        parent, key = _parent(doc, path)
-        parent[key] = str(parent[key])
-        (folder / "bundle.json").write_text(json.dumps(doc))
-    return edit
-
-
-def _parent(doc: object, path: str) -> tuple[object, object]:
-    *parents, last = [int(k) if k.isdigit() else k for k in path.split(".")]
-    for key in parents:
-        doc = doc[key]  # type: ignore[index]
-    return doc, last
+    return raw_field(path, lambda _: "1" * 5001)
 
 
 def _duplicate(container: str, key: str, file: str = "bundle.json") -> Edit:
     """`container`.`key` written twice in its object: first as it was, then its list reversed (or 0)."""
-    def edit(folder: Path) -> None:
-        doc = json.loads((folder / file).read_text())
-        obj, last = _parent(doc, f"{container}.{key}")
-        value = obj[last]  # type: ignore[index]
+    def twice(value: object) -> str:
         second = list(reversed(value)) if isinstance(value, list) else 0
-        obj[last] = "__FIRST__"  # type: ignore[index]
-        text = json.dumps(doc).replace('"__FIRST__"', f"{json.dumps(value)}, {json.dumps(key)}: {json.dumps(second)}")
-        (folder / file).write_text(text)
-    return edit
+        return f"{json.dumps(value)}, {json.dumps(key)}: {json.dumps(second)}"
+    return raw_field(f"{container}.{key}", twice, file)
 
 
 def _reverse_keys(doc: dict) -> None:

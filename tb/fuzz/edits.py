@@ -36,12 +36,32 @@ def json_edit(change: Callable[[Any], Any], file: str = "bundle.json") -> Edit:
     return edit
 
 
-def set_field(path: str, value: Any, file: str = "bundle.json") -> Edit:
-    """`file` with the field at `path` ("plan.0.steps.1.nflits") set to `value`."""
-    def change(doc: Any) -> None:
+def map_field(path: str, change: Callable[[Any], Any], file: str = "bundle.json") -> Edit:
+    """`file` with the field at `path` ("plan.0.steps.1.nflits", a new key allowed) replaced by `change` of it
+    (of None for a new key)."""
+    def edit(doc: Any) -> None:
         parent, key = _walk(doc, path)
-        parent[key] = value
-    return json_edit(change, file)
+        parent[key] = change(parent.get(key) if isinstance(parent, dict) else parent[key])
+    return json_edit(edit, file)
+
+
+def set_field(path: str, value: Any, file: str = "bundle.json") -> Edit:
+    """`file` with the field at `path` set to `value`."""
+    return map_field(path, lambda _: value, file)
+
+
+def raw_field(path: str, text: Callable[[Any], str], file: str = "bundle.json") -> Edit:
+    """`file` with the field at `path` written as the raw JSON text `text` makes of its value: what no JSON
+    writer would produce (5,001 digits, nesting thousands deep, a key given twice)."""
+    marker = '"__AGSIM_RAW__"'
+
+    def edit(folder: Path) -> None:
+        doc = json.loads((folder / file).read_text())
+        parent, key = _walk(doc, path)
+        raw = text(parent.get(key) if isinstance(parent, dict) else parent[key])
+        parent[key] = marker[1:-1]
+        (folder / file).write_text(json.dumps(doc).replace(marker, raw))
+    return edit
 
 
 def drop_field(path: str, file: str = "bundle.json") -> Edit:
@@ -136,5 +156,5 @@ def mkfifo(path: Path) -> None:
     os.mkfifo(path)
 
 
-__all__ = ["Edit", "chain", "drop_field", "flip_byte", "json_edit", "mkfifo", "npz_edit", "npz_map", "remove",
-           "replace_text", "replace_with", "set_field", "truncate", "write_bytes", "write_text"]
+__all__ = ["Edit", "chain", "drop_field", "flip_byte", "json_edit", "map_field", "mkfifo", "npz_edit", "npz_map",
+           "raw_field", "remove", "replace_text", "replace_with", "set_field", "truncate", "write_bytes", "write_text"]
