@@ -330,7 +330,7 @@ module cluster_cu #(
             rx_taken  <= 32'd0;
             stamp_wr  <= {SAW{1'b0}};
             stamp_rd  <= {SAW{1'b0}};
-        end else begin
+        end else if (in_recv || take || in_inst || inst_ready) begin
             if (in_recv) rx_pushed <= rx_pushed + 32'd1;
             if (take)    rx_taken  <= rx_taken + 32'd1;
             if (in_inst) begin
@@ -392,7 +392,7 @@ module cluster_cu #(
             c_drop <= 16'd0;
             c_rej  <= 16'd0;
             c_gran <= 16'd0;
-        end else begin
+        end else if (rx_we || fill_commit || take || rx_dropped || rx_rejected || rx_landed) begin
             if (rx_we) begin
                 if (rx_side) l1b[rx_gran] <= recv_flit[255:0];
                 else         l1a[rx_gran] <= recv_flit[255:0];
@@ -424,7 +424,9 @@ module cluster_cu #(
             dcmd <= 1'b0;
             e_v  <= 1'b0;
             e_hi <= 1'b0;
-        end else begin
+        end else if (e_v || e_hi || dcmd || s1_valid || dr_iss || peer_take) begin
+            // (otherwise e_hi, dcmd and e_v stay 0 and e_hi_data already holds the half of an e_acc
+            // unchanged since the last active cycle: one test a cycle on Icarus while the engine idles)
             if (e_wr) accm[e_tile] <= mac_out;
             e_hi     <= e_v && e_op == E_SEND;
             e_hi_data <= send_half(e_acc, 1'b1);
@@ -450,7 +452,7 @@ module cluster_cu #(
             send_flit  <= 288'd0;
             snd_is_wp  <= 1'b0;
             c_ack      <= 16'd0;
-        end else begin
+        end else if (send_valid || snd_is_wp || ack_valid || fill_req_pend || wp_has) begin
             if (snd_free) begin
                 snd_is_wp <= 1'b0;
                 if (snd_ack) begin
@@ -485,7 +487,7 @@ module cluster_cu #(
             drain_start <= 1'b0;
             n_retired   <= 32'd0;
             n_emitted   <= 32'd0;
-        end else begin
+        end else if (state != S_IDLE || inst_valid || inst_ready || exec_done || gemm_start || drain_start) begin
             inst_ready  <= 1'b0;
             exec_done   <= 1'b0;
             gemm_start  <= 1'b0;

@@ -178,7 +178,9 @@ module cu_base #(
             out_valid <= 1'b0;
             ctr_inst  <= 32'd0;
             ctr_busy  <= 32'd0;
-        end else begin
+        end else if (busy || exec_done || to_ctrl || ctrl_pend || send_valid || out_valid) begin
+            // (otherwise nothing below can change: issue, retire and send_sig need busy, send_ctrl
+            // ctrl_pend, send_unit send_valid; on Icarus an idle unit costs one test a cycle)
             if (busy) ctr_busy <= ctr_busy + 32'd1;
             if (exec_done) ctr_inst <= ctr_inst + 32'd1;
             // issue
@@ -249,7 +251,7 @@ module cu_base #(
     always @(posedge clk) begin
         if (!resetn) begin
             unit_err <= 1'b0;
-        end else begin
+        end else if (exec_done || inst_ready || recv_ready || send_unit || to_drop) begin
             if (exec_done && !in_flight) begin
                 $display("ERROR %m t=%0t: unit asserted exec_done with no instruction in flight (a lost or extra completion)", $time);
                 unit_err <= 1'b1;

@@ -24,7 +24,7 @@ module noc_link_mon #(
         if (!resetn) begin
             held    <= 1'b0;
             mon_err <= 1'b0;
-        end else begin
+        end else if (held || valid) begin
             if (held && !valid) begin
                 $display("ERROR %m t=%0t: sender withdrew a held flit (valid fell while busy had not let it through): %h",
                          $time, held_data);

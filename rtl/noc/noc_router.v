@@ -188,10 +188,6 @@ module noc_router #(
     // The round-robin pointer. Upstream keeps one per output, each reset to 0 and advanced every
     // cycle whether it granted or not, so all five always hold the same value: one register serves.
     reg  [2:0]   rr;
-    always @(posedge clk) begin
-        if (!resetn) rr <= 3'd0;
-        else         rr <= (rr == 3'd4) ? 3'd0 : rr + 3'd1;
-    end
 
     reg  [W-1:0] oreg     [0:4];
     reg  [4:0]   oreg_vld;
@@ -215,16 +211,6 @@ module noc_router #(
             wire [2:0] first = ((req[o] & (req[o] - 5'd1)) != 5'd0) ? rr : 3'd0;
             assign grant[o]     = rr_pick(req[o], first);
 
-            always @(posedge clk) begin
-                if (!resetn) begin
-                    oreg_vld[o] <= 1'b0;
-                end else if (grant_vld[o]) begin
-                    oreg[o]     <= hold[grant[o]];
-                    oreg_vld[o] <= 1'b1;
-                end else if (oreg_vld[o] && !out_busy[o]) begin
-                    oreg_vld[o] <= 1'b0;
-                end
-            end
             assign out_data[o]  = oreg[o];
             assign out_valid[o] = oreg_vld[o];
             // Links into endpoints end here, so this router checks its own side of
@@ -246,6 +232,28 @@ module noc_router #(
                               (grant_vld[4] && grant[4] == p);
         end
     endgenerate
+
+    // The pointer and the five output registers in one process (one wake-up a cycle per router in
+    // Icarus, not six); the registers' part only works in a cycle that grants or empties one.
+    integer ob;
+    always @(posedge clk) begin
+        if (!resetn) begin
+            rr       <= 3'd0;
+            oreg_vld <= 5'b0;
+        end else begin
+            rr <= (rr == 3'd4) ? 3'd0 : rr + 3'd1;
+            if ((|grant_vld) || (|oreg_vld)) begin
+                for (ob = 0; ob < 5; ob = ob + 1) begin
+                    if (grant_vld[ob]) begin
+                        oreg[ob]     <= hold[grant[ob]];
+                        oreg_vld[ob] <= 1'b1;
+                    end else if (oreg_vld[ob] && !out_busy[ob]) begin
+                        oreg_vld[ob] <= 1'b0;
+                    end
+                end
+            end
+        end
+    end
 
     // ------------------------------------------------------------ monitors
     // The route rules are continuous per-port checks of each holding register (re-evaluated only when

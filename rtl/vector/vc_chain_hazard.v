@@ -77,7 +77,7 @@ module vc_chain_hazard (
         end else if (clear || drain) begin
             have_prev <= 1'b0;
             unguarded <= 16'd0;
-        end else begin
+        end else if (h2 || h4 || issue) begin
             if (h2) begin
                 count_h2 <= count_h2 + 32'd1;
                 $display("HAZARD H2 pc=%0d inst=%08h prev_pc=%0d depth=%0d stages=%0s%0s%0s (%m t=%0t)",

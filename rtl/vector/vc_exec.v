@@ -412,7 +412,7 @@ module vc_exec #(
                 d_st[ke] <= 18'd0;
                 d_bd[ke] <= 16'd1;
             end
-        end else begin
+        end else if (imem_we || desc_we) begin
             if (imem_we) imem[imem_wa] <= imem_wd;
             if (desc_we) begin
                 if (desc_fld == 3'd0) d_base[desc_ad] <= desc_val;
@@ -430,7 +430,7 @@ module vc_exec #(
             st <= S_IDLE; pc <= 9'd0; ir <= 32'd0; cycles <= 32'd0; dec_seen <= 1'b0;
             ch <= 3'd0; half <= 1'b0; stg <= 2'd0; creg <= 384'd0; shift <= 4'd0; xf_go <= 1'b0;
             lp_act <= 1'b0; lp_cnt <= 24'd0; lp_top <= 9'd0; lp_end <= 9'd0;
-        end else begin
+        end else if (st != S_IDLE || start || dec_seen || xf_go) begin   // an idle core: one test a cycle
             if (st == S_DEC || dec_seen) dec_seen <= (st == S_DEC) && (dec_seen || word_exec) && !tm_fire;
             xf_go <= 1'b0;
             if (st != S_IDLE) cycles <= cycles + 32'd1;
@@ -531,7 +531,7 @@ module vc_exec #(
             vl <= 8'd128; mode <= 2'd0; k3 <= 24'd0; last_pr <= 2'd0; last_pm <= 2'd0;
             for (kw = 0; kw < 16; kw = kw + 1) sr[kw] <= 24'd0;
             for (kw = 0; kw < 4; kw = kw + 1) preg[kw] <= 128'd0;
-        end else begin
+        end else if (st != S_IDLE || ext_we) begin                     // tm_fire needs S_DEC
             if (tm_fire) begin                                  // the word at S_DEC
                 if (f_alu || f_op == OP_VRED) last_pr <= f_pr;
                 if (f_alu) last_pm <= f_pm;
@@ -574,7 +574,7 @@ module vc_exec #(
         if (!resetn) begin
             hz_clear <= 1'b0; hz_issue <= 1'b0; hz_wp <= 1'b0; hz_chained <= 1'b0; hz_read <= 1'b0;
             hz_anyall <= 1'b0; hz_cls <= 2'd0; hz_p <= 2'd0; hz_rp <= 2'd0; hz_word <= 32'd0; hz_pc <= 9'd0;
-        end else begin
+        end else if (st != S_IDLE || start || hz_clear || hz_issue || hz_read) begin
             hz_clear <= (st == S_IDLE) && start;
             hz_issue <= iss_dec || iss_alu;
             hz_read  <= iss_alu ? (!g_cmp && (g_pm != 2'd0)) : (tm_fire && dc_hz_rd && dc_read);
@@ -597,7 +597,7 @@ module vc_exec #(
     always @(posedge clk) begin
         if (!resetn) begin
             done <= 1'b0; fault <= 1'b0; result <= 32'd0; insts <= 32'd0; cud_pend <= 1'b0; cud_clr <= 1'b0;
-        end else begin
+        end else if (st != S_IDLE || start || done || cud_pend || cud_clr || cud_set) begin
             done <= end_ret;
             if (end_ret) begin
                 fault  <= end_fault;

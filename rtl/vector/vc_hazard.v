@@ -61,7 +61,7 @@ module vc_hazard (
             end
         end else if (clear) begin
             valid <= 4'd0;
-        end else begin
+        end else if (hazard || issue) begin
             if (hazard) begin
                 count <= count + 32'd1;
                 $display("HAZARD H1 pc=%0d inst=%08h p=%0d compare_pc=%0d vl=%0d window=%0s%0s (%m t=%0t)",

@@ -123,7 +123,7 @@ module vc_link #(
             r_err       <= 1'b0;
             ret_t       <= 256'd0;
             outstanding <= 9'd0;
-        end else begin
+        end else if (take || fill_issue || cud_set_r) begin   // (every change below needs one of them)
             cud_set_r <= 1'b0;
             if (c_desc) begin
                 b_open <= 1'b1;
@@ -206,7 +206,7 @@ module vc_link #(
             send_flit  <= 288'd0;
             s_is_x     <= 1'b0;
             x_sent_r   <= 16'd0;
-        end else begin
+        end else if (send_valid || !ack_empty || !xq_empty) begin
             if (send_valid && send_ready && s_is_x) x_sent_r <= x_sent_r + 16'd1;
             if (s_free) begin
                 if (!ack_empty) begin
@@ -235,7 +235,7 @@ module vc_link #(
             o_cd_left <= 9'd0;
             o_wr_left <= 9'd0;
             o_err     <= 1'b0;
-        end else begin
+        end else if (fill_issue || s_go) begin
             if (fill_issue && iss_t[fill_l1[7:0]] != ret_t[fill_l1[7:0]]) begin
                 $display("ERROR %m t=%0t: VFILL request issued on txn %0d while its previous request is outstanding",
                          $time, fill_l1[7:0]);

@@ -105,7 +105,7 @@ module vc_xfer #(
     always @(posedge clk) begin
         if (!resetn) begin
             xs <= X_IDLE; n <= 16'd0; ph <= 1'b0; pushed <= 16'd0; pace <= 8'd0;
-        end else begin
+        end else if (xs != X_IDLE || go || x_push || pace != 8'd0) begin   // an idle engine: one test a cycle
             if (x_push) pushed <= pushed + 16'd1;
             if (go) pace <= LEAD8;
             else if (x_push && elem_start) pace <= GAP8 - 8'd1;

@@ -94,7 +94,7 @@ module vector_core #(
             desc_we     <= 1'b0;
             run_start   <= 1'b0;
             ci          <= 256'd0;
-        end else begin
+        end else if (est != E_IDLE || inst_valid || inst_ready || exec_done || imem_we || desc_we || run_start) begin
             inst_ready <= 1'b0;
             exec_done  <= 1'b0;
             imem_we    <= 1'b0;
