@@ -294,13 +294,18 @@ async def execute(b: Bundle, host: Host, machine: Machine, out: ExecResult | Non
     starts = kernel_starts(b.meta)
     c0 = host.cycle()
     await host.write_dram(b.image_base, b.image)
-    for prog in programs:
+    started = getattr(host, "round_started", None)  # a host whose waits are budgeted per round (event_model)
+    for position, prog in enumerate(programs):
+        if started is not None:
+            started(position)
         if prog.round.index in starts:  # a kernel boundary: every write landed (run_round waited), relayouts done
             out.snapshots[prog.round.index] = await host.read_dram(b.image_base, len(b.image))
             boundary = getattr(host, "kernel_boundary", None)  # a host that judges kernels (bound/machine.py)
             if boundary is not None:
                 boundary(prog.round.index)
         out.rounds.append(await run_round(host, b, prog, observed.get(prog.round.index, {}), out.problems))
+    if started is not None:
+        started(len(programs))
     await host.wait_landed(f"bundle {b.name}: before the final readback")
     out.image = await host.read_dram(b.image_base, len(b.image))
     out.cycles = host.cycle() - c0

@@ -43,6 +43,7 @@ from models.bundle.executor import (ExecResult, NotLanded, PollFailed, Unawaited
                                     stage_writes)
 from models.noc.flit import FIELDS, FlitType, flit_dst, flit_type
 from models.bundle.loader import Poll
+from models.bundle.round_budget import DeliveryBudget
 from models.machine.layouts import FUSED4, Machine, UnitKind
 from models.mag.model import DramImage, MagUnit
 from models.orch.event_model import OrchModel
@@ -51,7 +52,9 @@ from models.vector.link import Event
 from models.vector.runaway import Runaway
 
 Coord = tuple[int, int]
-MAX_STEPS = 5_000_000  # deliveries per run() call: a livelock ends named, not silently
+# deliveries per run() call when no bundle gives a budget (a bench of the model alone): a livelock ends named,
+# not silently; a bundle's waits get theirs from its program (models/bundle/round_budget.py)
+MAX_STEPS = 5_000_000
 
 
 _MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
@@ -158,7 +161,7 @@ class MachineModel:
                 return True
             if not self.step():
                 return until() if until is not None else True
-        raise ModelRefused(f"the machine model did not go quiet within {max_steps} deliveries "
+        raise ModelRefused(f"the machine model did not go quiet within {max_steps:,} deliveries "
                            f"({len(self.queue)} flit(s) in flight): a livelock")
 
     # ------------------------------------------------------------ host
@@ -225,11 +228,25 @@ class MachineModel:
 
 
 class ModelHost:
-    """executor.Host on a MachineModel: every call answers at once (the network runs inside it)."""
+    """executor.Host on a MachineModel: every call answers at once (the network runs inside it).
 
-    def __init__(self, mm: MachineModel) -> None:
+    `budget`: the most flits one wait may deliver, per round, derived from the program
+    (models/bundle/round_budget.py); without one (a bench of the model alone, not a bundle) MAX_STEPS."""
+
+    def __init__(self, mm: MachineModel, budget: DeliveryBudget | None = None) -> None:
         self.mm = mm
         self.slots = mm.machine.stage_slots
+        self.budget = budget
+        self.position = 0  # the round in plan order (round_started); past the last: the final landing
+
+    def round_started(self, position: int) -> None:
+        """The executor starts the round at `position` (plan order): its waits get that round's budget."""
+        self.position = position
+
+    def _max_steps(self) -> tuple[int, str]:
+        if self.budget is None:
+            return MAX_STEPS, f"the model's fixed {MAX_STEPS:,} (no bundle gave a budget)"
+        return self.budget.for_round(self.position), self.budget.why(self.position)
 
     async def read(self, addr: int) -> int:
         return self.mm.read(addr)
@@ -259,11 +276,14 @@ class ModelHost:
 
     def _run(self, what: str, until: Callable[[], bool] | None = None) -> bool:
         """mm.run(until); a unit's watchdog that fires inside it is named with the host's round and step."""
+        steps, why = self._max_steps()
         try:
-            return self.mm.run(until)
+            return self.mm.run(until, steps)
         except Runaway as exc:
             exc.args = (f"{what}: {exc.args[0]}",)
             raise
+        except ModelRefused as exc:  # the budget ran out: a livelock, named with the round and the budget's origin
+            raise ModelRefused(f"{what}: {exc.args[0]}; the budget of a wait is {steps:,} deliveries = {why}") from None
 
     async def poll(self, cmd: Poll, what: str) -> int:
         if not self._run(what, self._holds(cmd)):
@@ -342,7 +362,7 @@ def run_bundle(b: Bundle, machine: Machine = FUSED4, unit_models: Mapping[UnitKi
     if why:
         raise ModelRefused(why)
     mm = MachineModel(machine, unit_models)
-    return model_run(mm, run_sync(execute(b, ModelHost(mm), machine)))
+    return model_run(mm, run_sync(execute(b, ModelHost(mm, DeliveryBudget.of(b, machine)), machine)))
 
 
 def model_run(mm: MachineModel, res: ExecResult) -> ModelRun:
@@ -358,5 +378,5 @@ def model_run(mm: MachineModel, res: ExecResult) -> ModelRun:
     return run
 
 
-__all__ = ["MachineModel", "MissingUnit", "ModelHost", "ModelRefused", "ModelRun", "UNIT_MODELS",
+__all__ = ["MAX_STEPS", "MachineModel", "MissingUnit", "ModelHost", "ModelRefused", "ModelRun", "UNIT_MODELS",
            "model_refusal", "model_run", "run_bundle"]

@@ -11,7 +11,8 @@ tests/unit/bundle/test_cycle_limits.py):
   upstream RTL's own round (host_cycles, machine_cycles); without it, an
   estimate from the plan that is above every round measured so far
   (:data:`EST_MACHINE_PER_FLIT` cycles per flit kicked, :data:`EST_HOST_PER_SLOT`
-  per slot staged);
+  per slot staged; models/bundle/round_budget.py, whose figures the golden
+  models' delivery budget starts from too);
 * **the round's share of the test's limit**: ``margin x`` (host + machine), plus
   the round's poll bound (below: room for one await that never comes, so a
   hang is named by its poll before the whole test's watchdog fires, even in
@@ -51,6 +52,7 @@ from typing import Mapping
 
 from models.bundle.loader import plan_rounds
 from models.bundle.reader import Bundle
+from models.bundle.round_budget import EST_HOST_PER_SLOT, EST_MACHINE_PER_FLIT, estimated_round, upstream_rounds
 from tb.run.options import BadInput
 
 MARGIN_ENV = "AGSIM_CYCLE_MARGIN"  # factor over upstream's (or the estimated) cycles
@@ -70,14 +72,6 @@ SETUP_ALLOWANCE = 1_000  # reset, CAPS, the image load, the final landing and re
 POLL_ALLOWANCE = 10_000  # added to a poll's bound: the PROG_STAT wait of a kick, a met await seen up to
 #                          1/256 of its wait late (Timeouts.resolution), and short rounds (680 cycles) kept
 #                          well clear of their bound
-
-# Without timing_rtl.json, an upper estimate of upstream's round from the plan. Measured over the 145 rounds
-# of clients/bundles, clients/scale and clients/model: at most 2,548 machine cycles a flit kicked (a vector
-# round of llm_block1_l64d64 whose 8 instructions run 20,384 cycles) and 24.5 host cycles a slot staged
-# (the baseline reads included); the estimate takes the next power of two above each.
-EST_MACHINE_PER_FLIT = 4_096
-EST_HOST_PER_SLOT = 32
-
 
 def _num(n: int) -> str:
     return f"{n:,}"
@@ -229,32 +223,24 @@ def wall_backstop_s(bundles: list[Bundle], sim: str, table_s: float,
     return max(float(table_s), float(math.ceil(need)))
 
 
-def estimated_round(staged: int, flits: int) -> tuple[int, int]:
-    """(host, machine) cycles standing in for upstream's round without timing_rtl.json: an upper estimate."""
-    return EST_HOST_PER_SLOT * staged, EST_MACHINE_PER_FLIT * flits
-
-
 def limits_for(b: Bundle, env: Mapping[str, str] | None = None) -> CycleLimits:
     """The bundle's limits (module doc), with the overrides of `env` (default os.environ; BadInput if bad)."""
     margin_env, max_cycles = overrides(env)
     margin = DEFAULT_MARGIN if margin_env is None else margin_env
-    upstream = b.timing_rtl
+    programs = plan_rounds(b)
     rounds = []
-    for position, prog in enumerate(plan_rounds(b)):
+    for prog, (host, machine) in zip(programs, upstream_rounds(b, programs)):  # timing_rtl.json's or estimated
         rnd = prog.round
         staged, relayouts = len(prog.stage), len(prog.relayouts)
-        if upstream is not None:
-            host, machine = upstream[position].host_cycles, upstream[position].machine_cycles
-        else:
-            host, machine = estimated_round(staged, sum(len(k.flits) for k in rnd.kicks))
         allowance = host_allowance(staged, relayouts)
         poll = math.ceil(margin * machine) + POLL_ALLOWANCE
         rounds.append(RoundLimit(rnd.index, rnd.name, rnd.unit, host, machine, staged, relayouts, allowance,
                                  math.ceil(margin * (host + machine)) + poll + allowance, poll))
-    source = ("timing_rtl.json" if upstream is not None else
+    timed = b.timing_rtl is not None
+    source = ("timing_rtl.json" if timed else
               f"{EST_MACHINE_PER_FLIT:,} machine cycles a flit kicked, {EST_HOST_PER_SLOT} host cycles a slot "
               f"staged; no timing_rtl.json")
-    return CycleLimits(b.name, source, upstream is not None, margin, margin_env is not None, tuple(rounds),
+    return CycleLimits(b.name, source, timed, margin, margin_env is not None, tuple(rounds),
                        sum(r.share for r in rounds) + SETUP_ALLOWANCE, max_cycles)
 
 

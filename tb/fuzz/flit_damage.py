@@ -48,7 +48,8 @@ from models.bundle.flit_bits import Use, fields_of, flit_kind
 from models.bundle.flit_usage import StagedFlit, immediates, plan_trace, staged_flits, unused_flip
 from models.bundle.judge import judge
 from models.bundle.reader import Bundle
-from models.machine.event_model import UNIT_MODELS, Factory, MachineModel, ModelHost, model_run
+from models.bundle.round_budget import DeliveryBudget
+from models.machine.event_model import MAX_STEPS, UNIT_MODELS, Factory, MachineModel, ModelHost, model_run
 from models.machine.layouts import Machine, UnitKind, get_machine
 from models.cluster import ClusterCore
 from models.vector.core import VectorCore
@@ -186,8 +187,8 @@ def _watched_machine(machine: Machine, budget: _Budget | None,
         return core
 
     class WatchedMachine(MachineModel):
-        def run(self, until: Callable[[], bool] | None = None, max_steps: int = 0) -> bool:
-            limit = budget.deliveries if budget is not None else 5_000_000
+        def run(self, until: Callable[[], bool] | None = None, max_steps: int = MAX_STEPS) -> bool:
+            limit = budget.deliveries if budget is not None else max_steps  # else ModelHost's, from the program
             for _ in range(limit):
                 if until is not None and until():
                     return True
@@ -247,7 +248,7 @@ def run_once(b: Bundle, machine: Machine, budget: _Budget | None = None,
     if mm.mag is not None:
         mm.mag.trace = writes
     try:
-        res = run_sync(execute(b, ModelHost(mm), machine))
+        res = run_sync(execute(b, ModelHost(mm, DeliveryBudget.of(b, machine)), machine))
     except (Runaway, AssertionError, ValueError) as exc:  # a poll never met, a refusal, a livelock, the watchdog
         return Run("STOPPED", f"{type(exc).__name__}: {str(exc)[:200]}", "", 0, mm.steps)
     run = model_run(mm, res)

@@ -25,6 +25,7 @@ from models.bundle.reader import Bundle
 from models.bundle.executor import execute, run_sync
 from models.noc.flit import FIELDS, FlitType
 from models.bundle.loader import Relayout, plan_rounds
+from models.bundle.round_budget import DeliveryBudget
 from models.machine.event_model import Factory, MachineModel, ModelHost, ModelRun, model_run
 from models.machine.layouts import FUSED4, Machine, UnitKind, get_machine
 from models.vector.lanes import word_to_u16
@@ -159,7 +160,7 @@ class BoundHost(ModelHost):
     value = the value), so no bound compounds from one kernel into the next."""
 
     def __init__(self, mm: BoundMachine, relayouts: list[Relayout], consts: list[Constant], b: Bundle) -> None:
-        super().__init__(mm)
+        super().__init__(mm, DeliveryBudget.of(b, mm.machine))
         self.bmm = mm
         self.relayouts = deque(relayouts)
         self.consts = consts
