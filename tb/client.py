@@ -10,6 +10,11 @@ folder (the ones of clients/bundles, or a user's own export).
   the golden models' run of the same plan judging the RTL bit for bit;
 * ``--models``: the golden models alone (models/machine/event_model.py), in
   milliseconds; the machine model's clock is its network deliveries.
+* ``--timing FACT=VALUE`` (repeatable; RTL only): a what-if, the machine
+  built with timing facts of models/machine/unit_timing.py overridden, in a
+  build folder of its own (``<build>/timing-<facts>/``, kept); the timing is
+  compared with upstream's (speed-up = upstream's machine cycles / ours), not
+  judged (docs/bundle.md, "Timing what-ifs").
 
 Printed per bundle: the per-round table (round, unit, slots staged, flits
 kicked, cycles, awaits met of awaits made; on the RTL the round's host cycles
@@ -55,6 +60,7 @@ from models.bundle.report import (BundleReport, format_bound, format_kernels, fo
 from models.bundle.executor import check_machine
 from models.bundle.golden import judged_run
 from models.machine.layouts import MACHINES, get_machine
+from models.machine.unit_timing import canonical, parse_overrides
 from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env, wall_backstop_s
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
 from tb.run.options import WALL_ENV, BadInput, wall_override
@@ -145,10 +151,32 @@ def run_models(bundles: list[Bundle], build: Path) -> list[BundleReport]:
     return reports
 
 
+def timing_overrides(items: list[str], models: bool) -> dict[str, int]:
+    """The --timing items as overrides (Refused in one line naming the fact, its limits and what it counts);
+    refused with --models, whose golden models keep no clock of cycles for a timing fact to change."""
+    try:
+        timing = parse_overrides(items)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+    if timing and models:
+        raise Refused(f"--timing {canonical(timing)} with --models: the golden models keep no clock of cycles "
+                      f"(their clock is network deliveries), so no timing fact changes what they report; run the "
+                      f"what-if on the RTL (drop --models)")
+    return timing
+
+
+def what_if_build(build: Path, timing: dict[str, int]) -> Path:
+    """The build folder of a run: `build` itself at upstream's timing, else a folder of its own keyed by the
+    override set (`build`/timing-<facts in name order>), kept, so a second run of the same set builds nothing."""
+    return build / f"timing-{canonical(timing)}" if timing else build
+
+
 def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
-            sim: str = "icarus", limit_env: dict[str, str] | None = None) -> list[BundleReport]:
+            sim: str = "icarus", limit_env: dict[str, str] | None = None,
+            timing: dict[str, int] | None = None) -> list[BundleReport]:
     """Every bundle on the RTL machine through the `clients` bench; reports read from its artifacts.
-    `limit_env`: the cycle limits' overrides for the bench (tb/bundle/cycle_limits.py override_env)."""
+    `limit_env`: the cycle limits' overrides for the bench (tb/bundle/cycle_limits.py override_env);
+    `timing`: the machine's timing overrides (a what-if; models/machine/unit_timing.py)."""
     from tb.run.benches import get_bench
     from tb.run.runner import run_bench
     from tb.bundle.test_clients import CLIENT_BUNDLES_ENV
@@ -164,7 +192,7 @@ def run_rtl(bundles: list[Bundle], build: Path, seed: int | None, waves: bool,
         if grown is not None:  # the runner reads its process backstop here, the bench from `env`
             os.environ[WALL_ENV] = grown
         result = run_bench(bench, sim=sim, test_filter=r"test_bundle", seed=seed, waves=waves,
-                           build_root=build, extra_env=env, log_to_file=True)
+                           build_root=build, extra_env=env, log_to_file=True, timing=timing)
     finally:
         if grown is not None:
             os.environ.pop(WALL_ENV, None)
@@ -228,7 +256,7 @@ def print_report(rep: BundleReport, artifacts: Path) -> None:
     print(format_verdict(rep))
 
 
-def print_timing(reports: list[BundleReport]) -> bool:
+def print_timing(reports: list[BundleReport], what_if: str = "") -> bool:
     """The table over the bundles (when more than one ran) and the timing judge's verdict on an RTL run;
     whether the timing lets the command pass: met, or not judged (one's own export without timing_rtl.json,
     whose exit status is its bundles' verdicts; models/bundle/timing.py decides which)."""
@@ -237,7 +265,7 @@ def print_timing(reports: list[BundleReport]) -> bool:
     if not any(rep.timed for rep in reports):
         print(f"timing: {bundle_timing.NO_TIMING} (the golden models have no clock of cycles)")
         return True
-    verdict = bundle_timing.judge(rep.timing() for rep in reports)
+    verdict = bundle_timing.judge((rep.timing() for rep in reports), what_if=what_if)
     print("\n".join(verdict.lines()))
     return verdict.state is not bundle_timing.TimingState.NOT_MET
 
@@ -257,27 +285,36 @@ def main(argv: list[str] | None = None) -> int:
                      f"(default {DEFAULT_MARGIN:g}; sets {MARGIN_ENV}, tb/bundle/cycle_limits.py)")
     run.add_argument("--max-cycles", metavar="N", help=f"RTL: each bundle's whole limit in cycles (sets "
                      f"{MAX_CYCLES_ENV})")
+    run.add_argument("--timing", metavar="FACT=VALUE", action="append", default=[],
+                     help="RTL: a what-if, the machine built with a timing fact of models/machine/unit_timing.py "
+                          "overridden (e.g. vector.FETCH=2; repeat for more); its build is kept in a folder of its "
+                          "own, and its timing is compared with upstream's, not judged")
     args = ap.parse_args(argv)
     try:
         limit_env = override_env(args.cycle_margin, args.max_cycles)
+        timing = timing_overrides(args.timing, args.models)
         bundles = resolve(args.dirs, rtl=not args.models)
     except (Refused, BadInput) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
+    what_if = canonical(timing)
     if args.models:
         build = args.build / "models"
         reports = run_models(bundles, build)
         artifacts = build / FILE_NAME
     else:
         try:
-            reports = run_rtl(bundles, args.build, args.seed, args.waves, args.sim, limit_env)
+            build = what_if_build(args.build, timing)
+            if timing:
+                print(f"timing what-if: the machine built with {what_if} (build folder {build})")
+            reports = run_rtl(bundles, build, args.seed, args.waves, args.sim, limit_env, timing)
         except SimulatorMissing as exc:
             print(f"refused: {exc}", file=sys.stderr)
             return 2
-        artifacts = bench_build_dir(args.build, args.sim, "clients") / FILE_NAME
+        artifacts = bench_build_dir(build, args.sim, "clients") / FILE_NAME
     for rep in reports:
         print_report(rep, artifacts)
-    timing_ok = print_timing(reports)
+    timing_ok = print_timing(reports, what_if)
     print(f"artifacts: {artifacts}" + ("" if not args.waves else " (one per bundle folder with --waves)"))
     print(format_summary(reports))
     return 0 if reports and all(r.passed for r in reports) and timing_ok else 1

@@ -58,7 +58,7 @@ def test_the_order_check_fails_on_a_line_not_shown() -> None:
 
 def test_every_example_runs_as_written() -> None:
     found = blocks()
-    assert sum(kind == "python" for kind, _, _ in found) == 2 and sum(kind == "console" for kind, _, _ in found) == 4
+    assert sum(kind == "python" for kind, _, _ in found) == 2 and sum(kind == "console" for kind, _, _ in found) == 5
     for name in CREATED:
         assert not (ROOT / name).exists(), f"{name}/ is in the project folder already; move it away to run this test"
     try:

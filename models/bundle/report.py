@@ -27,7 +27,7 @@ from models.bundle.kernel_judge import KernelVerdict, ProgramError, program_erro
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check
 from models.bundle.judge import NOT_JUDGED, kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel, op_losses
-from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio
+from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio, speed_up
 from models.bundle.executor import ExecResult
 from models.bundle.loader import COUNT_MOD
 from models.bundle.round_timing import RoundTiming
@@ -186,6 +186,10 @@ def format_timing(rep: BundleReport) -> str:
                 f"{t.machine_ours} ours")
     if t.note:
         return f"  timing: {t.note}"
+    what_if = rep.extra.get("timing_overrides", "")
+    if what_if:  # our machine had other timing facts: compared with upstream's, not judged
+        return (f"  timing what-if ({what_if}): machine cycles {t.machine_ours} ours / {t.machine_upstream} "
+                f"upstream's at its own timing, speed-up {speed_up(t.machine_ours, t.machine_upstream)}")
     w = t.worst
     assert w is not None  # a compared bundle has at least one round
     return (f"  timing: machine cycles {t.machine_ours} ours / {t.machine_upstream} upstream, ratio "

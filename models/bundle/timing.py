@@ -16,6 +16,11 @@ the round, both figures and the ratio (ours / upstream). A bundle without
 timing" (their clock is network deliveries, not cycles): neither is judged,
 and neither gets a made-up number.
 
+A run whose machine had timing overrides (``python -m tb.client run --timing
+FACT=VALUE``, models/machine/unit_timing.py) is a what-if: upstream's figures
+are for upstream's timing, so nothing is judged; each bundle's machine cycles
+are printed beside upstream's with the speed-up (upstream / ours).
+
 The verdict is met, not met, or not judged (:class:`TimingState`). Not judged
 is one's own export: no bundle of the run has a reference at all, so there is
 nothing upstream's to hold ours against. Nothing compared while some bundle has
@@ -162,6 +167,7 @@ class TimingState(Enum):
     MET = "MET"
     NOT_MET = "NOT MET"
     NOT_JUDGED = "not judged"  # no bundle has a reference (one's own export): nothing to hold ours against
+    WHAT_IF = "what-if"  # our machine ran other timing facts than upstream's (overrides): compared, not judged
 
 
 @dataclass
@@ -176,6 +182,8 @@ class TimingVerdict:
     machine_upstream: int = 0
     rounds: int = 0
     targets: Targets = TARGETS
+    what_if: str = ""  # the timing overrides the run's machine had (models/machine/unit_timing.py canonical)
+    per_bundle: dict[str, tuple[int, int]] = field(default_factory=dict)  # what-if: bundle -> (ours, upstream)
 
     @property
     def passed(self) -> bool:
@@ -185,6 +193,12 @@ class TimingVerdict:
     def lines(self) -> list[str]:
         """The verdict as printed: a head line, then one line per reason and per bundle not judged. Not judged
         is the head alone: each bundle's own timing line has said it has no reference."""
+        if self.state is TimingState.WHAT_IF:
+            head = (f"timing what-if ({self.what_if}): not judged against upstream's RTL, which ran its own timing; "
+                    f"{len(self.judged)} bundle(s), machine cycles {self.machine_ours} ours / {self.machine_upstream} "
+                    f"upstream's, speed-up {speed_up(self.machine_ours, self.machine_upstream)}")
+            return [head] + [f"  {b}: machine cycles {o} ours / {u} upstream's, speed-up {speed_up(o, u)}"
+                             for b, (o, u) in self.per_bundle.items()]
         if self.state is TimingState.NOT_JUDGED:
             return [f"timing against upstream's RTL: not judged, no bundle has a timing_rtl.json to compare with; "
                     f"machine cycles {self.machine_ours} ours"]
@@ -198,12 +212,24 @@ class TimingVerdict:
                 + [f"  not judged: {b}: {why}" for b, why in self.not_judged.items()])
 
 
-def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS) -> TimingVerdict:
+def speed_up(ours: int, upstream: int) -> str:
+    """upstream / ours as a what-if's figure ("1.250x": ours runs in 0.8 of upstream's cycles)."""
+    return f"{ratio(upstream, ours):.3f}x"
+
+
+def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS, what_if: str = "") -> TimingVerdict:
     """Every target over `timings`: per round (machine, host) and the machine cycles summed over the bundles
     compared. Nothing compared is not a pass: not judged when no bundle has a reference at all (one's own
-    export), else not met, and the reasons say why."""
+    export), else not met, and the reasons say why. `what_if` (the run's timing overrides): the machine is not
+    upstream's, so nothing is judged; the verdict compares (WHAT_IF, each bundle's speed-up)."""
     timings = list(timings)
     compared = [t for t in timings if t.compared]
+    if what_if and compared:
+        return TimingVerdict(TimingState.WHAT_IF, [], [t.bundle for t in compared],
+                             {t.bundle: t.note for t in timings if not t.compared},
+                             sum(t.machine_ours for t in compared), sum(t.machine_upstream for t in compared),
+                             sum(len(t.pairs) for t in compared), targets, what_if,
+                             {t.bundle: (t.machine_ours, t.machine_upstream) for t in compared})
     reasons = [r for t in compared for r in judge_rounds(t, targets)]
     ours = sum(t.machine_ours for t in compared)
     theirs = sum(t.machine_upstream for t in compared)
@@ -224,4 +250,4 @@ def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS) -> Timing
 
 
 __all__ = ["BundleTiming", "NO_REFERENCE", "NO_TIMING", "RoundPair", "TARGETS", "Targets",
-           "TimingState", "TimingVerdict", "compare", "judge", "judge_rounds", "ratio", "within"]
+           "TimingState", "TimingVerdict", "compare", "judge", "judge_rounds", "ratio", "speed_up", "within"]

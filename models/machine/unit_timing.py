@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
+from typing import Iterable, Mapping
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,16 @@ class TimingFact:
     hi: int
     rule: str
     source: str
+    measure: str = "cycles"  # what the value counts
 
     @property
     def key(self) -> str:
         return f"{self.unit}.{self.name}"
+
+    @property
+    def limits(self) -> str:
+        """The fact's range and what it counts, as a refusal names them: "1..64 cycles"."""
+        return f"{self.lo}..{self.hi} {self.measure}"
 
 
 _VEC = "vec_timing/latency.md"
@@ -57,7 +63,7 @@ VECTOR_FACTS: tuple[TimingFact, ...] = (
     TimingFact("vector", "STAGE_LAT", 15, 0, 255, "each further chain stage adds this to RAW_LAT",
                f"{_VEC} rule 4"),
     TimingFact("vector", "PEND_BITS", 5, 1, 8, "width of the scoreboard's pending-beat count (wraps: H4)",
-               f"{_VEC} rule 4; units.md V.8 H4"),
+               f"{_VEC} rule 4; units.md V.8 H4", "bits"),
     TimingFact("vector", "PIPE_DRAIN", 79, 1, 1023, "last beat to an empty lane pipeline",
                f"{_VEC} rule 5: the 14-stage lane pipeline"),
     TimingFact("vector", "PORT_SETUP", 5, 0, 255, "a whole-chunk word (VLD, VST, VCVT, VSHUF, VBCAST S->V) after "
@@ -100,19 +106,19 @@ CLUSTER_FACTS: tuple[TimingFact, ...] = (
                "result two edges later)", f"{_CL}/mx_acu_fp.v"),
     TimingFact("cluster", "REUSE_MIN", 5, 1, 16, "cycles between two commands to one accumulator tile; the "
                "small-tile sweep pacing and the busy tail", f"{_CL}/mx_acu_fp.v, mx_cluster_mgr.v"),
-    TimingFact("cluster", "DQ_DEPTH", 128, 16, 1024, "the drain queue's depth", f"{_CL}/mx_cluster_node.v"),
+    TimingFact("cluster", "DQ_DEPTH", 128, 16, 1024, "the drain queue's depth", f"{_CL}/mx_cluster_node.v", "entries"),
     TimingFact("cluster", "DQ_LIMIT", 112, 1, 1023, "drain results outstanding before the drain's issue holds",
-               f"{_CL}/mx_cluster_node.v"),
+               f"{_CL}/mx_cluster_node.v", "results"),
 )
 
 _MAG = "KohakuTPU 7703ee8 src/kohakuaccel/mas/core"
 MAG_FACTS: tuple[TimingFact, ...] = (
-    TimingFact("mag", "RDQ_DEPTH", 64, 2, 4096, "read-request intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH"),
-    TimingFact("mag", "WRQ_DEPTH", 64, 2, 4096, "write intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH"),
+    TimingFact("mag", "RDQ_DEPTH", 64, 2, 4096, "read-request intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH", "flits"),
+    TimingFact("mag", "WRQ_DEPTH", 64, 2, 4096, "write intake (flits)", f"{_MAG}/mag_mem_port.v: Q_DEPTH", "flits"),
     TimingFact("mag", "Q_MARGIN", 4, 0, 64, "an intake reads busy at DEPTH - Q_MARGIN flits",
-               f"{_MAG}/mag_mem_port.v: Q_MARGIN"),
+               f"{_MAG}/mag_mem_port.v: Q_MARGIN", "flits"),
     TimingFact("mag", "WR_SLOTS", 16, 1, 256, "writes taken and not yet acknowledged",
-               f"{_MAG}/mag_mem_port.v: WR_SLOTS"),
+               f"{_MAG}/mag_mem_port.v: WR_SLOTS", "writes"),
     TimingFact("mag", "QUANT_LAT", 8, 1, 64, "the quantiser's result, edges after an entry's 8th beat",
                "KohakuTPU 7703ee8 src/kohakutpu/transform/mx_quant.v"),
     TimingFact("mag", "AR_FIFO_LAT", 3, 1, 64, "the DRAM port's AR (and AW) crossing",
@@ -120,7 +126,7 @@ MAG_FACTS: tuple[TimingFact, ...] = (
     TimingFact("mag", "R_FIFO_LAT", 3, 1, 64, "the DRAM port's R crossing", f"{_MAG}/mag_dram_port.v: inferred"),
     TimingFact("mag", "W_FIFO_LAT", 3, 1, 64, "the DRAM port's W crossing", f"{_MAG}/mag_dram_port.v: inferred"),
     TimingFact("mag", "B_FIFO_LAT", 3, 1, 64, "the DRAM port's B crossing", f"{_MAG}/mag_dram_port.v: inferred"),
-    TimingFact("mag", "R_FIFO_DEPTH", 64, 2, 4096, "the DRAM port's R FIFO entries", f"{_MAG}/mag_dram_port.v"),
+    TimingFact("mag", "R_FIFO_DEPTH", 64, 2, 4096, "the DRAM port's R FIFO entries", f"{_MAG}/mag_dram_port.v", "entries"),
 )
 _RAM = "KohakuTPU 7703ee8 src/kohakuaccel/verif/axi_ram.v"
 DRAM_FACTS: tuple[TimingFact, ...] = (
@@ -132,23 +138,70 @@ DRAM_FACTS: tuple[TimingFact, ...] = (
 
 ORCH_FACTS: tuple[TimingFact, ...] = (
     TimingFact("orch", "TX_DEPTH", 16, 2, 4096, "dispatched flits queued for the link (word reads pause when full)",
-               "KohakuTPU 7703ee8 src/kohakuaccel/noc/ctrl/noc_orchestrator.v: TX_DEPTH"),
+               "KohakuTPU 7703ee8 src/kohakuaccel/noc/ctrl/noc_orchestrator.v: TX_DEPTH", "flits"),
 )
 
 FACTS: Mapping[str, TimingFact] = MappingProxyType(
     {f.key: f for f in VECTOR_FACTS + CLUSTER_FACTS + MAG_FACTS + DRAM_FACTS + ORCH_FACTS})
 
 
+def _refusal(key: str, value: object) -> str | None:
+    """Why `key`=`value` is not an override of a timing fact (None: it is one)."""
+    fact = FACTS.get(key)
+    if fact is None:
+        return (f"'{key}' names no timing fact; known: {', '.join(sorted(FACTS))} "
+                f"(models/machine/unit_timing.py)")
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{key}={value!r} is not a whole number; give an integer in {fact.limits} ({fact.rule})"
+    if not fact.lo <= value <= fact.hi:
+        return (f"{key}={value!r} is outside {fact.limits} ({fact.rule}; upstream's {fact.value}); "
+                f"give an integer in range")
+    return None
+
+
 def check_overrides(machine: str, overrides: Mapping[str, int]) -> None:
     """Refuse an override that names no fact or lies outside the fact's limits, in one line."""
     for key, value in overrides.items():
-        fact = FACTS.get(key)
-        if fact is None:
-            raise ValueError(f"machine {machine}: timing '{key}' names no timing fact; known: "
-                             f"{', '.join(sorted(FACTS))} (models/machine/unit_timing.py)")
-        if not isinstance(value, int) or not fact.lo <= value <= fact.hi:
-            raise ValueError(f"machine {machine}: timing {key}={value!r} is outside {fact.lo}..{fact.hi} "
-                             f"({fact.rule}); give an integer in range")
+        why = _refusal(key, value)
+        if why:
+            raise ValueError(f"machine {machine}: timing {why}")
+
+
+TIMING_ENV = "AGSIM_TIMING"  # the overrides a bench's machine is built with, in canonical form (below)
+
+
+def parse_overrides(items: Iterable[str], where: str = "--timing") -> dict[str, int]:
+    """`FACT=VALUE` items (``vector.FETCH=2``) as overrides; ValueError in one line naming the item, the fact,
+    its limits and what it counts, before anything is built. A fact given twice is refused."""
+    out: dict[str, int] = {}
+    for item in items:
+        key, eq, raw = item.strip().partition("=")
+        key, raw = key.strip(), raw.strip().replace("_", "")
+        if not eq or not key:
+            raise ValueError(f"{where} {item!r}: write FACT=VALUE, e.g. vector.FETCH=2 (the facts: "
+                             f"models/machine/unit_timing.py)")
+        try:
+            value: object = int(raw)
+        except ValueError:
+            value = raw
+        why = _refusal(key, value)
+        if why:
+            raise ValueError(f"{where} {why}")
+        if key in out:
+            raise ValueError(f"{where} {key} given twice ({out[key]} and {value}); give each fact once")
+        out[key] = int(raw)
+    return out
+
+
+def canonical(overrides: Mapping[str, int]) -> str:
+    """The overrides as one text, facts in name order (``dram.RD_LATENCY=8,vector.FETCH=2``): the key of a
+    build folder and the value of TIMING_ENV; "" for none."""
+    return ",".join(f"{k}={overrides[k]}" for k in sorted(overrides))
+
+
+def from_canonical(text: str) -> dict[str, int]:
+    """:func:`canonical`'s text back as overrides (checked as :func:`parse_overrides` checks them)."""
+    return parse_overrides([t for t in text.split(",") if t.strip()], TIMING_ENV)
 
 
 def unit_params(unit: str, overrides: Mapping[str, int]) -> list[tuple[str, int]]:

@@ -24,7 +24,9 @@ readback), and judges it (models.bundle.judge):
 * each round's host and machine cycles within their targets of upstream
   RTL's (``timing_rtl.json``: machine ±10 %, host ±5 %), and, in
   ``test_timing_against_upstream`` after the bundles, the machine cycles
-  summed over them within ±3 % (models/bundle/timing.py);
+  summed over them within ±3 % (models/bundle/timing.py); with timing
+  overrides (a what-if: ``python -m tb.client run --timing FACT=VALUE``, the
+  set in TIMING_ENV) they are compared with upstream's, not judged;
 * reported, not judged: lanes that differ from upstream's Python models
   (``expected.npz``), cycles and wall seconds per bundle.
 
@@ -74,6 +76,7 @@ from models.bundle.report import BundleReport, format_bound, format_program
 from models.bundle.executor import compare_observed, expected_signals
 from models.noc.flit import FlitType, make_flit
 from models.machine.event_model import ModelRun
+from models.machine.unit_timing import TIMING_ENV, canonical, from_canonical
 from models.orch.host_port import Reg, pack_coord, stage_addr
 from models.vector.disasm import disassemble
 from tb.bundle.cycle_limits import MAX_CYCLES_ENV, CycleLimits, limits_for
@@ -87,6 +90,9 @@ from tb.system.bench import PERIOD_NS, SystemTB
 # The bundles to run: every one of clients/bundles, or the directories `python -m tb.client run` names
 # (CLIENT_BUNDLES_ENV, os.pathsep-separated absolute paths; the command refuses duplicate names first).
 CLIENT_BUNDLES_ENV = "AGSIM_CLIENT_BUNDLES"
+# the timing overrides the machine was built with (tb/run/runner.py; "" for upstream's timing): a what-if run,
+# whose timing is compared with upstream's, not judged
+WHAT_IF = canonical(from_canonical(os.environ.get(TIMING_ENV, "")))
 
 
 def _bundle_paths() -> dict[str, str]:
@@ -158,7 +164,8 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     _time(tb, b, run)
     report = BundleReport.of_run(b, run.result, "rtl", v.failures, time.monotonic() - t0, v.checks,
                                  {**{f"hazards_{hid.lower()}": n for hid, n in rtl_hz.items()}, "polls": run.polls, "dram_read": run.dram_read,
-                                  "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent})
+                                  "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent,
+                                  "timing_overrides": WHAT_IF})
     art.add("report_json", json.dumps(report.to_json()))
     if report.bound_note:
         tb.log.warning("NOTE %s: %s", b.name, report.bound_note)
@@ -174,6 +181,11 @@ def _time(tb: SystemTB, b: Bundle, run: RtlRun) -> None:
     TIMED[b.name] = timing
     if not timing.compared:
         tb.log.info("REPORT %s timing: %s", b.name, timing.note)
+        return
+    if WHAT_IF:  # the machine ran other timing facts than upstream's: compared, not judged
+        tb.log.info("REPORT %s timing what-if (%s): machine cycles %d ours / %d upstream's, speed-up %s", b.name,
+                    WHAT_IF, timing.machine_ours, timing.machine_upstream,
+                    bundle_timing.speed_up(timing.machine_ours, timing.machine_upstream))
         return
     worst = timing.worst
     assert worst is not None
@@ -273,7 +285,7 @@ async def test_timing_against_upstream(dut) -> None:
     tb = SystemTB(dut, "test_timing_against_upstream")
 
     async def body() -> None:
-        verdict = bundle_timing.judge(TIMED.values())
+        verdict = bundle_timing.judge(TIMED.values(), what_if=WHAT_IF)
         for line in verdict.lines():
             tb.log.info("REPORT %s", line)
         tb.verdict.add_checks(1 + verdict.rounds * 2, verdict.reasons)

@@ -18,8 +18,9 @@ import xml.etree.ElementTree as ET
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Mapping
 
+from models.machine.unit_timing import TIMING_ENV, canonical
 from tb.run import arith_vpi
 from tb.run.benches import ROOT, Bench
 from tb.run.options import WALL_ENV, bench_wall_s
@@ -128,6 +129,7 @@ def run_bench(
     test_module: str | None = None,
     announce: bool = False,
     run_dir: Path | None = None,
+    timing: Mapping[str, int] | None = None,
 ) -> BenchResult:
     """Build `bench` and run its tests; never raises for a test failure.
 
@@ -137,6 +139,10 @@ def run_bench(
     (a Verilator build can take minutes). `run_dir` is where the run's logs
     and results go (default: the bench's folder under `build_root`): runs of
     one bench side by side (seeds on a farm, tb.farm) each need their own.
+    `timing` overrides timing facts of a machine bench's units by name
+    (models/machine/unit_timing.py; a what-if: the build is that machine, its
+    tests see the set in TIMING_ENV); give it a `build_root` of its own, as
+    tb.client does, so each set keeps its build.
     """
 
     if test_module:
@@ -157,11 +163,16 @@ def run_bench(
            **bench.run_env}
     if extra_env:
         env.update(extra_env)
+    timing = dict(timing or {})
+    if timing and not bench.machine:
+        raise ValueError(f"bench {bench.name}: timing overrides ({canonical(timing)}) apply to a machine bench's "
+                         f"units; this bench has no machine (its RTL takes the facts' defaults)")
+    env[TIMING_ENV] = canonical(timing)  # "" without overrides: none leaks in from the caller's environment
 
     t0 = time.monotonic()
     with build_lock(build_dir):  # a variant and its base share the folder: one builds, the other then finds it built
         error, errors = _build(bench, sim, runner, build_dir, waves=waves, test_filter=test_filter, seed=seed,
-                               log_to_file=log_to_file, announce=announce)
+                               log_to_file=log_to_file, announce=announce, timing=timing)
     if error:
         result.error, result.build_errors = error, errors or []
         result.build_log = build_dir / "build.log" if log_to_file and errors is not None else None
@@ -254,7 +265,8 @@ def build_lock(build_dir: Path) -> Iterator[None]:
 
 
 def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bool, test_filter: str | None,
-           seed: int, log_to_file: bool, announce: bool) -> tuple[str, list[str] | None]:
+           seed: int, log_to_file: bool, announce: bool,
+           timing: Mapping[str, int] | None = None) -> tuple[str, list[str] | None]:
     """Build `bench` in `build_dir` unless its stamp (build.json) says that build is already there.
 
     Returns ("", None) when built or up to date, else (the error, the compiler's error lines or None when
@@ -264,7 +276,8 @@ def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bo
         from models.machine.layouts import get_machine
         from tb.system.machine_top import write_machine_sources
 
-        sources = sources + write_machine_sources(get_machine(bench.machine), build_dir / "gen")
+        machine = dataclasses.replace(get_machine(bench.machine), timing=dict(timing or {}))  # checked there
+        sources = sources + write_machine_sources(machine, build_dir / "gen")
     check_names(bench.name, bench.toplevel, bench.parameters, [Path(x) for x in sources])
     check_shape(bench.name, bench.parameters, bench.shape)
     stamp = build_dir / "build.json"
@@ -273,6 +286,7 @@ def _build(bench: Bench, sim: str, runner: object, build_dir: Path, *, waves: bo
         print(f"    {bench.name}: {arith.note}", flush=True)
     defines = {**build_defines(sim), **dict(arith.defines)}
     config = json.dumps({"waves": waves, "params": dict(bench.parameters), "sources": list(bench.sources),
+                         "timing": canonical(timing or {}),  # the machine's overrides (its generated top)
                          "includes": _include_stamp(bench), "defines": defines, "arith_vpi": arith.stamp,
                          "vpi_access": control_file(sources, bench.toplevel) if sim == "verilator" else "",
                          # the C++ compiler's flags: make alone rebuilds nothing when only they change

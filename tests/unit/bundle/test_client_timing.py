@@ -211,3 +211,17 @@ def test_the_report_says_no_reference_and_no_timing() -> None:
     assert "ours/upstream" not in format_rounds(models)
     assert format_timing(models).startswith("  timing: no timing (a run on the golden models")
     assert format_table([models]).splitlines()[1].split()[4:] == ["no", "timing", "-", "-", "-"]
+
+
+def test_a_what_if_compares_and_judges_nothing() -> None:
+    """A machine with timing overrides is not upstream's: a round 20 % off and a total 12 % off are a what-if's
+    figures, not failures; each bundle's speed-up is upstream's cycles over ours."""
+    timings = [_bundle("a", (200, 200, 1200, 1000)), _bundle("b", (200, 200, 1000, 1000))]
+    assert judge(timings).state is TimingState.NOT_MET  # the same figures at upstream's timing fail
+    verdict = judge(timings, what_if="dram.RD_LATENCY=8")
+    assert verdict.state is TimingState.WHAT_IF and verdict.reasons == [] and verdict.judged == ["a", "b"]
+    lines = verdict.lines()
+    assert lines[0].startswith("timing what-if (dram.RD_LATENCY=8): not judged against upstream's RTL")
+    assert "machine cycles 2200 ours / 2000 upstream's, speed-up 0.909x" in lines[0]
+    assert lines[1:] == ["  a: machine cycles 1200 ours / 1000 upstream's, speed-up 0.833x",
+                         "  b: machine cycles 1000 ours / 1000 upstream's, speed-up 1.000x"]

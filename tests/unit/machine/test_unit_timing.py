@@ -10,7 +10,7 @@ import pytest
 
 from models.machine.layouts import FUSED4
 from models.machine.unit_timing import (CLUSTER_FACTS, DRAM_FACTS, FACTS, MAG_FACTS, ORCH_FACTS, VECTOR_FACTS, TimingFact,
-                                unit_params)
+                                        canonical, from_canonical, parse_overrides, unit_params)
 from tb.system.machine_top import render_machine
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,3 +69,34 @@ def test_bad_override_is_refused_in_one_line(timing: dict[str, int], message: st
     with pytest.raises(ValueError, match=re.escape(message)) as err:
         dataclasses.replace(FUSED4, timing=timing)
     assert "\n" not in str(err.value)
+
+
+def test_command_line_overrides_parse_in_any_order_to_one_canonical_set() -> None:
+    got = parse_overrides(["vector.FETCH=2", " dram.RD_LATENCY = 8 "])
+    assert got == {"vector.FETCH": 2, "dram.RD_LATENCY": 8}
+    assert canonical(got) == "dram.RD_LATENCY=8,vector.FETCH=2"
+    assert canonical(parse_overrides(["dram.RD_LATENCY=8", "vector.FETCH=2"])) == canonical(got)
+    assert from_canonical(canonical(got)) == got and from_canonical("") == {} and canonical({}) == ""
+
+
+@pytest.mark.parametrize("items, message", [
+    (["vector.FECTH=2"], "--timing 'vector.FECTH' names no timing fact; known: cluster.ACU_STAGES"),
+    (["vector.FETCH=0"], "--timing vector.FETCH=0 is outside 1..64 cycles (cycles from a word's execute"),
+    (["mag.RDQ_DEPTH=1"], "--timing mag.RDQ_DEPTH=1 is outside 2..4096 flits"),
+    (["cluster.DQ_DEPTH=8"], "outside 16..1024 entries"),
+    (["vector.FETCH=fast"], "--timing vector.FETCH='fast' is not a whole number; give an integer in 1..64 cycles"),
+    (["vector.FETCH"], "--timing 'vector.FETCH': write FACT=VALUE, e.g. vector.FETCH=2"),
+    (["vector.FETCH=2", "vector.FETCH=3"], "--timing vector.FETCH given twice (2 and 3)"),
+])
+def test_a_bad_command_line_override_is_refused_naming_fact_limits_and_measure(items: list[str],
+                                                                               message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        parse_overrides(items)
+    assert str(err.value).startswith(message) or message in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_every_fact_says_what_it_counts() -> None:
+    measures = {f.measure for f in FACTS.values()}
+    assert measures == {"cycles", "bits", "entries", "results", "flits", "writes"}
+    assert FACTS["vector.PEND_BITS"].limits == "1..8 bits" and FACTS["vector.FETCH"].limits == "1..64 cycles"
