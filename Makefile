@@ -14,6 +14,9 @@
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
 #   make fuzz              every bundle of clients/ damaged every way (tb/fuzz), then 2,000 staged-flit bits flipped
 #                          on a VC and an MG+VC bundle: tables, each defect named; SEED=n (make test: a seeded part)
+#   make sweep FACT=mag.R_FIFO_LAT VALUES=1,2,3,6 BUNDLES='clients/model/*/' RTL=1 SIM=verilator
+#                          a timing sweep: every point a Dask task running the bundles on the RTL built with
+#                          the facts' values (crossed: FACT=a,b VALUES='1,2;4,8'); a table and a PNG in sim_build/sweep
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
@@ -43,7 +46,7 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all main regress scheduler worker test tests lint bench fuzz waves list bootstrap clean help
+.PHONY: all main regress scheduler worker test tests lint bench sweep fuzz waves list bootstrap clean help
 
 all: main
 
@@ -75,6 +78,11 @@ lint:
 bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
+# timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' RTL=1 [SIM= SCHEDULER= OUT=]
+sweep: bootstrap
+	@$(PY) -m tb.timing_sweep --fact '$(FACT)' --values '$(VALUES)' --bundles $(or $(BUNDLES),'') $(if $(RTL),--rtl) \
+		--sim $(SIM) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(OUT),--out $(OUT))
+
 fuzz: bootstrap
 	@$(PY) -m tb.fuzz $(if $(SEED),--seed $(SEED))
 	@$(PY) -m tb.fuzz.flit_damage clients/bundles/rmsnorm_m32n64 --sample 2000 --seed $(or $(SEED),1)
@@ -88,7 +96,7 @@ clean:
 	rm -rf sim_build results.xml
 
 help:
-	@sed -n '1,24p' Makefile
+	@sed -n '1,29p' Makefile
 
 list:
 	@python3 -m tb.run.benches

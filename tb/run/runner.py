@@ -150,7 +150,8 @@ def run_bench(
     test_filter = effective_filter(bench, test_filter)
     if seed is None:
         seed = random.SystemRandom().randrange(1, 2**31)
-    run_dir = run_dir or bench_build_dir(build_root, sim, bench.name)  # logs, results, waves
+    build_root = build_root.resolve()  # the simulators run elsewhere: a relative folder would not be found there
+    run_dir = (run_dir or bench_build_dir(build_root, sim, bench.name)).resolve()  # logs, results, waves
     build_dir = bench_build_dir(build_root, sim, bench.build_of or bench.name)  # a variant's is its base's
     run_dir.mkdir(parents=True, exist_ok=True)
     build_dir.mkdir(parents=True, exist_ok=True)

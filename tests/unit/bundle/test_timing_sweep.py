@@ -1,0 +1,86 @@
+"""Timing sweeps (tb/timing_sweep.py, make sweep): the grid and its refusals, the table's figures, and one
+sweep end to end on a local Dask cluster (two points, one bundle, Icarus)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from models.bundle.reader import BUNDLES
+from tb.farm.calls import CallFailure
+from tb.timing_sweep import BASE, Cell, Point, bundle_dirs, parse_grid, table
+
+ROOT = Path(__file__).resolve().parents[3]
+MATMUL = BUNDLES / "matmul_m32k64n32"
+
+
+def test_the_grid_is_upstreams_timing_then_the_values_crossed() -> None:
+    assert parse_grid("dram.RD_LATENCY", "2, 8") == [{}, {"dram.RD_LATENCY": 2}, {"dram.RD_LATENCY": 8}]
+    two = parse_grid("dram.RD_LATENCY,vector.FETCH", "2,8;1,3")
+    assert two[0] == {} and len(two) == 5
+    assert two[1:] == [{"dram.RD_LATENCY": a, "vector.FETCH": b} for a in (2, 8) for b in (1, 3)]
+
+
+@pytest.mark.parametrize("facts, values, message", [
+    ("", "1", "FACT is empty"),
+    ("dram.RD_LATENCY,vector.FETCH", "1,2", "give one non-empty comma-separated list per fact"),
+    ("dram.RD_LATENCY", "0", "VALUES: dram.RD_LATENCY=0 is outside 1..64 cycles"),
+    ("dram.NOPE", "1", "VALUES: 'dram.NOPE' names no timing fact"),
+])
+def test_a_bad_grid_is_refused_in_one_line(facts: str, values: str, message: str) -> None:
+    with pytest.raises(ValueError) as err:
+        parse_grid(facts, values)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_bundles_are_folders_or_patterns_each_once(tmp_path: Path) -> None:
+    assert bundle_dirs([str(MATMUL), str(BUNDLES / "matmul_m32k6*")]) == [MATMUL.resolve()]
+    with pytest.raises(ValueError, match="holds no bundle.json"):
+        bundle_dirs([str(tmp_path)])
+
+
+def test_the_table_gives_cycles_and_the_speed_up_against_upstreams_timing() -> None:
+    bundles = ("a/x", "b/y")
+    points = [Point(t, bundles, "icarus", "build", 1) for t in ((), (("dram.RD_LATENCY", 8),), (("dram.RD_LATENCY", 2),))]
+    results: list = [[Cell("x", True, 1000), Cell("y", True, 400)],
+                     [Cell("x", True, 1250), Cell("y", False, 0, "output c: 3 lanes differ")],
+                     CallFailure("dram.RD_LATENCY=2", "KilledWorker: worker died")]
+    lines = table(points, results).splitlines()
+    assert lines[0] == f"| bundle | {BASE} | dram.RD_LATENCY=8 | dram.RD_LATENCY=2 |"
+    assert lines[2] == "| x | 1,000 (1.000x) | 1,250 (0.800x) | FAILED [1] |"
+    assert lines[3] == "| y | 400 (1.000x) | FAILED [2] | FAILED (the point) |"
+    assert lines[4] == "| **all** | 1,400 (1.000x) | - | FAILED (the point) |"
+    assert lines[5:] == ["", "[1] point dram.RD_LATENCY=2: KilledWorker: worker died",
+                         "[2] y at dram.RD_LATENCY=8: output c: 3 lanes differ"]
+
+
+def test_a_sweep_runs_each_point_as_a_task_and_tables_it(tmp_path: Path) -> None:
+    """OUT given relative to where the command runs (the simulators run in other folders)."""
+    out = tmp_path / "sweep"
+    done = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "dram.RD_LATENCY", "--values", "8",
+                           "--bundles", str(MATMUL), "--rtl", "--sim", "icarus", "--jobs", "1", "--out", "sweep"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "2 point(s) x 1 bundle(s) on the RTL (icarus), each point a task on a local Dask cluster of 1" in done.stdout
+    rows = [ln for ln in (out / "sweep.md").read_text().splitlines() if ln.startswith("| matmul_m32k64n32 |")]
+    assert len(rows) == 1
+    base, slow = [c.strip() for c in rows[0].strip("|").split("|")[1:]]
+    assert base.endswith("(1.000x)")
+    base_cycles, slow_cycles = (int(c.split()[0].replace(",", "")) for c in (base, slow))
+    assert slow_cycles > base_cycles and slow.endswith(f"({base_cycles / slow_cycles:.3f}x)")
+    assert (out / "sweep.png").stat().st_size > 10_000
+    assert (out / "build" / "timing-dram.RD_LATENCY=8").is_dir() and (out / "build" / "clients").is_dir()
+
+
+def test_without_rtl_the_sweep_is_refused_since_the_models_keep_no_clock() -> None:
+    done = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "dram.RD_LATENCY", "--values", "8",
+                           "--bundles", str(MATMUL)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["refused: the timed golden models do not exist yet (they keep no "
+                                                "clock of cycles): run the sweep's points on the RTL with RTL=1 "
+                                                "(make sweep ... RTL=1)"]
