@@ -90,20 +90,24 @@ def parse_grid(fact_spec: str, value_spec: str) -> list[dict[str, int]]:
 
 
 def bundle_dirs(specs: Sequence[str]) -> list[Path]:
-    """The bundle folders the specs (folders or glob patterns) name, each once; ValueError when none or not one."""
-    out: list[Path] = []
+    """The bundle folders the specs (folders or glob patterns) name, each once, every one read and checked as
+    `tb.client run` checks it (tb.client.resolve); ValueError in one line when none, or one is not a bundle."""
+    from tb.client import Refused, resolve
+
+    out: list[str] = []
     for spec in specs:
-        hits = sorted(glob.glob(spec)) or [spec]
-        for hit in hits:
-            path = Path(hit).resolve()
-            if not (path / "bundle.json").is_file():
+        for hit in sorted(glob.glob(spec)) or [spec]:
+            if not (Path(hit) / "bundle.json").is_file():
                 raise ValueError(f"BUNDLES: {hit} holds no bundle.json; give bundle folders or a pattern of them "
                                  f"(e.g. BUNDLES='clients/model/*/')")
-            if path not in out:
-                out.append(path)
+            if str(Path(hit).resolve()) not in out:
+                out.append(str(Path(hit).resolve()))
     if not out:
         raise ValueError("BUNDLES is empty: give bundle folders or a pattern (e.g. BUNDLES='clients/model/*/')")
-    return out
+    try:
+        return [b.path for b in resolve(out, rtl=True)]
+    except Refused as exc:
+        raise ValueError(f"BUNDLES: {exc}") from None
 
 
 def run_point(point: Point) -> list[Cell]:

@@ -84,3 +84,17 @@ def test_without_rtl_the_sweep_is_refused_since_the_models_keep_no_clock() -> No
     assert done.stderr.strip().splitlines() == ["refused: the timed golden models do not exist yet (they keep no "
                                                 "clock of cycles): run the sweep's points on the RTL with RTL=1 "
                                                 "(make sweep ... RTL=1)"]
+
+
+def test_a_bundle_that_does_not_read_or_two_of_one_name_are_refused(tmp_path: Path) -> None:
+    import shutil
+
+    broken = tmp_path / "a" / MATMUL.name
+    shutil.copytree(MATMUL, broken)
+    (broken / "dram_in.npz").write_bytes(b"not an archive")
+    with pytest.raises(ValueError, match=r"^BUNDLES: .*dram_in\.npz"):
+        bundle_dirs([str(broken)])
+    twin = tmp_path / "b" / MATMUL.name
+    shutil.copytree(MATMUL, twin)
+    with pytest.raises(ValueError, match="a second bundle named matmul_m32k64n32"):
+        bundle_dirs([str(MATMUL), str(twin)])
