@@ -78,10 +78,11 @@ lint:
 bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
-# timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' RTL=1 [SIM= SCHEDULER= OUT=]
+# timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' RTL=1 [SIM= SCHEDULER= OUT= MARGIN=]
 sweep: bootstrap
 	@$(PY) -m tb.timing_sweep --fact '$(FACT)' --values '$(VALUES)' --bundles $(or $(BUNDLES),'') $(if $(RTL),--rtl) \
-		--sim $(SIM) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(OUT),--out $(OUT))
+		--sim $(SIM) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(OUT),--out $(OUT)) \
+		$(if $(MARGIN),--cycle-margin $(MARGIN))
 
 fuzz: bootstrap
 	@$(PY) -m tb.fuzz $(if $(SEED),--seed $(SEED))

@@ -22,7 +22,9 @@ machine at upstream's timing, run in the same sweep as its first point.
 * the points run on the RTL (``RTL=1``, on ``SIM``): the golden models keep no
   clock of cycles yet, so without RTL=1 the sweep is refused in one line rather
   than answered with figures the models do not have.
-A bad fact, value or bundle folder is refused in one line before any point runs.
+A bad fact, value, margin or bundle folder is refused in one line before any point runs. A machine much
+slower than upstream's may outrun the cycle limits, which start from upstream's cycles: ``MARGIN=<factor>``
+(``--cycle-margin``) raises them for every point, as ``tb.client run --cycle-margin`` does.
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ from typing import Sequence
 
 from models.bundle.reader import Bundle
 from models.machine.unit_timing import FACTS, canonical, parse_overrides
+from tb.bundle.cycle_limits import override_env
 from tb.farm.calls import CallFailure
 from tb.run.benches import ROOT
+from tb.run.options import BadInput
 
 SWEEP_ROOT = ROOT / "sim_build" / "sweep"
 BASE = "upstream's timing"  # the first point: no override
@@ -55,6 +59,7 @@ class Point:
     sim: str
     build: str
     seed: int
+    margin: str | None = None  # the cycle limits' factor over upstream's cycles (tb/bundle/cycle_limits.py)
 
     @property
     def label(self) -> str:
@@ -116,8 +121,9 @@ def run_point(point: Point) -> list[Cell]:
 
     timing = dict(point.timing)
     bundles = [Bundle(Path(p)) for p in point.bundles]
+    limit_env = override_env(point.margin, None)  # a slower machine than upstream's may need a larger margin
     reports = run_rtl(bundles, what_if_build(Path(point.build), timing), point.seed, False, point.sim,
-                      timing=timing)
+                      limit_env, timing)
     return [Cell(r.bundle, r.passed, r.timing().machine_ours, "" if r.passed else (r.failures or ["failed"])[0])
             for r in reports]
 
@@ -202,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scheduler", default=None, help="a Dask scheduler's address (default: a local cluster)")
     ap.add_argument("--jobs", default="auto", help="local cluster: workers, or auto (the machine's cores)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cycle-margin", metavar="X", default=None,
+                    help="the cycle limits' factor over upstream's cycles (default 2): a much slower machine "
+                         "needs more (tb/bundle/cycle_limits.py)")
     ap.add_argument("--out", type=Path, default=SWEEP_ROOT)
     args = ap.parse_args(argv)
     args.out = args.out.resolve()
@@ -211,14 +220,15 @@ def main(argv: list[str] | None = None) -> int:
         jobs = (os.cpu_count() or 1) if args.jobs == "auto" else int(args.jobs) if args.jobs.isdigit() else 0
         if jobs < 1:
             raise ValueError(f"JOBS={args.jobs!r}: give a number of local workers, 1 or more, or auto")
+        override_env(args.cycle_margin, None)  # a bad margin refused here, before any point runs
         if not args.rtl:
             raise ValueError("the timed golden models do not exist yet (they keep no clock of cycles): run the "
                              "sweep's points on the RTL with RTL=1 (make sweep ... RTL=1)")
-    except ValueError as exc:
+    except (ValueError, BadInput) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    points = [Point(tuple(o.items()), tuple(str(f) for f in folders), args.sim, str(args.out / "build"), args.seed)
-              for o in overrides]
+    points = [Point(tuple(o.items()), tuple(str(f) for f in folders), args.sim, str(args.out / "build"), args.seed,
+                    args.cycle_margin) for o in overrides]
     from tb.farm.calls import submit_calls
     from tb.farm.engine import FarmError, close_client, open_client
 

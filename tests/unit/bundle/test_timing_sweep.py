@@ -98,3 +98,13 @@ def test_a_bundle_that_does_not_read_or_two_of_one_name_are_refused(tmp_path: Pa
     shutil.copytree(MATMUL, twin)
     with pytest.raises(ValueError, match="a second bundle named matmul_m32k64n32"):
         bundle_dirs([str(MATMUL), str(twin)])
+
+
+def test_a_bad_cycle_margin_is_refused_before_any_point_runs(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "dram.RD_LATENCY", "--values", "8",
+                           "--bundles", str(MATMUL), "--rtl", "--cycle-margin", "0.5", "--out", str(tmp_path / "o")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("refused: AGSIM_CYCLE_MARGIN='0.5' is not a factor of at least 1")
+    assert not (tmp_path / "o").exists()
