@@ -7,6 +7,8 @@ the prediction. The point comes from the environment:
 
   AHBM_SWEEP_TILE      keys per tile (default 64)
   AHBM_SWEEP_B         decode requests in the launch (default 1), each COUNTER tokens, ids REQUEST_ID + r
+  AHBM_SWEEP_COUNTER   the requests' context in tokens (default COUNTER, 4,096); the build's WORDS must hold
+                       it (tb.ahbm.launch_sweep.slice_words' plan; a slice holds at most 2**18 words)
   AHBM_SWEEP_PREFILL   "seq,q_block": a prefill of seq positions on one PE instead of decode
   AHBM_SWEEP_TRACE     1: also write every PE's activity log (the timeline picture)
   AHBM_SWEEP_OUT       the JSON line's file (default sweep_t<tile>.json in the build folder)
@@ -39,7 +41,8 @@ def point_requests() -> tuple[list[Request], int, str]:
         seq, q_block = (int(x) for x in prefill.split(","))
         return [Request(seq, 0, seq, 0, q_block)], 1, f"prefill_sweep.s{seq}.qb{q_block}.t{tile}"
     b = int(os.environ.get("AHBM_SWEEP_B", "1"))
-    reqs = [Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
+    counter = int(os.environ.get("AHBM_SWEEP_COUNTER", str(COUNTER)))
+    reqs = [Request(counter, counter - 1, 1, REQUEST_ID + r) for r in range(b)]
     return reqs, N_PES, f"decode_sp_sweep.b{b}.t{tile}"
 
 
