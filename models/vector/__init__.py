@@ -8,7 +8,9 @@ The model is split by role into models/vector/ (docs/vector_core.md describes ea
 * ``lanes``   - chains of ALU stages and the VRED trees over numpy vectors;
 * ``hazards`` - where upstream hardware would read a stale predicate (H1);
 * ``chain_hazards`` - where upstream's chains and FP32 stores may differ (H2, H3, H4);
-* ``core``    - ``VectorCore``: state, sequencing, faults and the flits it sends.
+* ``core``    - ``VectorCore``: state, sequencing, faults and the flits it sends;
+* ``kernel_clock``, ``timed_core`` - upstream's kernel clock (clients/vec_timing/latency.md rules 1..10) and
+  ``TimedVectorCore``, the core with it: every RUN's execute trace and cycle count.
 
 This module re-exports them and adds the helpers benches share (program
 flits, CU_DATA bursts, a lane-by-lane checker). Arithmetic comes from
@@ -35,6 +37,8 @@ from .isa import (
     unpack_dim,
 )
 from .walk import Descriptor, node_record, walk_addresses, walk_total
+from .kernel_clock import FillMemory, KernelClock
+from .timed_core import TimedVectorCore
 
 Coord = tuple[int, int]
 
@@ -106,7 +110,7 @@ def compare_fp16_words(expected: Sequence[int], got: Sequence[int], what: str = 
 
 
 __all__ = [
-    "CU_TYPE", "DT_FP16", "DT_FP32", "Descriptor", "Event", "FAULT_NAMES", "F_CHAIN", "F_CUDATA", "F_DTYPE", "F_LEN",
+    "CU_TYPE", "DT_FP16", "DT_FP32", "Descriptor", "Event", "FAULT_NAMES", "FillMemory", "KernelClock", "TimedVectorCore", "F_CHAIN", "F_CUDATA", "F_DTYPE", "F_LEN",
     "F_LOOP", "F_OPCODE", "F_REDVL", "F_VL", "F_VSRC", "Fault", "Hazard", "IMEM_WORDS", "K_CONST", "L1_WORDS",
     "LANES", "MAG_DEFAULT", "MAX_WALK", "Mode", "N_DESC", "N_PREGS", "N_SREGS", "N_VREGS", "OPCODES", "OPNAMES",
     "RedKind", "SRC_C", "SRC_K", "SRC_S", "SRC_V", "Stats", "VL_MAX", "VectorCore", "Word", "assemble",
