@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from models.machine.unit_timing import VECTOR_FACTS
+from models.machine.unit_timing import VECTOR_FACTS, check_overrides
 
 from . import isa
 
@@ -47,16 +47,13 @@ class FillMemory:
 
 class KernelClock:
     """One core's kernel counts through a RUN (module doc). `facts` overrides vector facts by name ("FETCH": 2,
-    or "vector.FETCH": 2); every other fact is upstream's."""
+    or "vector.FETCH": 2), checked as a machine's overrides are (models/machine/unit_timing.py); every other
+    fact is upstream's."""
 
     def __init__(self, facts: Mapping[str, int] | None = None, memory: FillMemory = FillMemory()) -> None:
-        f = {fact.name: fact.value for fact in VECTOR_FACTS}
-        for key, value in (facts or {}).items():
-            name = key.removeprefix("vector.")
-            if name not in f:
-                raise ValueError(f"vector timing fact '{key}' does not exist; known: {', '.join(sorted(f))}")
-            f[name] = int(value)
-        self.f = f
+        given = {f"vector.{key.removeprefix('vector.')}": value for key, value in (facts or {}).items()}
+        check_overrides("vector core", given)  # a fact that does not exist, or a value outside its limits
+        self.f = {fact.name: given.get(fact.key, fact.value) for fact in VECTOR_FACTS}
         self.memory = memory
         self.start()
 

@@ -1,9 +1,9 @@
 """A vector core model that keeps upstream's kernel clock: every RUN's execute trace and cycle count.
 
 Why: the golden vector core (core.py) computes what a RUN does and nothing of when; this subclass hands
-each executed word to a KernelClock (kernel_clock.py), which applies the timing rules, so a RUN's
-completion carries the count upstream's core reports and each word its execute count. The words' results
-are the golden core's, unchanged.
+each executed word to a KernelClock (kernel_clock.py), which applies the timing rules, and keeps each RUN's
+count (the one upstream's core reports in its completion) and each word's execute count. The words' results,
+and the completion flits (whose count argument stays "wild"), are the golden core's, unchanged.
 """
 
 from __future__ import annotations

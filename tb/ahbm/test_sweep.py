@@ -43,7 +43,8 @@ def point_requests() -> tuple[list[Request], int, str]:
     b = int(os.environ.get("AHBM_SWEEP_B", "1"))
     counter = int(os.environ.get("AHBM_SWEEP_COUNTER", str(COUNTER)))
     reqs = [Request(counter, counter - 1, 1, REQUEST_ID + r) for r in range(b)]
-    return reqs, N_PES, f"decode_sp_sweep.b{b}.t{tile}"
+    ctx = "" if counter == COUNTER else f".s{counter}"  # the default's name as it always was
+    return reqs, N_PES, f"decode_sp_sweep.b{b}{ctx}.t{tile}"
 
 
 @cocotb.test()

@@ -52,16 +52,12 @@ from typing import Mapping
 
 from models.bundle.loader import plan_rounds
 from models.bundle.reader import Bundle
-from models.bundle.round_budget import EST_HOST_PER_SLOT, EST_MACHINE_PER_FLIT, estimated_round, upstream_rounds
+from models.bundle.round_budget import (DEFAULT_MARGIN, EST_HOST_PER_SLOT, EST_MACHINE_PER_FLIT, POLL_ALLOWANCE,
+                                       estimated_round, poll_bound, upstream_rounds)
 from tb.run.options import BadInput
 
 MARGIN_ENV = "AGSIM_CYCLE_MARGIN"  # factor over upstream's (or the estimated) cycles
 MAX_CYCLES_ENV = "AGSIM_MAX_CYCLES"  # the whole test's limit in cycles, replacing the derived one
-
-# Twice upstream's figures: our machine's rounds measured 0.998..1.006 of upstream's and the timing judge
-# fails a round beyond 1.10, so a healthy run uses about half of it; a slower, still healthy design (a
-# changed unit's timing) has room to be measured and judged before the watchdog ends it.
-DEFAULT_MARGIN = 2.0
 
 # Our host's work beyond upstream's in a round, which upstream's timing_rtl.json does not count:
 READBACK_PER_SLOT = 32  # the staged slots read back after the awaits: 16 cycles a slot measured, doubled
@@ -69,9 +65,7 @@ ROUND_ALLOWANCE = 5_000  # the landing wait and the after-reads: up to ~800 meas
 #                           landing upstream's own replay saw (clients/scale/README.md, mlp_silu), kept with room
 RELAYOUT_ALLOWANCE = 1_000  # one host relayout (DRAM read and write by backdoor): a few cycles measured
 SETUP_ALLOWANCE = 1_000  # reset, CAPS, the image load, the final landing and readback: 19 cycles measured
-POLL_ALLOWANCE = 10_000  # added to a poll's bound: the PROG_STAT wait of a kick, a met await seen up to
-#                          1/256 of its wait late (Timeouts.resolution), and short rounds (680 cycles) kept
-#                          well clear of their bound
+
 
 def _num(n: int) -> str:
     return f"{n:,}"
@@ -233,7 +227,7 @@ def limits_for(b: Bundle, env: Mapping[str, str] | None = None) -> CycleLimits:
         rnd = prog.round
         staged, relayouts = len(prog.stage), len(prog.relayouts)
         allowance = host_allowance(staged, relayouts)
-        poll = math.ceil(margin * machine) + POLL_ALLOWANCE
+        poll = poll_bound(machine, margin)
         rounds.append(RoundLimit(rnd.index, rnd.name, rnd.unit, host, machine, staged, relayouts, allowance,
                                  math.ceil(margin * (host + machine)) + poll + allowance, poll))
     timed = b.timing_rtl is not None

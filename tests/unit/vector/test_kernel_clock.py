@@ -61,6 +61,8 @@ def test_an_override_moves_a_run_as_its_rule_says(corpus: list[Record]) -> None:
     assert fast.runs[-1].ours == 126 - 7 * 2
 
 
-def test_an_unknown_fact_is_refused() -> None:
-    with pytest.raises(ValueError, match="vector timing fact 'vector.FECTH' does not exist"):
+def test_an_unknown_fact_or_a_value_outside_its_limits_is_refused() -> None:
+    with pytest.raises(ValueError, match="timing 'vector.FECTH' names no timing fact"):
         KernelClock({"vector.FECTH": 2})
+    with pytest.raises(ValueError, match=r"timing vector.FETCH=0 is outside 1..64 cycles"):
+        KernelClock({"FETCH": 0})
