@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from models.bundle.loader import RoundProgram, plan_rounds
 from models.bundle.reader import Bundle
 from models.machine.layouts import Machine
+from models.vector.runaway import RunBudget
 
 # Without timing_rtl.json, an upper estimate of upstream's round from the plan. Measured over the 145 rounds
 # of clients/bundles, clients/scale and clients/model: at most 2,548 machine cycles a flit kicked (a vector
@@ -88,6 +89,14 @@ class DeliveryBudget:
     def for_round(self, position: int) -> int:
         """The budget of a wait in the round at `position`: its poll bound, a flit a cycle per endpoint."""
         return poll_bound(self._cycles(position)) * self.endpoints
+
+    def run_budget(self, position: int) -> RunBudget:
+        """The most instructions a vector RUN started in the round at `position` may execute: its poll bound,
+        since each instruction retires in at least one cycle (models/vector/runaway.py)."""
+        figure = "timing_rtl.json's" if self.timed else "the plan's estimated"
+        return RunBudget(poll_bound(self._cycles(position)),
+                         f"the round's poll bound, {DEFAULT_MARGIN:g} x {figure} {self._cycles(position):,} machine "
+                         f"cycles + {POLL_ALLOWANCE:,}")
 
     def why(self, position: int) -> str:
         """How the round's budget was reached, for the watchdog's message."""

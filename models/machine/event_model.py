@@ -25,7 +25,7 @@ against DRAM words written; a DRAM read before they agree is refused. When
 the host goes on past a round's awaits, only landing may be left: a unit
 still working, a dispatch unfinished or a work flit in flight is the race the
 hardware may lose, named as ``Unawaited`` (docs/bundle.md, "The models'
-watchdogs"). A vector RUN that goes round IMEM is a ``Runaway``
+watchdogs"). A vector RUN that will not reach VHALT is a ``Runaway``
 (models/vector/runaway.py), named with the host's round.
 """
 
@@ -240,8 +240,14 @@ class ModelHost:
         self.position = 0  # the round in plan order (round_started); past the last: the final landing
 
     def round_started(self, position: int) -> None:
-        """The executor starts the round at `position` (plan order): its waits get that round's budget."""
+        """The executor starts the round at `position` (plan order): its waits get that round's budget, and the
+        vector cores' RUNs started in it their instruction budget."""
         self.position = position
+        if self.budget is not None:
+            run_budget = self.budget.run_budget(position)
+            for unit in self.mm.units.values():
+                if hasattr(unit, "run_budget"):
+                    unit.run_budget = run_budget
 
     def _max_steps(self) -> tuple[int, str]:
         if self.budget is None:

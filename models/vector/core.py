@@ -3,7 +3,7 @@
 ``VectorCore.take(flit)`` hands the core one inbound flit in the order the core
 takes it and returns the flits the core sends because of it (completions
 included, as cu_base sends them). A RUN runs to VHALT or a fault (or, in the model only, to the watchdog
-of models/vector/runaway.py when it goes round IMEM without VHALT); it waits only
+of models/vector/runaway.py when it will not reach VHALT); it waits only
 where the core waits on the outside world (VBAR, VHALT and a VFILL behind one
 still outstanding), and resumes when ``take`` delivers the fill response it
 waits for. Instructions arriving while a RUN is in flight queue behind it (one
@@ -48,7 +48,7 @@ from .isa import (
 )
 from .lanes import Stage, run_chain, u16_to_word, word_to_u16
 from .link import Event, LinkMixin, TakesFlits
-from .runaway import LAP, Runaway
+from .runaway import DEFAULT_BUDGET, LAP, RunBudget, Runaway, over_budget, repeated
 from .words import LoopState, WaitFills, WordFault, WordsMixin
 
 Coord = tuple[int, int]
@@ -73,6 +73,8 @@ class _Run:
     executed: int = 0  # words (a chain: one) issued by this RUN
     repeats: int = 0  # loop-backs taken
     unwritten: bool = False  # this RUN fetched a word no IMEM flit wrote (reported once)
+    laps: int = 0  # laps of IMEM the travel has passed
+    seen: dict = field(default_factory=dict)  # control state at each lap passed -> the lap
 
 
 @dataclass
@@ -108,6 +110,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         self.mag = mag
         self.stats = Stats()
         self.hazards: list[Hazard | ChainHazard] = []  # H1..H4 reports in issue order (units.md V.8)
+        self.run_budget: RunBudget = DEFAULT_BUDGET  # a RUN's instructions at most (the host sets it per round)
         self.protocol_errors: list[str] = []
         self.undefined_reads: list[str] = []  # reads of never-written IMEM or predicates (V.1: not reset)
         self.reset()
@@ -224,6 +227,7 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
         r = self.run
         assert r is not None
         out: list[Event] = []
+        budget = self.run_budget.words
         while True:
             if r.boundary:
                 r.boundary = False
@@ -256,9 +260,25 @@ class VectorCore(WordsMixin, LinkMixin, TakesFlits):
             r.boundary = True
             r.executed += 1
             r.travel += (r.pc - pc) % IMEM_WORDS
-            if r.travel > LAP:
-                self.run = None  # the core is stuck for good; its flits of this delivery are dropped
-                raise Runaway(self.coord, r.start, r.pc, r.executed, r.repeats, r.travel)
+            if r.travel >= (r.laps + 1) * LAP:
+                self._lap_passed(r)
+            if r.executed > budget:
+                self._runaway(r, over_budget(self.run_budget))
+
+    def _lap_passed(self, r: _Run) -> None:
+        """The travel passed another lap of IMEM: a control state seen at an earlier lap is a runaway
+        (models/vector/runaway.py)."""
+        r.laps = r.travel // LAP
+        lp = self.loop
+        state = (r.pc, self.vl, self.mode, tuple(self.s), self.k3, self.cud_pending, tuple(sorted(self.fills.items())),
+                 (lp.active, lp.count, lp.top, lp.end, r.travel - lp.mark) if lp.active else None)
+        first = r.seen.setdefault(state, r.laps)
+        if first != r.laps:
+            self._runaway(r, repeated(r.laps, first, r.travel))
+
+    def _runaway(self, r: _Run, reason: str) -> None:
+        self.run = None  # the core is stuck for good; its flits of this delivery are dropped
+        raise Runaway(self.coord, r.start, r.pc, r.executed, r.repeats, reason)
 
     def _finish(self, out: list[Event], fault: int | None) -> list[Event]:
         assert self.run is not None

@@ -31,8 +31,8 @@ def test_vhalt_replaced_ends_named_by_the_vector_core(tmp_path: Path, capsys: py
     status, out = _run_models(folder, tmp_path, capsys)
     assert status == 1
     assert ("FAILED: Runaway: bundle no_vhalt round 1 (rmsnorm_fused:0, VC): vector core (1,0): the RUN from pc 0 "
-            "never reached VHALT: its program counter travelled") in out
-    assert "the hardware would run on forever" in out and "1 of 1 bundle(s) FAILED: no_vhalt" in out
+            "never reached VHALT: its control state (pc, VL, mode, scalars, K3, loop, fills) at lap 2 of IMEM") in out
+    assert "the hardware would run on" in out and "1 of 1 bundle(s) FAILED: no_vhalt" in out
 
 
 def test_imem_flit_turned_run_ends_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

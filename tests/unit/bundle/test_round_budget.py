@@ -91,3 +91,20 @@ def test_livelock_ends_named_with_its_round_and_budget() -> None:
     limit = DeliveryBudget.of(b, FUSED4).for_round(0)
     assert f"round 0" in msg and "did not go quiet" in msg, msg
     assert f"{limit:,} deliveries = 2 x timing_rtl.json's" in msg, msg
+
+
+def test_each_rounds_runs_get_its_poll_bound_as_their_instruction_budget() -> None:
+    """A vector RUN started in a round may execute at most that round's poll bound of instructions (each retires
+    in at least one cycle, so a RUN the RTL finishes executes fewer): the host sets it on every vector core as
+    the round starts (models/vector/runaway.py)."""
+    b = Bundle(BUNDLES / SOFTMAX)
+    rounds = json.loads((BUNDLES / SOFTMAX / "timing_rtl.json").read_text())["rounds"]
+    mm = MachineModel(FUSED4)
+    host = ModelHost(mm, DeliveryBudget.of(b, FUSED4))
+    cores = [u for c, u in mm.units.items() if FUSED4.units[c] is UnitKind.VECTOR]
+    assert len(cores) == 4
+    for position, r in enumerate(rounds):
+        host.round_started(position)
+        for core in cores:
+            assert core.run_budget.words == 2 * int(r["machine_cycles"]) + 10_000
+            assert f"{int(r['machine_cycles']):,} machine cycles" in core.run_budget.why
