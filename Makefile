@@ -17,6 +17,8 @@
 #   make sweep FACT=mag.R_FIFO_LAT VALUES=1,2,3,6 BUNDLES='clients/model/*/' RTL=1 SIM=verilator
 #                          a timing sweep: every point a Dask task running the bundles on the RTL built with
 #                          the facts' values (crossed: FACT=a,b VALUES='1,2;4,8'); a table and a PNG in sim_build/sweep
+#   make layer CONTEXT=32768 B=1   one Llama3-70B layer's decode attention on AHBM: a CUBE launch per KV head, each a
+#                          Dask task (Verilator; LINK=256 bits, TILE=64, CUBES=8), merged into one layer report
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
@@ -46,7 +48,7 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all main regress scheduler worker test tests lint bench sweep fuzz waves list bootstrap clean help
+.PHONY: all main regress scheduler worker test tests lint bench sweep layer fuzz waves list bootstrap clean help
 
 all: main
 
@@ -79,6 +81,14 @@ bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
 # timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' RTL=1 [SIM= SCHEDULER= OUT= MARGIN=]
+# a whole layer's AHBM decode attention (tb/ahbm/layer.py): CONTEXT= B= [LINK= TILE= CUBES= SCHEDULER= OUT=]; on
+# Verilator (the CUBE at 32k-128k tokens is C++ work), JOBS local workers unless SCHEDULER names a cluster
+layer: CXX_BOOT := --with-cxx
+layer: bootstrap
+	@$(PY) -m tb.ahbm.layer --context $(or $(CONTEXT),32768) --b $(or $(B),1) --width $(or $(LINK),256) \
+		--tile $(or $(TILE),64) --cubes $(or $(CUBES),8) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
+		$(if $(OUT),--out $(OUT))
+
 sweep: bootstrap
 	@$(PY) -m tb.timing_sweep --fact '$(FACT)' --values '$(VALUES)' --bundles $(or $(BUNDLES),'') $(if $(RTL),--rtl) \
 		--sim $(SIM) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) $(if $(OUT),--out $(OUT)) \

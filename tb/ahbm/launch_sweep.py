@@ -71,10 +71,10 @@ LAUNCH_HISTORY = PERF_ROOT / "ahbm_launch_history.jsonl"
 DOCS_IMG = ROOT / "docs" / "img"
 
 
-def slice_words(b: int) -> int:
-    """WORDS (64-byte slice words) the largest batch needs on every PE."""
-    reqs = [Request(COUNTER, COUNTER - 1, 1, REQUEST_ID + r) for r in range(b)]
-    need = plan_batch(reqs, N_PES, GROUPS, HEAD_D, TILE).slice_bytes
+def slice_words(b: int, counter: int = COUNTER, tile: int = TILE) -> int:
+    """WORDS (64-byte slice words) every PE needs for `b` decode requests of `counter` tokens."""
+    reqs = [Request(counter, counter - 1, 1, REQUEST_ID + r) for r in range(b)]
+    need = plan_batch(reqs, N_PES, GROUPS, HEAD_D, tile).slice_bytes
     return -(-need // 64)
 
 
@@ -124,7 +124,7 @@ def launch_metrics(rec: dict[str, Any], width: int, b: int) -> dict[str, Any]:
     log = rec.get("activity", {}).get(str(root))
     merged = last_merge_end(log) if log else None
     reduction = None if merged is None else merged - last
-    droof = dma_roofline(COUNTER, N_PES, HEAD_D, DMA_BW, b)
+    droof = dma_roofline(int(rec.get("counter", COUNTER)), N_PES, HEAD_D, DMA_BW, b)
     roof = droof + reduction_roofline(N_PES, GROUPS, HEAD_D, width)
     return {"launch": launch, "tail": tail, "reduction": reduction,
             "red_share": None if reduction is None else reduction / launch, "tail_share": tail / launch,

@@ -18,6 +18,9 @@
    whole launch's roofline, the reduction's share of the launch, the two targets, a prefill sweep
    (query chunk x tile), and the pictures: per-PE timelines and the roofline plot (--quick: B 1 and 8
    at 256 bits, prefill tile 64).
+4b. One Llama3-70B layer's AHBM decode attention at 32k tokens (tb/ahbm/layer.py, Verilator): a CUBE
+   launch per KV head, each a task on a local Dask cluster (or SCHEDULER's), merged into the layer report;
+   the larger contexts are `make layer CONTEXT=...` of their own.
 5. Simulation speed on both simulators (tb/perf/targets.py): the bundle
    corpus (whole run and per bundle), the fused4 machine idle and busy
    (flash_attention_l64d64), the saturated 4x4 mesh (stage 1's run), and the
@@ -62,6 +65,7 @@ import time
 
 from tb.perf import farm_scaling, judge_speed, model_speed, targets, vc_random, vec_timing
 from tb.ahbm import launch_sweep as ahbm_launch
+from tb.ahbm import layer as ahbm_layer
 from tb.ahbm import decode_sweep as ahbm_sweep
 from tb.noc import sweep as noc_sweep
 from tb.perf.compare import HISTORY, append_history, compare, format_report, seed_from_env
@@ -90,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.no_sweep:
         steps += ["NoC latency-throughput sweep", "AHBM decode sweep"]
         steps += [] if args.quick else ["AHBM decode sweep, DMA_LAT 400"]
-        steps += ["AHBM launch sweep", "simulation speed", "the judge against the machine", "Python model speed",
+        steps += ["AHBM launch sweep", "AHBM layer, 32k tokens", "simulation speed", "the judge against the machine", "Python model speed",
                   "vector core differential run", "vector core timing corpus", "regression engine scaling"]
     progress = Progress("bench-quick" if args.quick else "bench", steps, record=not (args.no_sweep or args.speed))
     t = time.monotonic()
@@ -141,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     rc |= 1 if ahbm_launch.launch_main(quick=args.quick, seed=seed, verbose=args.verbose,
                                        scheduler=scheduler) != 0 else 0
     step_done("AHBM launch sweep")
+    print("", flush=True)
+    rc |= 1 if ahbm_layer.main(["--context", str(ahbm_layer.BENCH_CONTEXT), "--seed", str(seed),
+                                "--jobs", str(os.cpu_count() or 1)]
+                               + (["--scheduler", scheduler] if scheduler else [])) != 0 else 0
+    step_done("AHBM layer, 32k tokens")
     print("", flush=True)
     rc |= targets.targets_main(seed=seed, verbose=args.verbose, mesh=mesh)
     step_done("simulation speed")
