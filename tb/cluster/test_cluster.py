@@ -236,9 +236,15 @@ def _fill_case(rng, gm, gn, nk):
 @cocotb.parametrize(hostile=[False, True])
 async def test_fill_flags_banks_and_wraps(dut, hostile: bool) -> None:
     """FILL A with QUANT (flags 0x50) and B with preq (0x60), into bank 1 at eoff 250: the txn tags wrap to
-    entry {1, 0..}; responses entry by entry in a shuffled order, each entry's words consecutive; then a
-    GEMM reading bank 1 from aoff/boff 250 (wrapping within the bank), a FILL of B with QUANT (0x70)
-    and A with preq (0x40) into bank 0, and GEMMs on both banks."""
+    entry {1, 0..}; responses entry by entry in a shuffled order, each entry's words consecutive; a FILL of
+    B with QUANT (0x70) and A with preq (0x40) into bank 0; then a GEMM reading bank 1 from aoff/boff 250
+    (wrapping within the bank), and GEMMs on both banks.
+
+    The memory agent's responses are scripted into the port's stream, 40 pad flits behind each FILL, not
+    sent once the request has left, so no FILL may follow a DRAIN here: under hostile backpressure its
+    request would wait behind the DRAIN's flits while its scripted responses completed it, and leave after
+    its FILL (seed 703692705, which the cluster's monitor rightly flags: no causal memory agent answers a
+    request it has not received)."""
     tb = NocTB(dut, f"test_fill_flags_banks_and_wraps/hostile={hostile}")
     sc = Scenario(tb)
     rng = tb_rng(tb)
@@ -249,13 +255,12 @@ async def test_fill_flags_banks_and_wraps(dut, hostile: bool) -> None:
     _, _, _, _, ga2, gb2 = _fill_case(rng, gm, gn, nk)
     fills += [(cluster.fill(0x1_0000, gn * nk, 1, eoff=3), gb2),
               (cluster.fill(0x2_0000, gm * nk, 0, eoff=7, preq=1), ga2)]
-    for k, (payload, words) in enumerate(fills):
+    for payload, words in fills:
         sc.inst(P_MAG, payload)
-        sc.pad(P_MAG, 40)  # the FILL is running before its first response arrives
+        sc.pad(P_MAG, 40)  # the FILL is running, and its request has left, before its first response arrives
         sc.responses(P_MAG, words, payload, order=rng.permutation(len(words) // 4))
-        if k == 1:
-            sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=250, boff=250, abank=1, bbank=1))
-            sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
+    sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=250, boff=250, abank=1, bbank=1))
+    sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
     sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=7, boff=3))
     sc.inst(P_MAG, cluster.drain(gm * gn, dnode=1, dst=sc.coord(P_SINK)))
     sc.inst(P_MAG, cluster.gemm(gm, gn, nk, aoff=250, boff=3, abank=1, bbank=0))  # A from bank 1, B from bank 0
