@@ -254,12 +254,21 @@ OP_FIELDS: dict[str, dict[str, tuple[int, int]]] = {
     "KV_SEND": {"kv_addr": (48, 24), "kv_bytes": (72, 24)},
     "KV_RECV": {"kv_addr": (48, 24), "kv_bytes": (72, 24)},
 }
-SLICE_BYTES = 1 << 24
+SLICE_BYTES = 1 << 24  # what the 24-bit address fields reach in bytes (ADDR_SHIFT 0, every bench's default)
 ALIGN = 64
+ADDR_SHIFTS = (0, 6)  # the address fields count bytes, or 64-byte words (a slice of up to 1 GiB: docs/ahbm.md §4)
 
 
-def encode_cmd(op: str, **fields: int) -> int:
-    """A 128-bit PE command; refuses unknown fields, values that do not fit, bad rows/keys/alignment."""
+def slice_reach(addr_shift: int = 0) -> int:
+    """The bytes a PE's slice may hold for the build's ADDR_SHIFT: what the 24-bit address fields reach."""
+    if addr_shift not in ADDR_SHIFTS:
+        raise ValueError(f"ADDR_SHIFT {addr_shift}: the address fields count bytes (0) or 64-byte words (6)")
+    return SLICE_BYTES << addr_shift
+
+
+def encode_cmd(op: str, addr_shift: int = 0, **fields: int) -> int:
+    """A 128-bit PE command; refuses unknown fields, values that do not fit, bad rows/keys/alignment. Address
+    fields are given as byte addresses and stored as the build's ADDR_SHIFT says (bytes, or 64-byte words)."""
     if op not in OPCODES:
         raise ValueError(f"unknown opcode {op!r}; known: {', '.join(OPCODES)}")
     layout = {**COMMON_FIELDS, **OP_FIELDS[op]}
@@ -275,8 +284,12 @@ def encode_cmd(op: str, **fields: int) -> int:
     for name, v in fields.items():
         if name not in layout or name in ("opc", "rows_m1", "keys_m1"):
             raise ValueError(f"field {name!r} does not exist for {op}")
-        if name.endswith("_addr") and (v % ALIGN or not 0 <= v < SLICE_BYTES):
-            raise ValueError(f"{name} {v:#x} must be {ALIGN}-byte aligned and inside the 16 MiB slice")
+        if name.endswith("_addr"):
+            reach = slice_reach(addr_shift)
+            if v % ALIGN or not 0 <= v < reach:
+                raise ValueError(f"{name} {v:#x} must be {ALIGN}-byte aligned and inside the {reach >> 20} MiB the "
+                                 f"address fields reach at ADDR_SHIFT {addr_shift}")
+            v >>= addr_shift
         if name == "kv_bytes" and (v % ALIGN or not 0 < v < 1 << 19):
             raise ValueError(f"kv_bytes {v} must be a non-zero multiple of {ALIGN} below 512 KiB "
                              "(a packet is at most 65535 IPCQ words)")

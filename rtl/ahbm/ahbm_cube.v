@@ -17,7 +17,9 @@ module ahbm_cube #(
     parameter integer CMDQ_DEPTH = 16,
     parameter integer MM_MACS    = 512,
     parameter integer VEC_LANES  = 16,
-    parameter integer WORDS      = 4096,
+    parameter integer WORDS      = 4096,      // a PE's slice, 64-byte words (<= 2**18 at ADDR_SHIFT 0, 2**24 at 6)
+    parameter integer ADDR_SHIFT = 0,         // the commands' address fields: bytes (0) or 64-byte words (6), docs/ahbm.md §4
+    parameter integer ALOG       = 4096,      // each PE's activity log entries (pe_stats), a power of two >= 16
     parameter integer DMA_BW     = 64,
     parameter integer DMA_LAT    = 100,
     parameter integer DMA_QDEPTH = 4,
@@ -78,7 +80,7 @@ module ahbm_cube #(
             assign push_data[p*4+2] = pdata;
             assign push_data[p*4+3] = pdata;
             pe #(.PE_ID(p), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
-                 .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES), .WORDS(WORDS),
+                 .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES), .WORDS(WORDS), .ADDR_SHIFT(ADDR_SHIFT), .ALOG(ALOG),
                  .DMA_BW(DMA_BW), .DMA_LAT(DMA_LAT), .DMA_QDEPTH(DMA_QDEPTH), .IPCQ_W(IPCQ_W), .EDGE(EDGE), .SCALE(SCALE),
                  .LOAD_FILE({"pe", DIG, "_load.hex"}), .DUMP_FILE({"pe", DIG, "_dump.hex"})) u_pe (
                 .clk(clk), .resetn(resetn), .prefetch(cfg_prefetch), .dma_lat(cfg_dma_lat),

@@ -87,7 +87,7 @@ module pe_dma_harness #(
     wire [3:0]  req_buf  = pl_valid ? pl_head[11:8]  : py_buf;
     wire [7:0]  req_tag  = pl_valid ? pl_head[7:0]   : py_tag;
 
-    wire [17:0]  sl_addr;
+    wire [23:0]  sl_addr;
     wire [511:0] sl_data;
     wire         out_valid;
     wire [511:0] out_data;
@@ -102,12 +102,12 @@ module pe_dma_harness #(
     /* verilator lint_on UNUSEDSIGNAL */
     pe_slice #(.WORDS(WORDS)) u_slice (
         .clk(clk), .rd_addr(sl_addr), .rd_data(sl_data),
-        .wr_en(1'b0), .wr_addr(18'd0), .wr_data(512'd0),
-        .rd2_addr(18'd0), .rd2_data(sl_rd2_unused), .wr2_en(1'b0), .wr2_addr(18'd0), .wr2_data(512'd0));
+        .wr_en(1'b0), .wr_addr(24'd0), .wr_data(512'd0),
+        .rd2_addr(24'd0), .rd2_data(sl_rd2_unused), .wr2_en(1'b0), .wr2_addr(24'd0), .wr2_data(512'd0));
 
     pe_dma #(.WORDS(WORDS), .BW(BW), .LAT(LAT), .QDEPTH(QDEPTH)) u_dut (
         .clk(clk), .resetn(resetn), .lat(LAT),
-        .req_valid(req_valid), .req_ready(req_ready), .req_addr(req_addr), .req_len(req_len),
+        .req_valid(req_valid), .req_ready(req_ready), .req_addr({6'd0, req_addr}), .req_len(req_len),
         .req_buf(req_buf), .req_tag(req_tag),
         .sl_addr(sl_addr), .sl_data(sl_data),
         .out_valid(out_valid), .out_data(out_data), .out_buf(out_buf), .out_tag(out_tag),

@@ -31,7 +31,7 @@ COUNTERS = ("cnt_k", "cnt_v", "cnt_mask", "cnt_q", "cnt_comp", "cnt_push", "cnt_
             "cnt_store", "cnt_fault", "cnt_tx", "cnt_rx", "cmd_done", "cyc_busy", "cyc_mm", "cyc_vec", "cyc_wait",
             "cyc_hidden", "cyc_link", "cyc_pstall", "cyc_mwait",
             "cyc_first", "cyc_last", "cyc_now", "cyc_dma_first", "cyc_dma_last")
-PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MACS", "VEC_LANES", "WORDS",
+PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MACS", "VEC_LANES", "WORDS", "ADDR_SHIFT",
           "DMA_BW", "DMA_LAT", "DMA_QDEPTH", "IPCQ_DEPTH", "IPCQ_W")
 
 
@@ -230,7 +230,7 @@ class CubeTB:
         self.dut.cmd_valid[p].value = 0
 
     async def cmd(self, p: int, op: str, **fields: int) -> None:
-        await self.send(p, encode_cmd(op, **fields))
+        await self.send(p, encode_cmd(op, self.p["ADDR_SHIFT"], **fields))
 
     async def clear_fault(self, p: int) -> None:
         await FallingEdge(self.clk)

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from models.ahbm.ipcq import SLICE_BYTES, mlo_words
+from models.ahbm.ipcq import SLICE_BYTES, mlo_words, slice_reach
 from models.ahbm.layer import CubeAssignment, GQA, H_KV, H_Q, layer_mapping, whole_layer
 from tb.ahbm.decode_sweep import DMA_BW, HEAD_D, N_PES, run_point
 from tb.ahbm.launch_sweep import TILE, common_env, launch_bench, launch_metrics, slice_words
@@ -46,7 +46,8 @@ from tb.run.benches import ROOT, Bench
 LAYER_ROOT = ROOT / "sim_build" / "ahbm_layer"
 WIDTH = 256  # IPCQ link bits (the launch sweep's B = 1 target width)
 BENCH_CONTEXT = 32_768  # make bench's layer run; the larger contexts are make layer's
-MAX_WORDS = SLICE_BYTES // 64
+BYTE_WORDS = SLICE_BYTES // 64  # the most slice words byte addresses reach (ADDR_SHIFT 0, the benches')
+MAX_WORDS = slice_reach(6) // 64  # with 64-byte-word addresses (ADDR_SHIFT 6): a 1 GiB slice
 
 
 @dataclass(frozen=True)
@@ -94,20 +95,47 @@ def check_layer(context: int, b: int, tile: int, width: int, cubes: int) -> int:
     layer_mapping(cubes)
     words = slice_words(b, context, tile)
     if words > MAX_WORDS:
-        most = max((x for x in range(1, b) if slice_words(x, context, tile) <= MAX_WORDS), default=0)
+        most = most_requests(context, tile) if b > 1 else 0
         fix = f"B <= {most} at this context" if most else "a shorter context"
         raise ValueError(f"B={b} x {context:,} tokens needs {words:,} slice words a PE, above the {MAX_WORDS:,} "
-                         f"(16 MiB) the commands' 24-bit byte addresses reach (docs/ahbm.md §4); run {fix}")
+                         f"(1 GiB) the commands' 24-bit address fields reach in 64-byte words (docs/ahbm.md §4); "
+                         f"run {fix}")
     return words
 
 
-def layer_bench(width: int, words: int) -> Bench:
+def most_requests(context: int, tile: int) -> int:
+    """The largest B whose slices fit at this context (0: not even one). Each request has a region of its own
+    of the same size, so the words grow by one region a request: two plans give it, a third confirms it."""
+    one = slice_words(1, context, tile)
+    if one > MAX_WORDS:
+        return 0
+    two = slice_words(2, context, tile)
+    step, base = two - one, 2 * one - two
+    most = max(0, (MAX_WORDS - base) // step)
+    while most and slice_words(most, context, tile) > MAX_WORDS:  # never taken for equal regions; kept exact
+        most -= 1
+    return most
+
+
+def alog_depth(context: int, b: int, tile: int) -> int:
+    """Activity log entries a PE needs for the whole launch (the root's last merge is read from it): measured
+    6.1-6.2 changes a composite over the 32k-128k launches, so 8 a composite and 256 for the reduction,
+    rounded up to a power of two; never below the benches' 4,096."""
+    keys = -(-context // N_PES)  # the busiest PE's keys of one request
+    composites = b * -(-keys // tile)
+    return max(4096, 1 << (8 * composites + 256 - 1).bit_length())
+
+
+def layer_bench(width: int, words: int, alog: int = 4096) -> Bench:
     """The CUBE build of a layer run: the launch sweep's at this link width, its slices rounded up to a power
-    of two of words, so that contexts of one size class share a build (and the launch sweep keeps its own)."""
-    base = launch_bench(width, words)
+    of two of words, so that contexts of one size class share a build (and the launch sweep keeps its own);
+    past what byte addresses reach (16 MiB), the commands address 64-byte words (ADDR_SHIFT 6)."""
+    base = launch_bench(width, min(words, BYTE_WORDS))
     size = max(base.parameters["WORDS"], 1 << max(0, words - 1).bit_length())
-    return dataclasses.replace(base, name=f"ahbm_layer_w{width}_k{size // 1024}",
-                               parameters={**base.parameters, "WORDS": size},
+    shift = 0 if size <= BYTE_WORDS else 6
+    name = f"ahbm_layer_w{width}_k{size // 1024}" + (f"_a{alog // 1024}" if alog > 4096 else "")
+    return dataclasses.replace(base, name=name,
+                               parameters={**base.parameters, "WORDS": size, "ADDR_SHIFT": shift, "ALOG": alog},
                                description=f"AHBM layer run, IPCQ_W {width}, {size:,} slice words a PE")
 
 
@@ -117,7 +145,7 @@ def cube_launch(args: CubeArgs) -> CubeResult:
     seed = args.seed + a.kv_head  # each KV head its own cache
     env = {**common_env(args.tile), "AHBM_SWEEP_B": str(args.b), "AHBM_SWEEP_COUNTER": str(args.context),
            "AHBM_SWEEP_TRACE": "1"}
-    run = run_point(layer_bench(args.width, args.words), f"layer_s{args.context}_b{args.b}_kv{a.kv_head}", env,
+    run = run_point(layer_bench(args.width, args.words, alog_depth(args.context, args.b, args.tile)), run_name(args), env,
                     seed, args.verbose, args.sim, own_dir=True)
     out = CubeResult(a, False, run.message, seed, run.wall_s, log=run.log)
     if run.rec is None or not run.passed:
@@ -128,7 +156,20 @@ def cube_launch(args: CubeArgs) -> CubeResult:
         out.message = f"unreadable measurement: {exc}"
         return out
     out.passed, out.checks = True, int(run.rec.get("checks", 0))
+    drop_slice_images(Path(run.log).parent / "points" / run_name(args))
     return out
+
+
+def run_name(args: CubeArgs) -> str:
+    """The CUBE run's name: its folder beside the build, its log's name."""
+    return f"layer_s{args.context}_b{args.b}_kv{args.cube.kv_head}"
+
+
+def drop_slice_images(folder: Path) -> None:
+    """A passed CUBE's slice images (pe*_load.hex, 135 MB a PE at B = 8 x 128k) go: the run regenerates them
+    from its seed; a failed one keeps them beside its log."""
+    for f in folder.glob("pe*_load.hex"):
+        f.unlink(missing_ok=True)
 
 
 def cube_metrics(rec: dict[str, Any], width: int, b: int) -> dict[str, Any]:

@@ -8,7 +8,8 @@ the prediction. The point comes from the environment:
   AHBM_SWEEP_TILE      keys per tile (default 64)
   AHBM_SWEEP_B         decode requests in the launch (default 1), each COUNTER tokens, ids REQUEST_ID + r
   AHBM_SWEEP_COUNTER   the requests' context in tokens (default COUNTER, 4,096); the build's WORDS must hold
-                       it (tb.ahbm.launch_sweep.slice_words' plan; a slice holds at most 2**18 words)
+                       it (tb.ahbm.launch_sweep.slice_words' plan; a slice holds at most 2**18 words with
+                       byte addresses, 2**24 with ADDR_SHIFT 6: tb/ahbm/layer.py sizes its builds)
   AHBM_SWEEP_PREFILL   "seq,q_block": a prefill of seq positions on one PE instead of decode
   AHBM_SWEEP_TRACE     1: also write every PE's activity log (the timeline picture)
   AHBM_SWEEP_OUT       the JSON line's file (default sweep_t<tile>.json in the build folder)

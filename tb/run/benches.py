@@ -395,6 +395,11 @@ BENCHES = BENCHES + (
              tests=r"decode_sp/|decode_n/n=[248]$|prefill_kv_parallel/|prefill_ring/n=[48]$|prefill_ring_long/n=8$"
                    r"|decode_batch/b=[48]$|decode_batch_unstreamed$|decode_steps/n=8$|prefill_chunks/n=4$",
              run_env={"AGSIM_CUBE_IPCQ_DEPTH": "8"}),  # tb/ahbm/cube.py IPCQ_DEPTH_ENV
+    # the commands' address fields in 64-byte words (long contexts: a slice past 16 MiB, docs/ahbm.md §4), every
+    # field kind once: K / V / MASK (ATTN_TILE, masked prefill), Q (LOAD_Q), O (NORM_STORE), KV (the ring)
+    _variant("ahbm_words", "ahbm", "the AHBM cases with 64-byte-word address fields (ADDR_SHIFT 6, the layout of "
+             "slices past 16 MiB): decode with SP, a batch, masked prefill chunks and the ring's KV blocks",
+             tests=r"decode_sp/|decode_batch/b=8$|prefill_chunks/n=4$|prefill_ring/n=[48]$", ADDR_SHIFT=6),
     _variant("pe_merge_w256", "pe_merge", "the reduction bench at a 256-bit IPCQ link (8 fp32 a word: the merge "
              "keeps pace with the link)", IPCQ_W=256),
     _variant("pe_merge_w512", "pe_merge", "the reduction bench at a 512-bit IPCQ link (16 fp32 a word: the merge, "

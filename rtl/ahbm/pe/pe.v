@@ -13,7 +13,9 @@ module pe #(
     parameter integer CMDQ_DEPTH = 16,
     parameter integer MM_MACS    = 512,
     parameter integer VEC_LANES  = 16,
-    parameter integer WORDS      = 4096,      // slice size, 64-byte words
+    parameter integer WORDS      = 4096,      // slice size, 64-byte words (<= 2**18 at ADDR_SHIFT 0, 2**24 at 6)
+    parameter integer ADDR_SHIFT = 0,
+    parameter integer ALOG       = 4096,      // activity log entries a PE (pe_stats)         // the commands' address fields: bytes (0) or 64-byte words (6)
     parameter integer DMA_BW     = 64,
     parameter integer DMA_LAT    = 100,
     parameter integer DMA_QDEPTH = 4,
@@ -59,10 +61,11 @@ module pe #(
     wire         dma_idle;
     /* verilator lint_on UNUSEDSIGNAL */
     wire         dma_req_valid, dma_req_ready;
-    wire [23:0]  dma_req_addr, dma_req_len;
+    wire [29:0]  dma_req_addr;
+    wire [23:0]  dma_req_len;
     wire [3:0]   dma_req_buf;
     wire [7:0]   dma_req_tag;
-    wire [17:0]  sl_addr;
+    wire [23:0]  sl_addr;
     wire [511:0] sl_data;
     wire         dma_out_valid, dma_out_last, dma_xfer;
     wire [511:0] dma_out_data;
@@ -70,18 +73,18 @@ module pe #(
     wire [7:0]   dma_out_tag;
     wire [17:0]  dma_out_idx;
     wire         sl_wr_en;
-    wire [17:0]  sl_wr_addr;
+    wire [23:0]  sl_wr_addr;
     wire [511:0] sl_wr_data;
     wire         core_err, dma_err;
-    wire [17:0]  sl_rd2_addr;
+    wire [23:0]  sl_rd2_addr;
     wire [511:0] sl_rd2_data;
     wire         sl_wr2_en;
-    wire [17:0]  sl_wr2_addr;
+    wire [23:0]  sl_wr2_addr;
     wire [511:0] sl_wr2_data;
 
     pe_core #(.PE_ID(PE_ID), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH),
               .CMDQ_DEPTH(CMDQ_DEPTH), .MM_MACS(MM_MACS), .VEC_LANES(VEC_LANES),
-              .SLICE_BYTES(WORDS * 64), .IPCQ_W(IPCQ_W), .EDGE(EDGE), .SCALE(SCALE)) u_core (
+              .SLICE_BYTES(WORDS * 64), .ADDR_SHIFT(ADDR_SHIFT), .ALOG(ALOG), .IPCQ_W(IPCQ_W), .EDGE(EDGE), .SCALE(SCALE)) u_core (
         .clk(clk), .resetn(resetn), .prefetch(prefetch),
         .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_data(cmd_data),
         .cmdq_free(cmdq_free), .cmd_done(cmd_done), .last_tag(last_tag), .idle(idle),

@@ -21,6 +21,7 @@ module pe_cmdq #(
     parameter integer CMDQ_DEPTH  = 16,        // main queue entries, a power of two
     parameter integer LQ          = 4,         // link (KV_SEND / KV_RECV) queue entries each, a power of two
     parameter integer SLICE_BYTES = 1 << 20,
+    parameter integer ADDR_SHIFT  = 0,         // address fields in bytes (0) or 64-byte words (6): pe_addr.vh
     parameter [3:0]   EDGE        = 4'b0000    // bit d: no neighbour in direction d
 ) (
     input  wire         clk,
@@ -59,17 +60,22 @@ module pe_cmdq #(
     end
 `include "pe_cmd.vh"
 `include "pe_sizes.vh"
+`include "pe_addr.vh"
     localparam integer CQA = $clog2(CMDQ_DEPTH);
     localparam integer NQ = 3;                   // queues: 0 main, 1 TX, 2 RX
 
     // ---------------------------------------------------------------- static checks (F_EMPTY / F_FRAME are the engines')
-    function automatic [7:0] range_fault(input [23:0] addr, input [23:0] len);
-        if (addr[5:0] != 6'd0)
-            range_fault = F_ALIGN;
-        else if ({1'b0, addr} + {1'b0, len} > 25'(SLICE_BYTES))
-            range_fault = F_RANGE;
-        else
-            range_fault = F_NONE;
+    function automatic [7:0] range_fault(input [23:0] field, input [23:0] len);   // field: pe_addr.vh
+        reg [29:0] addr;
+        begin
+            addr = slice_byte(field);
+            if (addr[5:0] != 6'd0)
+                range_fault = F_ALIGN;
+            else if ({1'b0, addr} + {7'd0, len} > 31'(SLICE_BYTES))
+                range_fault = F_RANGE;
+            else
+                range_fault = F_NONE;
+        end
     endfunction
 
     function automatic [7:0] cmd_fault(input [127:0] c);

@@ -37,7 +37,9 @@ module pe_core #(
     parameter integer CMDQ_DEPTH  = 16,        // a power of two
     parameter integer MM_MACS     = 512,       // MACs per cycle of the MM unit
     parameter integer VEC_LANES   = 16,        // elements per cycle of the VEC unit
-    parameter integer SLICE_BYTES = 1 << 20,
+    parameter integer SLICE_BYTES = 1 << 20,   // <= 2**(24 + ADDR_SHIFT): what the address fields reach
+    parameter integer ALOG        = 4096,      // activity log entries (pe_stats), a power of two >= 16
+    parameter integer ADDR_SHIFT  = 0,         // address fields in bytes (0: 16 MiB) or 64-byte words (6: 1 GiB), pe_addr.vh
     parameter integer IPCQ_W      = 64,        // IPCQ link word width, bits per cycle: 64, 128, 256 or 512
     parameter [3:0]   EDGE        = 4'b0000,   // bit d: no neighbour in direction d
     parameter [31:0]  SCALE       = 32'h3DB504F3  // fp32(1/sqrt(D)); default for D = 128
@@ -88,7 +90,7 @@ module pe_core #(
     // DMA request (combinational valid, only while dma_req_ready) and data in
     output wire         dma_req_valid,
     input  wire         dma_req_ready,
-    output wire [23:0]  dma_req_addr,
+    output wire [29:0]  dma_req_addr,
     output wire [23:0]  dma_req_len,
     output wire [3:0]   dma_req_buf,
     output wire [7:0]   dma_req_tag,
@@ -103,13 +105,13 @@ module pe_core #(
     input  wire         dma_xfer,       // words leaving the slice this cycle (the engine's transfer)
     // slice write port (NORM_STORE)
     output wire         sl_wr_en,
-    output wire [17:0]  sl_wr_addr,
+    output wire [23:0]  sl_wr_addr,
     output wire [511:0] sl_wr_data,
     // second slice ports: KV_SEND reads, KV_RECV writes (the link engines)
-    output wire [17:0]  sl_rd2_addr,
+    output wire [23:0]  sl_rd2_addr,
     input  wire [511:0] sl_rd2_data,
     output wire         sl_wr2_en,
-    output wire [17:0]  sl_wr2_addr,
+    output wire [23:0]  sl_wr2_addr,
     output wire [511:0] sl_wr2_data,
     // IPCQ push ports (one data bus, valid per direction)
     output wire [3:0]   push_valid,
@@ -132,6 +134,9 @@ module pe_core #(
     initial begin
         if (D < 32 || D > 128 || D % 32 != 0 || MAXROWS < 1 || MAXROWS > 64 || MAXKEYS < 1 || MAXKEYS > 128 || PREFETCH < 1 || PREFETCH > 4 || CMDQ_DEPTH < 2 || (CMDQ_DEPTH & (CMDQ_DEPTH - 1)) != 0 || MM_MACS < 1 || VEC_LANES < 1 || (IPCQ_W != 64 && IPCQ_W != 128 && IPCQ_W != 256 && IPCQ_W != 512))
             $fatal(1, "pe_core %m: D=%0d MAXROWS=%0d MAXKEYS=%0d PREFETCH=%0d CMDQ_DEPTH=%0d MM_MACS=%0d VEC_LANES=%0d IPCQ_W=%0d: need D a multiple of 32 in 32..128, MAXROWS 1..64, MAXKEYS 1..128, PREFETCH 1..4, CMDQ_DEPTH a power of two >= 2, MM_MACS and VEC_LANES >= 1, IPCQ_W 64, 128, 256 or 512", D, MAXROWS, MAXKEYS, PREFETCH, CMDQ_DEPTH, MM_MACS, VEC_LANES, IPCQ_W);
+        if ((ADDR_SHIFT != 0 && ADDR_SHIFT != 6) || SLICE_BYTES < 64 || SLICE_BYTES > (1 << (24 + ADDR_SHIFT)))
+            $fatal(1, "pe_core %m: ADDR_SHIFT=%0d SLICE_BYTES=%0d: need ADDR_SHIFT 0 (byte addresses, a slice of at most 16 MiB) or 6 (64-byte-word addresses, at most 1 GiB) and SLICE_BYTES from 64 to what the 24-bit address fields reach (2**(24 + ADDR_SHIFT)); a larger slice needs ADDR_SHIFT 6",
+                   ADDR_SHIFT, SLICE_BYTES);
     end
 
     localparam integer LQ = 4;                      // link (KV_SEND / KV_RECV) queue entries each
@@ -169,14 +174,14 @@ module pe_core #(
     /* verilator lint_off UNUSEDSIGNAL */  // the other direction's half of each pe_link, left open
     wire [IPCQ_W-1:0] rx_nc_data;
     wire [3:0]   rx_nc_last;
-    wire [17:0]  rx_nc_rd_addr;
+    wire [23:0]  rx_nc_rd_addr;
     wire         tx_nc_wr_en;
-    wire [17:0]  tx_nc_wr_addr;
+    wire [23:0]  tx_nc_wr_addr;
     wire [511:0] tx_nc_wr_data;
     /* verilator lint_on UNUSEDSIGNAL */
 
     pe_cmdq #(.D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .CMDQ_DEPTH(CMDQ_DEPTH), .LQ(LQ),
-              .SLICE_BYTES(SLICE_BYTES), .EDGE(EDGE)) u_cmdq (
+              .SLICE_BYTES(SLICE_BYTES), .ADDR_SHIFT(ADDR_SHIFT), .EDGE(EDGE)) u_cmdq (
         .clk(clk), .resetn(resetn), .cmd_valid(cmd_valid), .cmd_ready(cmd_ready), .cmd_data(cmd_data),
         .cmdq_free(cmdq_free), .enq_main(enq_main), .wr_seq(wr_seq), .rd_seq(rd_seq), .empty(q_empty),
         .deq(deq), .head_valid(head_valid), .head_cmd(head_cmd), .head_fault(head_fault),
@@ -184,7 +189,7 @@ module pe_core #(
         .tx_deq(tx_deq), .tx_valid(tx_valid), .tx_cmd(tx_hcmd), .tx_fault(tx_hfault),
         .rx_deq(rx_deq), .rx_valid(rx_valid), .rx_cmd(rx_hcmd), .rx_fault(rx_hfault), .mon_err(cmdq_err));
 
-    pe_front #(.D(D), .PREFETCH(PREFETCH), .CMDQ_DEPTH(CMDQ_DEPTH)) u_front (
+    pe_front #(.D(D), .PREFETCH(PREFETCH), .CMDQ_DEPTH(CMDQ_DEPTH), .ADDR_SHIFT(ADDR_SHIFT)) u_front (
         .clk(clk), .resetn(resetn), .prefetch(prefetch), .halt(halt),
         .wr_seq(wr_seq), .rd_seq(rd_seq), .enq_main(enq_main), .pf_seq(pf_seq), .pf_cmd(pf_cmd), .pf_fault(pf_fault),
         .q_busy(q_busy), .pf_st(pf_st), .head_ok(head_ok), .head_slot(head_slot), .slot_free(slot_free),
@@ -196,7 +201,7 @@ module pe_core #(
         .iss_k(iss_k), .iss_mask(iss_mask), .iss_v(iss_v), .iss_q(iss_q), .iss_slot(iss_slot), .mon_err(front_err));
 
     pe_engine #(.PE_ID(PE_ID), .D(D), .MAXROWS(MAXROWS), .MAXKEYS(MAXKEYS), .PREFETCH(PREFETCH), .MM_MACS(MM_MACS),
-                .VEC_LANES(VEC_LANES), .IPCQ_W(IPCQ_W), .SCALE(SCALE)) u_eng (
+                .VEC_LANES(VEC_LANES), .IPCQ_W(IPCQ_W), .ADDR_SHIFT(ADDR_SHIFT), .SCALE(SCALE)) u_eng (
         .clk(clk), .resetn(resetn), .head_valid(head_valid), .head_cmd(head_cmd), .head_fault(head_fault),
         .head_ok(head_ok), .head_slot(head_slot), .deq(deq), .k_rdy(k_rdy), .v_rdy(v_rdy), .m_rdy(m_rdy),
         .q_rdy(q_rdy), .slot_free(slot_free), .halt(halt), .fault_clear(clear),
@@ -213,7 +218,7 @@ module pe_core #(
         .act_busy(act_busy), .act_mm(act_mm), .act_vec(act_vec), .act_wait(act_wait), .act_mwait(act_mwait),
         .act_compute(act_compute), .act_class(act_class), .mon_err(eng_err));
 
-    pe_link #(.RECV(0), .PE_ID(PE_ID), .IPCQ_W(IPCQ_W)) u_tx (
+    pe_link #(.RECV(0), .PE_ID(PE_ID), .IPCQ_W(IPCQ_W), .ADDR_SHIFT(ADDR_SHIFT)) u_tx (
         .clk(clk), .resetn(resetn), .head_valid(tx_valid), .head_cmd(tx_hcmd), .head_fault(tx_hfault),
         .deq(tx_deq), .act(tx_act), .halt(halt), .yield(holds_push),
         .hs(push_ready), .last_in(4'd0), .data_in({4*IPCQ_W{1'b0}}),
@@ -224,7 +229,7 @@ module pe_core #(
         .fin(tx_fin), .ok(tx_ok), .fault_req(tx_fault), .fault_code(tx_fcode), .fault_tag(tx_ftag),
         .mon_err(tx_err));
 
-    pe_link #(.RECV(1), .PE_ID(PE_ID), .IPCQ_W(IPCQ_W)) u_rx (
+    pe_link #(.RECV(1), .PE_ID(PE_ID), .IPCQ_W(IPCQ_W), .ADDR_SHIFT(ADDR_SHIFT)) u_rx (
         .clk(clk), .resetn(resetn), .head_valid(rx_valid), .head_cmd(rx_hcmd), .head_fault(rx_hfault),
         .deq(rx_deq), .act(rx_act), .halt(halt), .yield(holds_pop),
         .hs(pop_valid), .last_in(pop_last), .data_in(pop_data),
@@ -241,7 +246,7 @@ module pe_core #(
         .fault_code(fault_code), .fault_tag(fault_tag), .raised(raised), .halt(halt), .clear(clear),
         .mon_err(fault_err));
 
-    pe_stats u_stats (
+    pe_stats #(.ALOG(ALOG)) u_stats (
         .clk(clk), .resetn(resetn), .q_empty(q_empty), .e_idle(e_idle),
         .idle(idle), .done(done), .done_tag(done_tag), .raised(raised),
         .tx_fin(tx_fin), .tx_ok(tx_ok), .rx_fin(rx_fin), .rx_ok(rx_ok),

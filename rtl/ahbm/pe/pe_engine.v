@@ -41,6 +41,7 @@ module pe_engine #(
     parameter integer MM_MACS   = 512,       // MACs per cycle of the MM unit
     parameter integer VEC_LANES = 16,        // elements per cycle of the VEC unit
     parameter integer IPCQ_W    = 64,        // IPCQ word width: 64, 128, 256 or 512
+    parameter integer ADDR_SHIFT = 0,        // address fields in bytes (0) or 64-byte words (6): pe_addr.vh
     parameter [31:0]  SCALE     = 32'h3DB504F3  // fp32(1/sqrt(D))
 ) (
     input  wire         clk,
@@ -88,7 +89,7 @@ module pe_engine #(
     output reg  [63:0]  pop_info,
     // slice write port (NORM_STORE)
     output reg          sl_wr_en,
-    output reg  [17:0]  sl_wr_addr,
+    output reg  [23:0]  sl_wr_addr,
     output reg  [511:0] sl_wr_data,
     // report (pe_stats)
     output reg  [3:0]   e_st,
@@ -121,6 +122,7 @@ module pe_engine #(
 `include "fp32_lib.vh"
 `include "pe_cmd.vh"
 `include "pe_sizes.vh"
+`include "pe_addr.vh"
 
     // ---------------------------------------------------------------- constants
     localparam integer NSLOT = PREFETCH + 1;
@@ -474,7 +476,7 @@ module pe_engine #(
     always @(posedge clk) begin
         if (!resetn) begin
             push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
-            sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0;
+            sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
         end else if (sl_wr_en || dma_out_valid || a_any) begin   // a word lands, an action runs, a write ends
             sl_wr_en <= 1'b0;
             if (dma_out_valid) begin      // DMA words into the tile buffers, first: what lands this edge is in
@@ -508,7 +510,7 @@ module pe_engine #(
                 for (t = 0; t < WORD_BF16; t = t + 1)
                     sl_wr_data[16*t +: 16] <= obuf[e_word * WORD_BF16 + t];
                 sl_wr_en <= 1'b1;
-                sl_wr_addr <= 18'(32'(x_cmd[55:38]) + e_word);
+                sl_wr_addr <= 24'(32'(slice_word(x_cmd[55:32])) + e_word);
             end
         end
     end

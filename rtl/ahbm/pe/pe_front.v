@@ -16,7 +16,8 @@
 module pe_front #(
     parameter integer D          = 128,
     parameter integer PREFETCH   = 2,       // the most tile commands `prefetch` may fetch ahead, 1..4
-    parameter integer CMDQ_DEPTH = 16       // a power of two
+    parameter integer CMDQ_DEPTH = 16,      // a power of two
+    parameter integer ADDR_SHIFT = 0        // address fields in bytes (0) or 64-byte words (6): pe_addr.vh
 ) (
     input  wire         clk,
     input  wire         resetn,
@@ -41,7 +42,7 @@ module pe_front #(
     // DMA requests (valid only while dma_req_ready) and the words coming back
     output wire         dma_req_valid,
     input  wire         dma_req_ready,
-    output reg  [23:0]  dma_req_addr,
+    output reg  [29:0]  dma_req_addr,
     output reg  [23:0]  dma_req_len,
     output reg  [3:0]   dma_req_buf,
     output wire [7:0]   dma_req_tag,
@@ -68,6 +69,7 @@ module pe_front #(
     end
 `include "pe_cmd.vh"
 `include "pe_sizes.vh"
+`include "pe_addr.vh"
     localparam integer CQA = $clog2(CMDQ_DEPTH);
     localparam integer NSLOT = PREFETCH + 1;
     localparam [3:0] BUF_V0 = 4'd5, BUF_M0 = 4'd10, BUF_Q = 4'd15;   // DMA buffer ids (header)
@@ -87,17 +89,17 @@ module pe_front #(
     assign dma_req_valid = pf_issue && dma_req_ready;
     assign dma_req_tag = (pf_st == PF_Q) ? {6'd0, f_qreg(pf_cmd)} : 8'(pf_seq);
     always @* begin
-        dma_req_addr = pf_cmd[71:48];
+        dma_req_addr = slice_byte(pf_cmd[71:48]);
         dma_req_len  = kv_bytes(f_keys(pf_cmd));
         dma_req_buf  = {1'b0, pf_cur_slot};
         case (pf_st)
             PF_MASK: begin
-                dma_req_addr = pf_cmd[119:96];
+                dma_req_addr = slice_byte(pf_cmd[119:96]);
                 dma_req_len  = mask_bytes(f_rows(pf_cmd), f_keys(pf_cmd));
                 dma_req_buf  = BUF_M0 + {1'b0, pf_cur_slot};
             end
             PF_V: begin
-                dma_req_addr = pf_cmd[95:72];
+                dma_req_addr = slice_byte(pf_cmd[95:72]);
                 dma_req_buf  = BUF_V0 + {1'b0, pf_cur_slot};
             end
             PF_Q: begin

@@ -22,7 +22,8 @@
 module pe_link #(
     parameter integer RECV   = 0,       // 0: TX (KV_SEND), 1: RX (KV_RECV)
     parameter integer PE_ID  = 0,
-    parameter integer IPCQ_W = 64       // IPCQ word width: 64, 128, 256 or 512
+    parameter integer IPCQ_W = 64,      // IPCQ word width: 64, 128, 256 or 512
+    parameter integer ADDR_SHIFT = 0    // address fields in bytes (0) or 64-byte words (6): pe_addr.vh
 ) (
     input  wire                  clk,
     input  wire                  resetn,
@@ -46,12 +47,12 @@ module pe_link #(
     output wire [IPCQ_W-1:0]     port_data,
     output wire [3:0]            port_last,
     // the slice's second ports: TX reads, RX writes
-    output wire [17:0]           sl_rd_addr,
+    output wire [23:0]           sl_rd_addr,
     /* verilator lint_off UNUSEDSIGNAL */  // TX's input (RX ties it off)
     input  wire [511:0]          sl_rd_data,
     /* verilator lint_on UNUSEDSIGNAL */
     output reg                   sl_wr_en,
-    output reg  [17:0]           sl_wr_addr,
+    output reg  [23:0]           sl_wr_addr,
     output reg  [511:0]          sl_wr_data,
     // report
     output wire                  fin,          // the packet's last word moved (evt)
@@ -66,6 +67,7 @@ module pe_link #(
             $fatal(1, "pe_link %m: RECV=%0d IPCQ_W=%0d: need RECV 0 or 1, IPCQ_W 64, 128, 256 or 512", RECV, IPCQ_W);
     end
 `include "pe_cmd.vh"
+`include "pe_addr.vh"
     localparam integer SPW  = 512 / IPCQ_W;          // IPCQ words per 64-byte slice word
     localparam integer KVSH = $clog2(IPCQ_W / 8);   // LEN = bytes >> KVSH
     localparam [7:0]   KIND_KV = 8'h02;
@@ -79,7 +81,7 @@ module pe_link #(
     wire [31:0] len = 32'(cmd[95:72]) >> KVSH;          // body words
     wire [31:0] body = word - 32'd1;
     wire [31:0] lane = body % 32'(SPW);                 // of body word `word` in its slice word,
-    wire [17:0] sl_word = 18'(32'(cmd[71:54]) + body / 32'(SPW));   // ... and that slice word
+    wire [23:0] sl_word = 24'(32'(slice_word(cmd[71:48])) + body / 32'(SPW));   // ... and that slice word
     /* verilator lint_off UNUSEDSIGNAL */  // TX receives no word (its hdr_bad is never read)
     wire [IPCQ_W-1:0] rx_word = data_in[IPCQ_W * dir +: IPCQ_W];
     /* verilator lint_on UNUSEDSIGNAL */
@@ -126,7 +128,7 @@ module pe_link #(
     always @(posedge clk) begin
         if (!resetn) begin
             act <= 1'b0; cmd <= 128'd0; word <= 32'd0; ferr <= 1'b0;
-            line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 18'd0; sl_wr_data <= 512'd0;
+            line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
         end else if (sl_wr_en || start || xfer) begin   // otherwise nothing changes (Icarus: one test a cycle)
             sl_wr_en <= 1'b0;
             if (start && !drop) begin

@@ -1,8 +1,9 @@
 // PE local memory slice (docs/ahbm.md §2): Q, K cache, V cache, mask tiles and
 // O output of one PE, byte-addressed, stored as WORDS words of 64 bytes
 // (byte 64w+k in bits [8k+7:8k] of mem[w]); every operand address is 64-byte
-// aligned, so ports carry word addresses (byte address >> 6, 18 bits for the
-// 24-bit / 16 MiB map).
+// aligned, so ports carry word addresses (byte address >> 6): 24 bits, for a slice of up to 2**24 words
+// (1 GiB; the commands reach 16 MiB with byte addresses, 1 GiB with 64-byte-word addresses: pe_core's
+// ADDR_SHIFT, docs/ahbm.md §4).
 //
 // Read ports: combinational, rd_data = mem[rd_addr] (the DMA engine reads one
 // word per beat; rd2 for the PE's KV_SEND). Write ports: mem[wr_addr] <= wr_data
@@ -17,31 +18,31 @@
 `default_nettype none
 `timescale 1ns/1ps
 module pe_slice #(
-    parameter integer WORDS = 1024,        // size in 64-byte words (<= 2**18)
+    parameter integer WORDS = 1024,        // size in 64-byte words (<= 2**24)
     parameter LOAD_FILE = "pe_slice_load.hex",
     parameter DUMP_FILE = "pe_slice_dump.hex"
 ) (
     input  wire         clk,
-    input  wire [17:0]  rd_addr,
+    input  wire [23:0]  rd_addr,
     output wire [511:0] rd_data,
     input  wire         wr_en,
-    input  wire [17:0]  wr_addr,
+    input  wire [23:0]  wr_addr,
     input  wire [511:0] wr_data,
     // second read and write ports (the PE's KV_SEND / KV_RECV link engines)
-    input  wire [17:0]  rd2_addr,
+    input  wire [23:0]  rd2_addr,
     output wire [511:0] rd2_data,
     input  wire         wr2_en,
-    input  wire [17:0]  wr2_addr,
+    input  wire [23:0]  wr2_addr,
     input  wire [511:0] wr2_data
 );
     // Parameter limits, refused at elaboration with the values and the rule (a direct Verilog user
     // and the framework see the same message; tb/run/runner.py runs this check before any test).
     initial begin
-        if (WORDS < 1 || WORDS > (1 << 18))
-            $fatal(1, "pe_slice %m: WORDS=%0d: need 1 <= WORDS <= 2**18 (64-byte words of a 16 MiB slice)", WORDS);
+        if (WORDS < 1 || WORDS > (1 << 24))
+            $fatal(1, "pe_slice %m: WORDS=%0d: need 1 <= WORDS <= 2**24 (64-byte words of a 1 GiB slice)", WORDS);
     end
     localparam integer AW = (WORDS <= 2) ? 1 : $clog2(WORDS);
-    localparam [18:0] WORDS19 = WORDS[18:0];
+    localparam [24:0] WORDS25 = WORDS[24:0];
 
     reg [511:0] mem [0:WORDS-1];
 
@@ -74,12 +75,12 @@ module pe_slice #(
     assign rd2_data = mem[rd2_addr[AW-1:0]];
 
     always @(posedge clk) begin
-        if (wr_en && ({1'b0, wr_addr} < WORDS19)) mem[wr_addr[AW-1:0]] <= wr_data;
-        if (wr2_en && ({1'b0, wr2_addr} < WORDS19)) mem[wr2_addr[AW-1:0]] <= wr2_data;
+        if (wr_en && ({1'b0, wr_addr} < WORDS25)) mem[wr_addr[AW-1:0]] <= wr_data;
+        if (wr2_en && ({1'b0, wr2_addr} < WORDS25)) mem[wr2_addr[AW-1:0]] <= wr2_data;
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire [35:0] unused_hi = {rd_addr, rd2_addr};  // bits above AW are unused (the users range-check)
+    wire [47:0] unused_hi = {rd_addr, rd2_addr};  // bits above AW are unused (the users range-check)
     /* verilator lint_on UNUSEDSIGNAL */
 endmodule
 `default_nettype wire

@@ -13,7 +13,9 @@
 // i (mod TLOG), the cycles (cyc_now) of {K issued, K landed, V issued, V landed, S2 start, S6 start}.
 `default_nettype none
 `timescale 1ns/1ps
-module pe_stats (
+module pe_stats #(
+    parameter integer ALOG = 4096       // activity log entries, a power of two >= 16 (a long launch needs more)
+) (
     input  wire         clk,
     input  wire         resetn,
     // status
@@ -69,8 +71,11 @@ module pe_stats (
     output reg  [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_pstall, cyc_mwait,
     output reg  [31:0]  cyc_first, cyc_last, cyc_now, cyc_dma_first, cyc_dma_last
 );
+    initial begin
+        if (ALOG < 16 || (ALOG & (ALOG - 1)) != 0)
+            $fatal(1, "pe_stats %m: ALOG=%0d: need a power of two >= 16 (activity log entries)", ALOG);
+    end
     localparam integer TLOG = 256;
-    localparam integer ALOG = 4096;
     localparam integer SLOTS = 5;       // tile slots at the largest PREFETCH (4)
 
     assign idle = q_empty && e_idle && !tx_act && !rx_act;

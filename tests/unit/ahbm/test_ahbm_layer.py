@@ -32,9 +32,10 @@ def test_kv_bytes_of_the_two_mappings() -> None:
 
 
 @pytest.mark.parametrize("context, b, tile, width, cubes, message", [
-    (32_768, 8, 64, 256, 8, r"^B=8 x 32,768 tokens needs 262,664 slice words a PE, above the 262,144 \(16 MiB\) the "
-                            r"commands' 24-bit byte addresses reach \(docs/ahbm.md §4\); run B <= 7 at this context$"),
-    (1 << 20, 1, 64, 256, 8, r"needs 1,048,641 slice words .* run a shorter context$"),
+    (1 << 20, 16, 64, 256, 8, r"^B=16 x 1,048,576 tokens needs 16,778,256 slice words a PE, above the 16,777,216 "
+                              r"\(1 GiB\) the commands' 24-bit address fields reach in 64-byte words "
+                              r"\(docs/ahbm.md §4\); run B <= 15 at this context$"),
+    (1 << 24, 1, 64, 256, 8, r"needs 16,777,281 slice words .* run a shorter context$"),
     (4, 1, 64, 256, 8, r"^context 4: at least 8 tokens"),
     (64, 0, 64, 256, 8, r"^B=0: at least one request"),
     (64, 1, 129, 256, 8, r"^tile 129: keys a tile are 1..128"),
@@ -50,6 +51,7 @@ def test_what_cannot_run_is_refused_in_one_line(context: int, b: int, tile: int,
 def test_what_fits_gives_its_slice_words() -> None:
     assert layer.check_layer(131_072, 1, 64, 256, 8) == 131_137
     assert layer.check_layer(4_096, 8, 64, 256, 8) == 33_288
+    assert layer.check_layer(131_072, 8, 64, 256, 8) == 1_049_096, "B = 8 at 128k: 64 MiB a PE, word addresses"
 
 
 def test_the_build_is_shared_by_a_size_class_of_contexts() -> None:
@@ -57,6 +59,12 @@ def test_the_build_is_shared_by_a_size_class_of_contexts() -> None:
     assert small.parameters["WORDS"] == 8_192 and mid.parameters["WORDS"] == 65_536
     assert big.parameters["WORDS"] == 262_144 and big.name == "ahbm_layer_w256_k256"
     assert layer.layer_bench(256, 40_000).name == mid.name
+    assert {b.parameters["ADDR_SHIFT"] for b in (small, mid, big)} == {0}, "16 MiB or less: byte addresses"
+
+
+def test_a_slice_past_16_mib_is_addressed_in_words() -> None:
+    b8 = layer.layer_bench(256, 262_664)
+    assert b8.parameters["WORDS"] == 524_288 and b8.parameters["ADDR_SHIFT"] == 6
 
 
 def rec(launch: int, dma: int, pushes: int) -> dict:
@@ -102,3 +110,14 @@ def test_a_failed_cube_is_reported_and_the_layer_is_not_whole() -> None:
     assert "   5  5   40-47  FAILED: scoreboard: O differs (seed 7; log sim.log)" in text
     assert "O checked: 56 of 64 query heads" in text and "NOT the whole layer (1 CUBE(s) failed or were not run)" in text
     assert not layer.layer_record(results, 4_096, 1, 256, 64, "icarus", 1.0, "here")["whole_layer"]
+
+
+def test_the_activity_log_is_sized_for_the_whole_launch() -> None:
+    """The root's last merge is read from its activity log, so a long launch's log must not wrap: 8 entries a
+    composite (6.1-6.2 measured) and 256 more, a power of two, never below the benches' 4,096."""
+    assert layer.alog_depth(32_768, 1, 64) == 4_096  # 64 composites a PE
+    assert layer.alog_depth(65_536, 8, 64) == 16_384  # 1,024 composites a PE: 8,448 entries
+    assert layer.alog_depth(131_072, 8, 64) == 32_768
+    b = layer.layer_bench(256, 524_808, layer.alog_depth(65_536, 8, 64))
+    assert b.parameters["ALOG"] == 16_384 and b.name == "ahbm_layer_w256_k1024_a16"
+    assert "_a" not in layer.layer_bench(256, 32_833).name, "the benches' log: the build name as before"

@@ -62,3 +62,21 @@ def test_refusals() -> None:
         encode_cmd("KV_SEND", kv_bytes=100)
     with pytest.raises(ValueError, match="F_RSVD"):
         decode_cmd(encode_cmd("MERGE") | 1 << 48)          # MERGE uses [47:32] (pdir, src_q, push_tag)
+
+
+def test_address_fields_in_64_byte_words_reach_1_gib() -> None:
+    """ADDR_SHIFT 6 (a slice past 16 MiB, docs/ahbm.md §4): a byte address is stored as its 64-byte word, so the
+    24-bit field reaches 1 GiB; at 0 (every bench's default) the same address does not fit."""
+    addr = 0x2345_6780  # 564 MiB
+    w = encode_cmd("ATTN_TILE", 6, k_addr=addr, v_addr=64, keys=64, rows=8)
+    _, f = decode_cmd(w)
+    assert f["k_addr"] == addr >> 6 and f["v_addr"] == 1
+    assert encode_cmd("NORM_STORE", 0, o_addr=0x1000) != encode_cmd("NORM_STORE", 6, o_addr=0x1000)
+    with pytest.raises(ValueError, match=r"inside the 16 MiB the address fields reach at ADDR_SHIFT 0"):
+        encode_cmd("ATTN_TILE", 0, k_addr=addr)
+    with pytest.raises(ValueError, match=r"inside the 1024 MiB the address fields reach at ADDR_SHIFT 6"):
+        encode_cmd("LOAD_Q", 6, q_addr=1 << 30)
+    with pytest.raises(ValueError, match=r"aligned"):
+        encode_cmd("KV_SEND", 6, kv_addr=0x40 + 8, kv_bytes=64)
+    with pytest.raises(ValueError, match=r"ADDR_SHIFT 3: the address fields count bytes \(0\) or 64-byte words"):
+        encode_cmd("LOAD_Q", 3, q_addr=0)

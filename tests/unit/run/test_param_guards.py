@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tb.run.benches import INCLUDE_DIRS, MAG_AGENT_DEPS, ROOT, get_bench
+from tb.run.benches import INCLUDE_DIRS, MAG_AGENT_DEPS, PE_CORE_RTL, ROOT, get_bench
 from tb.run.params import check_names, check_shape, declared_parameters, elaboration_check
 
 NOC = ["rtl/noc/noc_fifo.v", "rtl/noc/noc_link_mon.v", "rtl/noc/noc_router.v"]
@@ -34,7 +34,11 @@ GUARDS = [
     ("orchestrator", ORCH, {"STAGE_SLOTS": 2000}, "STAGE_SLOTS=2000 does not fit"),
     ("pe_dma", ["rtl/ahbm/pe/pe_dma.v"], {"QDEPTH": 3}, "QDEPTH=3"),
     ("pe_dma", ["rtl/ahbm/pe/pe_dma.v"], {"BW": 65}, "BW=65"),
-    ("pe_slice", ["rtl/ahbm/pe/pe_slice.v"], {"WORDS": (1 << 18) + 1}, "WORDS=262145"),
+    ("pe_slice", ["rtl/ahbm/pe/pe_slice.v"], {"WORDS": 0}, "WORDS=0: need 1 <= WORDS <= 2**24"),
+    ("pe_dma", ["rtl/ahbm/pe/pe_dma.v"], {"WORDS": (1 << 24) + 1}, "WORDS=16777217"),  # past 1 GiB
+    ("pe_core", list(PE_CORE_RTL), {"ADDR_SHIFT": 3}, "ADDR_SHIFT=3"),
+    ("pe_core", list(PE_CORE_RTL), {"SLICE_BYTES": (1 << 24) + 64}, "SLICE_BYTES=16777280: need ADDR_SHIFT 0"),
+    ("pe_stats", ["rtl/ahbm/pe/pe_stats.v"], {"ALOG": 100}, "ALOG=100"),
     ("ipcq", ["rtl/ahbm/ipcq/ipcq.v"], {"DEPTH": 0}, "DEPTH=0"),
     ("pe_cmdq", ["rtl/ahbm/pe/pe_cmdq.v"], {"LQ": 3}, "LQ=3"),
     ("pe_front", ["rtl/ahbm/pe/pe_front.v"], {"PREFETCH": 5}, "PREFETCH=5"),
