@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from cocotb.triggers import Edge, FallingEdge, First, RisingEdge, Timer
@@ -84,6 +84,11 @@ def check_bench_run_env(environ: Mapping[str, str]) -> None:
 
 class CubeTimeout(Exception):
     """A wait on the CUBE passed its cycle bound (the message names what hung)."""
+
+
+class CubeFaulted(Exception):
+    """A wait on the CUBE ended because a PE it depends on raised FAULT: every queue of that PE stops until
+    fault_clr, so the wait would only end at its cycle bound (the message names the PE, the code and the tag)."""
 
 
 @dataclass
@@ -192,17 +197,23 @@ class CubeTB:
 
     # ------------------------------------------------------------ waits (single events, bounded)
     async def wait_for(self, p: int, cond: Callable[[], bool], what: str, max_cycles: int,
-                       also: Any = None) -> None:
+                       also: Any = None, watch: Sequence[int] = ()) -> None:
         """Until cond() holds, re-evaluated on each PE event (and on every change of `also`: a signal or
         a tuple of signals). Whatever cond() reads must change with one of them, else the wait only
-        ends at its bound: that is reported too, as a missed wake-up, not taken as success."""
+        ends at its bound: that is reported too, as a missed wake-up, not taken as success. A FAULT on a
+        PE of `watch` (a kernel's launch) ends the wait at once as CubeFaulted, naming it."""
         deadline = self.now() + max_cycles
         while not cond():
+            for q in watch:
+                f = self.fault(q)
+                if f.code:
+                    raise CubeFaulted(f"{what}: PE {q} raised {f.name} (tag {f.tag:#04x}); its queues stop until "
+                                      f"fault_clr, so this wait cannot end; {self.describe(q)}")
             left = deadline - self.now()
             if left <= 0:
                 raise CubeTimeout(f"{what}: not reached within {max_cycles} cycles; {self.describe(p)}")
             bound = Timer(left * PERIOD_NS, "ns")
-            trig = [Edge(self.core(p).evt), bound]
+            trig = [Edge(self.core(q).evt) for q in {p, *watch}] + [bound]
             if also is not None:
                 trig += [Edge(x) for x in (also if isinstance(also, tuple) else (also,))]
             fired = await First(*trig)

@@ -99,6 +99,7 @@ async def pe_kernel(cube: CubeTB, batch: Batch, rank: int, max_cycles: int,
     leaf = parent is not None and not children
     run = PeRun(rank, p)
     core = cube.core(p)
+    launch_pes = [lp.pe_of(r) for r in range(len(lp.args))]  # a FAULT on any of them ends this PE's waits
     units = [(r, bw) for r, l in enumerate(batch.launches) for bw in walk(l.args[rank])]
     nsets = policy.state_sets
     window = policy.window or cube.p["PREFETCH"] + 2
@@ -208,7 +209,8 @@ async def pe_kernel(cube: CubeTB, batch: Batch, rank: int, max_cycles: int,
         what = (f"rank {rank} (PE {p}) waiting for the partial of its child {child} (direction "
                 f"{'NESW'[children[child]]}) of unit {red}" if missed else
                 f"rank {rank} (PE {p}) waiting for a tile slot ({in_flight()} of {window} in flight)")
-        await cube.wait_for(p, lambda: snapshot() != snap, what, max_cycles, also=(core.pop_valid, core.pop_avail))
+        await cube.wait_for(p, lambda: snapshot() != snap, what, max_cycles, also=(core.pop_valid, core.pop_avail),
+                            watch=launch_pes)
     await cube.wait_idle(p, max_cycles)
     return run
 
@@ -294,7 +296,8 @@ async def ring_kernel(cube: CubeTB, rl: RingLaunch, rank: int, max_cycles: int) 
         await cube.cmd(p, op, **f)
 
     async def until(name: str, n: int, what: str) -> None:
-        await cube.wait_for(p, lambda: count(name) >= n, f"rank {rank} (PE {p}) {what}", max_cycles)
+        await cube.wait_for(p, lambda: count(name) >= n, f"rank {rank} (PE {p}) {what}", max_cycles,
+                            watch=rl.pes)
 
     subs = a.subs()
     reload_q = len(subs) > 4                 # more sub-blocks than Q slots: reload per step

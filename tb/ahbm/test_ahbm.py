@@ -22,7 +22,8 @@ import numpy as np
 from models.ahbm.batch import Request, plan_batch
 from tb.ahbm.case import (GROUPS, Case, launch_case, request_data, run_batch, run_case, run_ring, run_session,
                               score)
-from tb.ahbm.cube import CubeTB, CubeTimeout
+from models.ahbm.ipcq import encode_cmd
+from tb.ahbm.cube import CubeFaulted, CubeTB, CubeTimeout
 from tb.ahbm.kernel import KernelPolicy, load_batch, pe_kernel
 from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict, begin_test
@@ -144,6 +145,42 @@ async def hang_ends_as_named_failure(dut) -> None:
         v.check(want in msg, f"the timeout does not name the wait: {msg!r} (expected {want!r})")
         v.check(waited <= bound + 1000, f"the wait ended after {waited} cycles, bound {bound}")
     v.check(cube.counters(lp.pe_of(leaf))["cmd_done"] == 0, "the idle leaf ran commands")
+    v.cycles = cube.now() - t0
+    v.finish()
+
+
+@cocotb.test()
+async def fault_ends_a_waiting_kernel(dut) -> None:
+    """A leaf that raises FAULT (a command with a reserved bit set) stops every queue of its own until
+    fault_clr, so its partial never comes: its parent's wait must end at once, as a CubeFaulted naming the
+    leaf's PE and code, not at the cycle bound (found when a word-addressed CUBE got byte addresses: the
+    kernels waited 2,000,000 cycles, 176 s, before naming F_RANGE)."""
+    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "fault_ends_a_waiting_kernel", dut._log)
+    cube = CubeTB(dut)
+    await cube.reset()
+    d = cube.p["D"]
+    rng = np.random.default_rng(v.seed)
+    req = Request(40, 39, 1, 0)
+    batch = plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    lp = batch.first
+    root = lp.tree.root
+    leaf = next(r for r in range(2) if r != root)
+    await load_batch(cube, batch, [request_data(rng, req, d)])
+    bound = 200_000
+    t0 = cube.now()
+    await cube.send(lp.pe_of(leaf), encode_cmd("MERGE", tag=0x5A) | 1 << 48)  # F_RSVD (units: docs/ahbm.md §4)
+    try:
+        await pe_kernel(cube, batch, root, bound)
+        v.check(False, "the root finished although its child faulted")
+    except CubeFaulted as exc:
+        msg = str(exc)
+        waited = cube.now() - t0
+        dut._log.info("REPORT fault: named failure after %d cycles: %s", waited, msg)
+        want = f"PE {lp.pe_of(leaf)} raised F_RSVD (tag 0x5a)"
+        v.check(want in msg, f"the failure does not name the fault: {msg!r} (expected {want!r})")
+        v.check(f"rank {root} (PE {lp.pe_of(root)}) waiting for the partial of its child 0" in msg,
+                f"the failure does not name the wait: {msg!r}")
+        v.check(waited < 10_000, f"the wait ended after {waited} cycles: not at once (bound {bound})")
     v.cycles = cube.now() - t0
     v.finish()
 
