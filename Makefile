@@ -9,7 +9,7 @@
 #   make regress UNTIL=coverage BUDGET=200   new seeds until the merged functional coverage closes
 #   make scheduler         a Dask scheduler for `make regress SCHEDULER=...` (port 8786; DASK_ARGS=...: dask's options)
 #   make worker SCHEDULER=tcp://head:8786   a worker of it, one task at a time (make -C /path/to/agsim: any folder)
-#   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep
+#   make bench             benchmarks: cocotb vs pure Verilog, then the AHBM decode sweep (and the AHBM layer at 32k)
 #                          (PREFETCH 1..4 x tile 32/64/128, then DMA_LAT 400; ~7 min; QUICK=1: tile 64 only;
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
 #   make fuzz              every bundle of clients/ damaged every way (tb/fuzz), then 2,000 staged-flit bits flipped
