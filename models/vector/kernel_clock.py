@@ -28,9 +28,6 @@ from models.machine.unit_timing import VECTOR_FACTS, check_overrides
 
 from . import isa
 
-SRC_S_BCAST = 1  # VBCAST's sa field [26:25]: S -> V (else V -> S)
-
-
 @dataclass(frozen=True)
 class FillMemory:
     """How the memory answers a VFILL: the last of its n responses is taken `first + interval x (n - 1)` counts
@@ -72,7 +69,7 @@ class KernelClock:
         `last`; VFILL / VDRAIN: `n` lines / words). Returns its execute count; the clock moves on."""
         f, t = self.f, self.t_next
         self.trace.append((pc, t))
-        op, raw = w.op, w.raw
+        op = w.op
         if op <= isa.ALU_LAST:
             self._alu(t, w, last or w, nc, depth)
             return t
@@ -86,10 +83,10 @@ class KernelClock:
         elif op in (isa.OP_VCVT, isa.OP_VSHUF):
             self.t_next = p + f["PORT_SETUP"] + f["XFORM_CHUNK"] * nc
         elif op == isa.OP_VBCAST:
-            s_to_v = (raw >> 25) & 3 == SRC_S_BCAST
+            s_to_v = w.sa == isa.SRC_S  # S -> V: whole chunks; V -> S: one element
             self.t_next = p + (f["PORT_SETUP"] + f["XFORM_CHUNK"] * nc if s_to_v else f["V2S_T"])
-        elif op == isa.OP_VRED and (raw >> 6) & 3 != 3:  # kinds 0..5 (6, 7: ANY / ALL)
-            beats = 2 * nc if (raw >> 5) & 7 >= 3 else nc
+        elif op == isa.OP_VRED and w.kind not in (isa.RedKind.ANY, isa.RedKind.ALL):
+            beats = 2 * nc if w.kind >= isa.RedKind.SUMSQ else nc  # SUMSQ, DOT, EXPSUM: two beats a chunk
             self.drain = max(t + beats + f["PIPE_DRAIN"], self.drain) + f["PIPE_DRAIN"]
             self.t_next = self.drain - f["PIPE_DRAIN"] + f["RED_TAIL"]
         elif op == isa.OP_VSETI:
