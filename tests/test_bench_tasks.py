@@ -74,6 +74,22 @@ def test_a_worker_on_other_sources_gives_a_failure_not_a_result() -> None:
     assert "farm7 (tcp://10.0.0.7:4100) from other sources (digest aaaa, this checkout bbbb)" in failure.why
 
 
+def test_a_worker_reports_the_sources_it_loaded_not_those_edited_while_it_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's digest is taken before the call: a file edited while a long task ran (a layer's CUBE runs
+    minutes) is not what the task ran, and must not fail it as "other sources"."""
+    from tb.farm import calls
+
+    edited = []
+    monkeypatch.setattr(calls, "source_digest", lambda: "after" if edited else "before")
+
+    def task(n: int) -> int:
+        edited.append(True)  # the checkout changes while the task runs
+        return n * n
+
+    reply = calls.call_on_worker(task, 7)
+    assert reply.value == 49 and reply.digest == "before"
+
+
 def test_points_here_keep_their_order_and_raise_as_they_always_did() -> None:
     assert run_points(lambda n: n * n, [3, 1, 2], jobs=2) == [9, 1, 4]
     with pytest.raises(ValueError, match="no square of 2"):

@@ -59,10 +59,12 @@ def one_line(exc: BaseException) -> str:
 
 
 def call_on_worker(fn: Callable[[P], R], point: P) -> Reply:
-    """What each task runs: `fn(point)`, one at a time in this process, with this worker's source digest."""
+    """What each task runs: `fn(point)`, one at a time in this process, with this worker's source digest, taken
+    before the call (the sources the worker loaded: a file edited while the call ran is not what it ran)."""
+    digest = source_digest()
     with ONE_AT_A_TIME:
         value = fn(point)
-    return Reply(value, source_digest(), socket.gethostname(), worker_address())
+    return Reply(value, digest, socket.gethostname(), worker_address())
 
 
 def checked(reply: Reply, digest: str, point: str) -> Any:
@@ -108,4 +110,18 @@ def submit_calls(client: Any, fn: Callable[[P], R], points: Sequence[P],
     return results
 
 
-__all__ = ["CallFailure", "Reply", "call_on_worker", "checked", "one_line", "submit_calls"]
+def run_calls(fn: Callable[[P], R], points: Sequence[P], scheduler: str | None, jobs: int,
+              describe: Callable[[P], str] = str,
+              on_done: Callable[[P, R | CallFailure], None] | None = None) -> list[R | CallFailure]:
+    """:func:`submit_calls` on the cluster at `scheduler`, or on a local cluster of `jobs` workers started and
+    closed here (FarmError when the scheduler does not answer)."""
+    from tb.farm.engine import close_client, open_client
+
+    client = open_client(scheduler, jobs)
+    try:
+        return submit_calls(client, fn, points, describe, on_done)
+    finally:
+        close_client(client)
+
+
+__all__ = ["CallFailure", "Reply", "call_on_worker", "checked", "one_line", "run_calls", "submit_calls"]
