@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import glob
 import itertools
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -44,7 +43,7 @@ from models.machine.unit_timing import FACTS, canonical, parse_overrides
 from tb.bundle.cycle_limits import override_env
 from tb.farm.calls import CallFailure
 from tb.run.benches import ROOT
-from tb.run.options import BadInput
+from tb.run.options import BadInput, parse_jobs
 
 SWEEP_ROOT = ROOT / "sim_build" / "sweep"
 BASE = "upstream's timing"  # the first point: no override
@@ -217,9 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         overrides = parse_grid(args.fact, args.values)
         folders = bundle_dirs(args.bundles)
-        jobs = (os.cpu_count() or 1) if args.jobs == "auto" else int(args.jobs) if args.jobs.isdigit() else 0
-        if jobs < 1:
-            raise ValueError(f"JOBS={args.jobs!r}: give a number of local workers, 1 or more, or auto")
+        jobs = parse_jobs(args.jobs)
         override_env(args.cycle_margin, None)  # a bad margin refused here, before any point runs
         if not args.rtl:
             raise ValueError("the timed golden models do not exist yet (they keep no clock of cycles): run the "
@@ -229,25 +226,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     points = [Point(tuple(o.items()), tuple(str(f) for f in folders), args.sim, str(args.out / "build"), args.seed,
                     args.cycle_margin) for o in overrides]
-    from tb.farm.calls import submit_calls
-    from tb.farm.engine import FarmError, close_client, open_client
+    from tb.farm.calls import run_calls
+    from tb.farm.engine import FarmError
 
     where = f"the Dask cluster at {args.scheduler}" if args.scheduler else f"a local Dask cluster of {jobs}"
     print(f"timing sweep: {len(points)} point(s) x {len(folders)} bundle(s) on the RTL ({args.sim}), each point a "
           f"task on {where}", flush=True)
+    t0 = time.monotonic()
     try:
-        client = open_client(args.scheduler, jobs)
+        results = run_calls(run_point, points, args.scheduler, jobs, lambda p: p.label,
+                            lambda p, r: print(f"  point {p.label}: "
+                                               f"{'failed: ' + r.why if isinstance(r, CallFailure) else 'done'}",
+                                               flush=True))
     except FarmError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    t0 = time.monotonic()
-    try:
-        results = submit_calls(client, run_point, points, lambda p: p.label,
-                               lambda p, r: print(f"  point {p.label}: "
-                                                  f"{'failed: ' + r.why if isinstance(r, CallFailure) else 'done'}",
-                                                  flush=True))
-    finally:
-        close_client(client)
     args.out.mkdir(parents=True, exist_ok=True)
     text = table(points, results)
     title = f"{args.fact} on {args.sim}: speed-up against upstream's timing"

@@ -38,10 +38,12 @@ from typing import Any, Sequence
 
 from models.ahbm.ipcq import SLICE_BYTES, mlo_words, slice_reach
 from models.ahbm.layer import CubeAssignment, GQA, H_KV, H_Q, layer_mapping, whole_layer
-from tb.ahbm.decode_sweep import DMA_BW, HEAD_D, N_PES, run_point
+from tb.ahbm.decode_sweep import DMA_BW, HEAD_D, N_PES, PERF_ROOT, run_point
 from tb.ahbm.launch_sweep import TILE, common_env, launch_bench, launch_metrics, slice_words
 from tb.farm.calls import CallFailure
 from tb.run.benches import ROOT, Bench
+from tb.run.options import parse_jobs
+from tb.run.runner import bench_build_dir
 
 LAYER_ROOT = ROOT / "sim_build" / "ahbm_layer"
 WIDTH = 256  # IPCQ link bits (the launch sweep's B = 1 target width)
@@ -67,10 +69,24 @@ class CubeArgs:
     def __str__(self) -> str:
         return f"CUBE {self.cube.cube} (KV head {self.cube.kv_head})"
 
+    @property
+    def run_seed(self) -> int:
+        """The CUBE's run seed: the layer's + its KV head, so each KV head has its own cache."""
+        return self.seed + self.cube.kv_head
+
+    @property
+    def name(self) -> str:
+        """The CUBE run's name: its folder beside the build and its log's name."""
+        return f"layer_s{self.context}_b{self.b}_kv{self.cube.kv_head}"
+
+    def bench(self) -> Bench:
+        """The build this CUBE runs on (:func:`layer_bench`)."""
+        return layer_bench(self.width, self.words, alog_depth(self.context, self.b, self.tile))
+
 
 @dataclass
 class CubeResult:
-    """One CUBE's launch: its verdict, its figures (None when it failed) and where its log is."""
+    """One CUBE's launch: its verdict, its figures (empty when it failed) and where its log is."""
 
     cube: CubeAssignment
     passed: bool
@@ -130,7 +146,7 @@ def layer_bench(width: int, words: int, alog: int = 4096) -> Bench:
     """The CUBE build of a layer run: the launch sweep's at this link width, its slices rounded up to a power
     of two of words, so that contexts of one size class share a build (and the launch sweep keeps its own);
     past what byte addresses reach (16 MiB), the commands address 64-byte words (ADDR_SHIFT 6)."""
-    base = launch_bench(width, min(words, BYTE_WORDS))
+    base = launch_bench(width, 0)  # the launch sweep's build; its WORDS the floor
     size = max(base.parameters["WORDS"], 1 << max(0, words - 1).bit_length())
     shift = 0 if size <= BYTE_WORDS else 6
     name = f"ahbm_layer_w{width}_k{size // 1024}" + (f"_a{alog // 1024}" if alog > 4096 else "")
@@ -141,13 +157,11 @@ def layer_bench(width: int, words: int, alog: int = 4096) -> Bench:
 
 def cube_launch(args: CubeArgs) -> CubeResult:
     """One CUBE's decode launch on the layer's build (built first if missing), scored: its CubeResult."""
-    a = args.cube
-    seed = args.seed + a.kv_head  # each KV head its own cache
     env = {**common_env(args.tile), "AHBM_SWEEP_B": str(args.b), "AHBM_SWEEP_COUNTER": str(args.context),
            "AHBM_SWEEP_TRACE": "1"}
-    run = run_point(layer_bench(args.width, args.words, alog_depth(args.context, args.b, args.tile)), run_name(args), env,
-                    seed, args.verbose, args.sim, own_dir=True)
-    out = CubeResult(a, False, run.message, seed, run.wall_s, log=run.log)
+    bench = args.bench()
+    run = run_point(bench, args.name, env, args.run_seed, args.verbose, args.sim, own_dir=True)
+    out = CubeResult(args.cube, False, run.message, args.run_seed, run.wall_s, log=run.log)
     if run.rec is None or not run.passed:
         return out
     try:
@@ -156,13 +170,8 @@ def cube_launch(args: CubeArgs) -> CubeResult:
         out.message = f"unreadable measurement: {exc}"
         return out
     out.passed, out.checks = True, int(run.rec.get("checks", 0))
-    drop_slice_images(Path(run.log).parent / "points" / run_name(args))
+    drop_slice_images(bench_build_dir(PERF_ROOT, args.sim, bench.name) / "points" / args.name)  # run_point's folder
     return out
-
-
-def run_name(args: CubeArgs) -> str:
-    """The CUBE run's name: its folder beside the build, its log's name."""
-    return f"layer_s{args.context}_b{args.b}_kv{args.cube.kv_head}"
 
 
 def drop_slice_images(folder: Path) -> None:
@@ -186,8 +195,7 @@ def cube_metrics(rec: dict[str, Any], width: int, b: int) -> dict[str, Any]:
 
 def as_result(args: CubeArgs, entry: CubeResult | CallFailure) -> CubeResult:
     """The CUBE's result, or a failed one saying why its task gave none."""
-    return CubeResult(args.cube, False, entry.why, args.seed + args.cube.kv_head) if isinstance(entry, CallFailure) \
-        else entry
+    return CubeResult(args.cube, False, entry.why, args.run_seed) if isinstance(entry, CallFailure) else entry
 
 
 # ---------------------------------------------------------------- the report (pure)
@@ -251,13 +259,11 @@ def layer_record(results: Sequence[CubeResult], context: int, b: int, width: int
 
 # ---------------------------------------------------------------- the run
 def run_layer(context: int, b: int, width: int, tile: int, cubes: int, seed: int, sim: str,
-              scheduler: str | None, jobs: int, verbose: bool = False) -> tuple[list[CubeResult], str]:
-    """Every CUBE's launch as a task on the Dask cluster at `scheduler`, or on a local one of `jobs` workers;
-    (results in CUBE order, where they ran)."""
-    from tb.farm.calls import submit_calls
-    from tb.farm.engine import close_client, open_client
+              scheduler: str | None, jobs: int, words: int, verbose: bool = False) -> tuple[list[CubeResult], str]:
+    """Every CUBE's launch as a task on the Dask cluster at `scheduler`, or on a local one of `jobs` workers, on
+    slices of `words` (check_layer's); (results in CUBE order, where they ran)."""
+    from tb.farm.calls import run_calls
 
-    words = check_layer(context, b, tile, width, cubes)
     specs = [CubeArgs(a, context, b, tile, width, words, seed, sim, verbose) for a in layer_mapping(cubes)]
     where = f"the Dask cluster at {scheduler}" if scheduler else f"a local Dask cluster of {jobs} worker(s)"
     print(f"ahbm layer: {len(specs)} CUBE launch(es), each a task on {where}; {words:,} slice words a PE", flush=True)
@@ -267,11 +273,7 @@ def run_layer(context: int, b: int, width: int, tile: int, cubes: int, seed: int
         print(f"ahbm layer:   {args}: {'PASS' if r.passed else 'FAIL'} {r.wall_s:.1f}s"
               + ("" if r.passed else f" ({r.message})"), flush=True)
 
-    client = open_client(scheduler, jobs)
-    try:
-        entries = submit_calls(client, cube_launch, specs, str, done)
-    finally:
-        close_client(client)
+    entries = run_calls(cube_launch, specs, scheduler, jobs, str, done)
     return [as_result(a, e) for a, e in zip(specs, entries)], where
 
 
@@ -291,12 +293,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=LAYER_ROOT, help="where the report and its JSON go")
     ap.add_argument("--verbose", "-v", action="store_true")
     args = ap.parse_args(argv)
-    jobs = (os.cpu_count() or 1) if args.jobs == "auto" else int(args.jobs) if str(args.jobs).isdigit() else 0
     try:
-        if jobs < 1:
-            raise ValueError(f"JOBS={args.jobs!r}: give a number of local workers, 1 or more, or auto")
-        check_layer(args.context, args.b, args.tile, args.width, args.cubes)
-    except ValueError as exc:
+        jobs = parse_jobs(args.jobs)
+        words = check_layer(args.context, args.b, args.tile, args.width, args.cubes)
+    except ValueError as exc:  # BadInput is one
         print(f"refused: {exc}", file=sys.stderr)
         return 2
     from tb.farm.engine import FarmError
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     try:
         results, where = run_layer(args.context, args.b, args.width, args.tile, args.cubes, args.seed, args.sim,
-                                   args.scheduler, jobs, args.verbose)
+                                   args.scheduler, jobs, words, args.verbose)
     except FarmError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2

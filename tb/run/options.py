@@ -39,9 +39,10 @@ def env_flag(name: str) -> bool:
                    f"(or no/false/off), or leave it out")
 
 
-def jobs_from_env(cores: int | None = None) -> int:
-    """JOBS as make passes it: `auto` or empty mean the machine's cores, else a whole number from 1 up."""
-    raw = os.environ.get("JOBS", "").strip()
+def parse_jobs(raw: str, cores: int | None = None) -> int:
+    """A JOBS value (make's, or a command's --jobs): `auto` or empty mean the machine's cores, else a whole number
+    from 1 up; BadInput in one line otherwise."""
+    raw = raw.strip()
     cores = cores or os.cpu_count() or 1
     if raw in ("", AUTO_JOBS):
         return cores
@@ -49,6 +50,11 @@ def jobs_from_env(cores: int | None = None) -> int:
         raise BadInput(f"JOBS={raw!r} is not a number of jobs; write JOBS=1, JOBS=2, ... (side by side, at least 1) "
                        f"or JOBS={AUTO_JOBS} for the machine's {cores} cores")
     return int(raw)
+
+
+def jobs_from_env(cores: int | None = None) -> int:
+    """JOBS as make passes it (:func:`parse_jobs`)."""
+    return parse_jobs(os.environ.get("JOBS", ""), cores)
 
 
 def wall_override() -> float | None:

@@ -5,6 +5,8 @@ never reported as a layer."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from models.ahbm.layer import GQA, H_KV, H_Q, CubeAssignment, kv_bytes, layer_mapping, whole_layer
@@ -31,11 +33,22 @@ def test_kv_bytes_of_the_two_mappings() -> None:
     assert got["one_query_head_per_cube"] == 8 * got["batched"]
 
 
+def words_by_layout(context: int, b: int) -> int:
+    """A PE's slice words for b decode requests, from the layout (models/ahbm/launch.py), not from the planner:
+    per request K and V of context / 8 keys x d = 128 bf16 (context words of 64 bytes), its Q block and its O
+    block of G x d bf16 (32 words each) and the mask area's one word (a launch's masks take at least one)."""
+    return b * (2 * (context // 8) * 128 * 2 // 64 + 32 + 32 + 1)
+
+
+GIB_WORDS = (1 << 30) // 64
+
+
 @pytest.mark.parametrize("context, b, tile, width, cubes, message", [
-    (1 << 20, 16, 64, 256, 8, r"^B=16 x 1,048,576 tokens needs 16,778,256 slice words a PE, above the 16,777,216 "
-                              r"\(1 GiB\) the commands' 24-bit address fields reach in 64-byte words "
-                              r"\(docs/ahbm.md §4\); run B <= 15 at this context$"),
-    (1 << 24, 1, 64, 256, 8, r"needs 16,777,281 slice words .* run a shorter context$"),
+    (1 << 20, 16, 64, 256, 8, rf"^B=16 x 1,048,576 tokens needs {words_by_layout(1 << 20, 16):,} slice words a PE, "
+                              rf"above the {GIB_WORDS:,} \(1 GiB\) the commands' 24-bit address fields reach in "
+                              rf"64-byte words \(docs/ahbm.md §4\); run B <= {GIB_WORDS // words_by_layout(1 << 20, 1)} "
+                              r"at this context$"),
+    (1 << 24, 1, 64, 256, 8, rf"needs {words_by_layout(1 << 24, 1):,} slice words .* run a shorter context$"),
     (4, 1, 64, 256, 8, r"^context 4: at least 8 tokens"),
     (64, 0, 64, 256, 8, r"^B=0: at least one request"),
     (64, 1, 129, 256, 8, r"^tile 129: keys a tile are 1..128"),
@@ -49,9 +62,8 @@ def test_what_cannot_run_is_refused_in_one_line(context: int, b: int, tile: int,
 
 
 def test_what_fits_gives_its_slice_words() -> None:
-    assert layer.check_layer(131_072, 1, 64, 256, 8) == 131_137
-    assert layer.check_layer(4_096, 8, 64, 256, 8) == 33_288
-    assert layer.check_layer(131_072, 8, 64, 256, 8) == 1_049_096, "B = 8 at 128k: 64 MiB a PE, word addresses"
+    for context, b in ((131_072, 1), (4_096, 8), (131_072, 8)):  # the last: 64 MiB a PE, word addresses
+        assert layer.check_layer(context, b, 64, 256, 8) == words_by_layout(context, b), (context, b)
 
 
 def test_the_build_is_shared_by_a_size_class_of_contexts() -> None:
@@ -121,3 +133,11 @@ def test_the_activity_log_is_sized_for_the_whole_launch() -> None:
     b = layer.layer_bench(256, 524_808, layer.alog_depth(65_536, 8, 64))
     assert b.parameters["ALOG"] == 16_384 and b.name == "ahbm_layer_w256_k1024_a16"
     assert "_a" not in layer.layer_bench(256, 32_833).name, "the benches' log: the build name as before"
+
+
+def test_a_bad_jobs_value_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """JOBS read as `make` reads it (tb/run/options.parse_jobs), before any cluster or build."""
+    assert layer.main(["--context", "64", "--jobs", "0", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("refused: JOBS='0' is not a number of jobs")
+    assert not list(tmp_path.iterdir())

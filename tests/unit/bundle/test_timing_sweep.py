@@ -108,3 +108,16 @@ def test_a_bad_cycle_margin_is_refused_before_any_point_runs(tmp_path: Path) -> 
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("refused: AGSIM_CYCLE_MARGIN='0.5' is not a factor of at least 1")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("jobs", ["0", "two", "1.5"])
+def test_a_bad_jobs_value_is_refused_before_any_point_runs(jobs: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The sweep reads JOBS as `make` does (tb/run/options.parse_jobs): one refusal line, no cluster started."""
+    from tb.timing_sweep import main
+
+    status = main(["--fact", "dram.RD_LATENCY", "--values", "8", "--bundles", str(MATMUL), "--rtl", "--jobs", jobs,
+                   "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and err[0].startswith(f"refused: JOBS={jobs!r} is not a number of jobs")
+    assert not (tmp_path / "o").exists()
