@@ -19,7 +19,7 @@ from dataclasses import replace
 import cocotb
 import numpy as np
 
-from models.ahbm.batch import Request, plan_batch
+from models.ahbm.batch import Batch, Request, plan_batch
 from tb.ahbm.case import (GROUPS, Case, launch_case, request_data, run_batch, run_case, run_ring, run_session,
                               score)
 from models.ahbm.ipcq import encode_cmd
@@ -116,21 +116,26 @@ async def scoreboard_fails_on_wrong_value(dut) -> None:
     v.finish()
 
 
+async def _parent_and_leaf(dut, name: str) -> tuple[Verdict, CubeTB, Batch, int, int]:
+    """A decode of 40 tokens on 2 PEs, loaded, no kernel started: (verdict, cube, batch, the root's rank, the
+    leaf's rank), for the tests of a parent whose child never delivers."""
+    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), name, dut._log)
+    cube = CubeTB(dut)
+    await cube.reset()
+    d = cube.p["D"]
+    req = Request(40, 39, 1, 0)
+    batch = plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    root = batch.first.tree.root
+    await load_batch(cube, batch, [request_data(np.random.default_rng(v.seed), req, d)])
+    return v, cube, batch, root, next(r for r in range(2) if r != root)
+
+
 @cocotb.test()
 async def hang_ends_as_named_failure(dut) -> None:
     """A leaf whose kernel never runs: its parent's wait for that child's partial must end within
     its cycle bound as a CubeTimeout naming the rank, the PE and the direction (never a silent hang)."""
-    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "hang_ends_as_named_failure", dut._log)
-    cube = CubeTB(dut)
-    await cube.reset()
-    d = cube.p["D"]
-    rng = np.random.default_rng(v.seed)
-    req = Request(40, 39, 1, 0)
-    batch = plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    v, cube, batch, root, leaf = await _parent_and_leaf(dut, "hang_ends_as_named_failure")
     lp = batch.first
-    root = lp.tree.root
-    leaf = next(r for r in range(2) if r != root)
-    await load_batch(cube, batch, [request_data(rng, req, d)])
     bound = 20_000
     t0 = cube.now()
     try:
@@ -155,17 +160,8 @@ async def fault_ends_a_waiting_kernel(dut) -> None:
     fault_clr, so its partial never comes: its parent's wait must end at once, as a CubeFaulted naming the
     leaf's PE and code, not at the cycle bound (found when a word-addressed CUBE got byte addresses: the
     kernels waited 2,000,000 cycles, 176 s, before naming F_RANGE)."""
-    v = begin_test(os.environ.get("AGSIM_BENCH", "ahbm"), "fault_ends_a_waiting_kernel", dut._log)
-    cube = CubeTB(dut)
-    await cube.reset()
-    d = cube.p["D"]
-    rng = np.random.default_rng(v.seed)
-    req = Request(40, 39, 1, 0)
-    batch = plan_batch([req], 2, GROUPS, d, 8, (cube.p["R"], cube.p["C"]))
+    v, cube, batch, root, leaf = await _parent_and_leaf(dut, "fault_ends_a_waiting_kernel")
     lp = batch.first
-    root = lp.tree.root
-    leaf = next(r for r in range(2) if r != root)
-    await load_batch(cube, batch, [request_data(rng, req, d)])
     bound = 200_000
     t0 = cube.now()
     await cube.send(lp.pe_of(leaf), encode_cmd("MERGE", tag=0x5A) | 1 << 48)  # F_RSVD (units: docs/ahbm.md §4)
