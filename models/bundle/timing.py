@@ -225,11 +225,12 @@ def judge(timings: Iterable[BundleTiming], targets: Targets = TARGETS, what_if: 
     timings = list(timings)
     compared = [t for t in timings if t.compared]
     if what_if and compared:
-        return TimingVerdict(TimingState.WHAT_IF, [], [t.bundle for t in compared],
-                             {t.bundle: t.note for t in timings if not t.compared},
-                             sum(t.machine_ours for t in compared), sum(t.machine_upstream for t in compared),
-                             sum(len(t.pairs) for t in compared), targets, what_if,
-                             {t.bundle: (t.machine_ours, t.machine_upstream) for t in compared})
+        return TimingVerdict(TimingState.WHAT_IF, reasons=[], judged=[t.bundle for t in compared],
+                             not_judged={t.bundle: t.note for t in timings if not t.compared},
+                             machine_ours=sum(t.machine_ours for t in compared),
+                             machine_upstream=sum(t.machine_upstream for t in compared),
+                             rounds=sum(len(t.pairs) for t in compared), targets=targets, what_if=what_if,
+                             per_bundle={t.bundle: (t.machine_ours, t.machine_upstream) for t in compared})
     reasons = [r for t in compared for r in judge_rounds(t, targets)]
     ours = sum(t.machine_ours for t in compared)
     theirs = sum(t.machine_upstream for t in compared)

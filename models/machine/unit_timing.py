@@ -189,7 +189,7 @@ def parse_overrides(items: Iterable[str], where: str = "--timing") -> dict[str, 
             raise ValueError(f"{where} {why}")
         if key in out:
             raise ValueError(f"{where} {key} given twice ({out[key]} and {value}); give each fact once")
-        out[key] = int(raw)
+        out[key] = int(raw)  # _refusal passed: a whole number in range
     return out
 
 
