@@ -130,6 +130,21 @@ async def _parent_and_leaf(dut, name: str) -> tuple[Verdict, CubeTB, Batch, int,
     return v, cube, batch, root, next(r for r in range(2) if r != root)
 
 
+async def _root_fails(dut, v: Verdict, cube: CubeTB, batch: Batch, root: int, bound: int,
+                      failure: type[Exception], what: str) -> tuple[str, int] | None:
+    """The root's kernel, which must end in `failure`: (its message, cycles waited), or None (and a failed
+    check) when it finished."""
+    t0 = cube.now()
+    try:
+        await pe_kernel(cube, batch, root, bound)
+    except failure as exc:
+        waited = cube.now() - t0
+        dut._log.info("REPORT %s: named failure after %d cycles: %s", what, waited, exc)
+        return str(exc), waited
+    v.check(False, f"the root finished although its child never delivered ({what})")
+    return None
+
+
 @cocotb.test()
 async def hang_ends_as_named_failure(dut) -> None:
     """A leaf whose kernel never runs: its parent's wait for that child's partial must end within
@@ -138,13 +153,9 @@ async def hang_ends_as_named_failure(dut) -> None:
     lp = batch.first
     bound = 20_000
     t0 = cube.now()
-    try:
-        await pe_kernel(cube, batch, root, bound)
-        v.check(False, "the root finished although its child never pushed")
-    except CubeTimeout as exc:
-        msg = str(exc)
-        waited = cube.now() - t0
-        dut._log.info("REPORT hang: named failure after %d cycles: %s", waited, msg)
+    ended = await _root_fails(dut, v, cube, batch, root, bound, CubeTimeout, "hang")
+    if ended is not None:
+        msg, waited = ended
         want = f"rank {root} (PE {lp.pe_of(root)}) waiting for the partial of its child 0 (direction " \
                f"{'NESW'[lp.child_dirs(root)[0]]}) of unit 0"
         v.check(want in msg, f"the timeout does not name the wait: {msg!r} (expected {want!r})")
@@ -165,13 +176,9 @@ async def fault_ends_a_waiting_kernel(dut) -> None:
     bound = 200_000
     t0 = cube.now()
     await cube.send(lp.pe_of(leaf), encode_cmd("MERGE", tag=0x5A) | 1 << 48)  # F_RSVD (units: docs/ahbm.md §4)
-    try:
-        await pe_kernel(cube, batch, root, bound)
-        v.check(False, "the root finished although its child faulted")
-    except CubeFaulted as exc:
-        msg = str(exc)
-        waited = cube.now() - t0
-        dut._log.info("REPORT fault: named failure after %d cycles: %s", waited, msg)
+    ended = await _root_fails(dut, v, cube, batch, root, bound, CubeFaulted, "fault")
+    if ended is not None:
+        msg, waited = ended
         want = f"PE {lp.pe_of(leaf)} raised F_RSVD (tag 0x5a)"
         v.check(want in msg, f"the failure does not name the fault: {msg!r} (expected {want!r})")
         v.check(f"rank {root} (PE {lp.pe_of(root)}) waiting for the partial of its child 0" in msg,
