@@ -48,7 +48,7 @@ def batch_counters(batch: Batch) -> list[RankExpect]:
     a0 = lp.args[0]
     n, tile = a0.n, a0.tile
     units = batch_units(batch)
-    preds = [predict_counts(req.counter, req.q_start, req.tq, n, req.request_id, tile, req.q_block)
+    preds = [predict_counts(req.counter, req.q_start, req.tq, n, req.request_id, tile, req.q_block, groups=a0.groups)
              for req in batch.requests]
     root = lp.tree.root if lp.tree else 0
     out = []
@@ -58,7 +58,7 @@ def batch_counters(batch: Batch) -> list[RankExpect]:
         counters = {"cnt_k": exp["k_loads"], "cnt_v": exp["v_loads"], "cnt_comp": exp["composites"],
                     "cnt_mask": exp["masked"], "cnt_push": exp["pushes"], "cnt_pop": nchild * units,
                     "cnt_merge": nchild * units, "cnt_store": units if rank == root else 0, "cnt_q": units,
-                    "cnt_fault": 0}
+                    "cnt_fault": 0, "cnt_score": exp["scores"]}
         out.append(RankExpect(counters, exp["tiles_skipped"]))
     return out
 
@@ -72,7 +72,7 @@ def ring_counters(rl: RingLaunch, ref: KernelResult) -> list[RankExpect]:
     for rank in range(n):
         e = ref.per_block[0]["pe"][rank]
         counters = {"cnt_comp": e["composites"], "cnt_k": e["k_loads"], "cnt_v": e["v_loads"],
-                    "cnt_mask": e["masked"], "cnt_tx": n - 1, "cnt_rx": n - 1,
+                    "cnt_mask": e["masked"], "cnt_score": e["scores"], "cnt_tx": n - 1, "cnt_rx": n - 1,
                     "cnt_store": len(rl.args[rank].subs()), "cnt_push": 0, "cnt_fault": 0}
         out.append(RankExpect(counters, e["tiles_skipped"], e["ring_steps_skipped"]))
     return out

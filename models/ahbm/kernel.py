@@ -40,7 +40,9 @@ from .attention import State, attn_tile, empty_state, finalize, merge
 from .tree import build_tree, reduce
 
 PE_COUNT_KEYS = ("k_loads", "v_loads", "composites", "masked", "tiles_skipped",
-                 "ring_steps", "ring_steps_skipped", "pushes")
+                 "ring_steps", "ring_steps_skipped", "pushes", "scores")
+# "scores": score elements computed, ROWS x KEYS summed over the composites (the RTL's cnt_score); the MM
+# stages do d multiply-adds for each (S2) and d more (S6), so it is the measure of a launch's arithmetic.
 
 
 def _zero_counts() -> dict[str, int]:
@@ -79,6 +81,7 @@ def sweep_pe(q_rows, k_pe, v_pe, pos_pe, qs: int, qe: int, groups: int, tile: in
         counts["k_loads"] += 1
         counts["v_loads"] += 1
         counts["composites"] += 1
+        counts["scores"] += q_rows.shape[0] * len(pos)
         st = attn_tile(q_rows, kt, vt, mask, st)
     return st
 
@@ -187,6 +190,7 @@ def ring_prefill(q, k, v, n: int, q_block: int | None = None, tile: int | None =
                     c["k_loads"] += 1
                     c["v_loads"] += 1
                     c["composites"] += 1
+                    c["scores"] += rows.shape[0] * len(pos)
                     st = attn_tile(rows, k[pos[0]:pos[-1] + 1], v[pos[0]:pos[-1] + 1], mask, st)
             out[:, bs:be, :] = finalize(st).reshape(groups, be - bs, d)
             res.o_writes += 1
@@ -195,9 +199,10 @@ def ring_prefill(q, k, v, n: int, q_block: int | None = None, tile: int | None =
 
 
 def predict_counts(counter: int, q_start: int, tq: int, n: int = 1, request_id: int = 0,
-                   tile: int = 64, q_block: int | None = None) -> list[list[dict[str, int]]]:
+                   tile: int = 64, q_block: int | None = None, *, groups: int) -> list[list[dict[str, int]]]:
     """Counts per query block per PE from the placement formulas alone
-    (valid_len, tile classification, tree) - what the RTL bench must see."""
+    (valid_len, tile classification, tree) - what the RTL bench must see. `groups` query heads share
+    each K/V tile (the rows of a composite are groups x the block's queries: its score elements)."""
     q_block = tq if q_block is None else q_block
     st = start_pe(request_id, n)
     out = []
@@ -216,6 +221,7 @@ def predict_counts(counter: int, q_start: int, tq: int, n: int = 1, request_id: 
                 c["masked"] += int(kind == "partial")
                 for key in ("k_loads", "v_loads", "composites"):
                     c[key] += 1
+                c["scores"] += groups * (qe - qs) * len(pos)
             c["pushes"] = int(n > 1 and p != n - 1)
             blk.append(c)
         out.append(blk)

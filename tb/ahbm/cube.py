@@ -28,7 +28,7 @@ PERIOD_NS = 10
 FAULT_NAMES = {0: "none", 1: "F_OPCODE", 2: "F_ROWS", 3: "F_ALIGN", 4: "F_RANGE", 5: "F_EMPTY",
                6: "F_FRAME", 7: "F_EDGE", 8: "F_RSVD"}
 COUNTERS = ("cnt_k", "cnt_v", "cnt_mask", "cnt_q", "cnt_comp", "cnt_push", "cnt_pop", "cnt_merge",
-            "cnt_store", "cnt_fault", "cnt_tx", "cnt_rx", "cmd_done", "cyc_busy", "cyc_mm", "cyc_vec", "cyc_wait",
+            "cnt_store", "cnt_fault", "cnt_tx", "cnt_rx", "cnt_score", "cmd_done", "cyc_busy", "cyc_mm", "cyc_vec", "cyc_wait",
             "cyc_hidden", "cyc_link", "cyc_pstall", "cyc_mwait",
             "cyc_first", "cyc_last", "cyc_now", "cyc_dma_first", "cyc_dma_last")
 PARAMS = ("R", "C", "D", "MAXROWS", "MAXKEYS", "PREFETCH", "CMDQ_DEPTH", "MM_MACS", "VEC_LANES", "WORDS", "ADDR_SHIFT",

@@ -178,7 +178,7 @@ def check_header(v: Verdict, word: int, d: int, rows: int, src: int, push_tag: i
 
 FAULT_CODES = {name: code for code, name in FAULT_NAMES.items()}
 UNCHANGED = ("cnt_k", "cnt_v", "cnt_mask", "cnt_q", "cnt_comp", "cnt_push", "cnt_pop", "cnt_merge", "cnt_store",
-             "dma_bytes")
+             "cnt_score", "dma_bytes")
 
 
 def reserved_bit(op: str) -> int:

@@ -54,7 +54,7 @@ module pe #(
     wire [31:0]  cmd_done;
     wire [63:0]  pop_info;
     wire [31:0]  cnt_k, cnt_v, cnt_mask, cnt_q, cnt_comp, cnt_push, cnt_pop, cnt_merge, cnt_store, cnt_fault;
-    wire [31:0]  cnt_tx, cnt_rx;
+    wire [31:0]  cnt_tx, cnt_rx, cnt_score;
     wire [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_first, cyc_last, cyc_now;
     wire [31:0]  cyc_dma_first, cyc_dma_last, cyc_pstall, cyc_mwait;
     wire [31:0]  dma_reqs, dma_done, dma_bytes, dma_busy_cyc;
@@ -91,7 +91,7 @@ module pe #(
         .fault_code(fault_code), .fault_tag(fault_tag), .fault_clr(fault_clr), .pop_info(pop_info), .evt(evt),
         .cnt_k(cnt_k), .cnt_v(cnt_v), .cnt_mask(cnt_mask), .cnt_q(cnt_q), .cnt_comp(cnt_comp),
         .cnt_push(cnt_push), .cnt_pop(cnt_pop), .cnt_merge(cnt_merge), .cnt_store(cnt_store), .cnt_fault(cnt_fault),
-        .cnt_tx(cnt_tx), .cnt_rx(cnt_rx),
+        .cnt_score(cnt_score), .cnt_tx(cnt_tx), .cnt_rx(cnt_rx),
         .cyc_busy(cyc_busy), .cyc_mm(cyc_mm), .cyc_vec(cyc_vec), .cyc_wait(cyc_wait), .cyc_hidden(cyc_hidden), .cyc_link(cyc_link), .cyc_pstall(cyc_pstall), .cyc_mwait(cyc_mwait),
         .cyc_first(cyc_first), .cyc_last(cyc_last), .cyc_now(cyc_now),
         .cyc_dma_first(cyc_dma_first), .cyc_dma_last(cyc_dma_last),

@@ -71,6 +71,7 @@ module pe_core #(
     output wire [31:0]  cnt_pop,        // packets popped
     output wire [31:0]  cnt_merge,      // MERGE completed
     output wire [31:0]  cnt_store,      // NORM_STORE completed
+    output wire [31:0]  cnt_score,      // score elements computed (ROWS x KEYS a composite): the MM's work
     output wire [31:0]  cnt_fault,      // commands dropped by a fault
     output wire [31:0]  cnt_tx,         // KV_SEND packets sent
     output wire [31:0]  cnt_rx,         // KV_RECV packets received
@@ -161,6 +162,7 @@ module pe_core #(
     wire         holds_push, holds_pop, e_idle;
     wire         done, ev_s2, ev_s6, ev_comp, ev_push, ev_pop, ev_merge, ev_store;
     wire [7:0]   done_tag;
+    wire [15:0]  s2_elems;
     wire         act_busy, act_mm, act_vec, act_wait, act_mwait, act_compute;
     wire [2:0]   act_class;
     wire         tx_fin, tx_ok, rx_fin, rx_ok;
@@ -214,7 +216,7 @@ module pe_core #(
         .pop_sel(e_pop_sel), .holds_pop(holds_pop), .pop_info(pop_info),
         .sl_wr_en(sl_wr_en), .sl_wr_addr(sl_wr_addr), .sl_wr_data(sl_wr_data),
         .e_st(e_st), .e_idle(e_idle), .done(done), .done_tag(done_tag), .ev_s2(ev_s2), .ev_s6(ev_s6), .ev_comp(ev_comp),
-        .ev_push(ev_push), .ev_pop(ev_pop), .ev_merge(ev_merge), .ev_store(ev_store),
+        .s2_elems(s2_elems), .ev_push(ev_push), .ev_pop(ev_pop), .ev_merge(ev_merge), .ev_store(ev_store),
         .act_busy(act_busy), .act_mm(act_mm), .act_vec(act_vec), .act_wait(act_wait), .act_mwait(act_mwait),
         .act_compute(act_compute), .act_class(act_class), .mon_err(eng_err));
 
@@ -253,7 +255,7 @@ module pe_core #(
         .iss_k(iss_k), .iss_mask(iss_mask), .iss_v(iss_v), .iss_q(iss_q), .iss_slot(iss_slot),
         .dma_req_valid(dma_req_valid), .dma_out_valid(dma_out_valid), .dma_out_last(dma_out_last), .land_k(in_k), .land_v(in_v),
         .land_slot(in_slot), .dma_xfer(dma_xfer),
-        .ev_s2(ev_s2), .ev_s6(ev_s6), .e_slot(head_slot), .ev_comp(ev_comp), .ev_push(ev_push), .ev_pop(ev_pop),
+        .ev_s2(ev_s2), .ev_s6(ev_s6), .s2_elems(s2_elems), .e_slot(head_slot), .ev_comp(ev_comp), .ev_push(ev_push), .ev_pop(ev_pop),
         .ev_merge(ev_merge), .ev_store(ev_store),
         .act_busy(act_busy), .act_mm(act_mm), .act_vec(act_vec), .act_wait(act_wait), .act_mwait(act_mwait),
         .act_compute(act_compute), .act_class(act_class), .tx_act(tx_act), .rx_act(rx_act),
@@ -261,7 +263,7 @@ module pe_core #(
         .cmd_done(cmd_done), .last_tag(last_tag), .evt(evt),
         .cnt_k(cnt_k), .cnt_v(cnt_v), .cnt_mask(cnt_mask), .cnt_q(cnt_q), .cnt_comp(cnt_comp), .cnt_push(cnt_push),
         .cnt_pop(cnt_pop), .cnt_merge(cnt_merge), .cnt_store(cnt_store), .cnt_fault(cnt_fault),
-        .cnt_tx(cnt_tx), .cnt_rx(cnt_rx),
+        .cnt_score(cnt_score), .cnt_tx(cnt_tx), .cnt_rx(cnt_rx),
         .cyc_busy(cyc_busy), .cyc_mm(cyc_mm), .cyc_vec(cyc_vec), .cyc_wait(cyc_wait), .cyc_hidden(cyc_hidden),
         .cyc_link(cyc_link), .cyc_pstall(cyc_pstall), .cyc_mwait(cyc_mwait), .cyc_first(cyc_first),
         .cyc_last(cyc_last), .cyc_now(cyc_now), .cyc_dma_first(cyc_dma_first), .cyc_dma_last(cyc_dma_last));

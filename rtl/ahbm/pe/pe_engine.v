@@ -97,6 +97,7 @@ module pe_engine #(
     output reg          done,           // a command completed
     output wire [7:0]   done_tag,
     output reg          ev_s2,          // a composite's S2 / S6 starts
+    output wire [15:0]  s2_elems,       // ... with ROWS x KEYS score elements (valid with ev_s2)
     output reg          ev_s6,
     output reg          ev_comp,        // a composite, a push, a pop, a MERGE, a NORM_STORE completed
     output reg          ev_push,
@@ -203,6 +204,7 @@ module pe_engine #(
     wire [127:0] x_cmd = (e_st == E_IDLE) ? head_cmd : e_cmd;   // the command this cycle works on
     wire [7:0]  rows = f_rows(x_cmd);
     wire [8:0]  keys = f_keys(x_cmd);
+    assign s2_elems = 16'(32'(rows) * 32'(keys));
     wire [1:0]  e_dir = f_dir(e_cmd);
     wire        e_smerge = (e_st == E_SMERGE);
     wire        e_spush = e_smerge && e_cmd[21];          // a streamed MERGE that pushes its result

@@ -44,6 +44,7 @@ module pe_stats #(
     input  wire         dma_xfer,       // the DMA moves words out of the slice
     input  wire         ev_s2,          // the engine: a composite's S2 starts
     input  wire         ev_s6,          // ... its S6 starts, on tile slot e_slot
+    input  wire [15:0]  s2_elems,       // ... ROWS x KEYS of the composite whose S2 starts
     input  wire [2:0]   e_slot,
     input  wire         ev_comp,        // ... a composite completed, a packet pushed / popped,
     input  wire         ev_push,        //     a MERGE, a NORM_STORE completed
@@ -68,6 +69,7 @@ module pe_stats #(
     output reg          evt,
     output reg  [31:0]  cnt_k, cnt_v, cnt_mask, cnt_q, cnt_comp, cnt_push, cnt_pop, cnt_merge, cnt_store,
     output reg  [31:0]  cnt_fault, cnt_tx, cnt_rx,
+    output reg  [31:0]  cnt_score,      // score elements computed: ROWS x KEYS summed over S2s
     output reg  [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_pstall, cyc_mwait,
     output reg  [31:0]  cyc_first, cyc_last, cyc_now, cyc_dma_first, cyc_dma_last
 );
@@ -83,7 +85,7 @@ module pe_stats #(
     // any event or activity the processes below count: in the other cycles they change nothing but cyc_now
     // (and Icarus, which runs every clocked process at every edge, then runs one test, not every counter's)
     wire any_ev = done || raised || tx_fin || rx_fin || tx_ok || rx_ok || iss_k || iss_mask || iss_v || iss_q
-                  || ev_comp || ev_push || ev_pop || ev_merge || ev_store;
+                  || ev_s2 || ev_comp || ev_push || ev_pop || ev_merge || ev_store;
     wire any_act = act_busy || act_mm || act_vec || act_mwait || act_wait || act_compute
                    || (push_valid & ~push_ready) != 4'd0 || dma_req_valid || land || ev_s2 || ev_comp;
 
@@ -93,6 +95,7 @@ module pe_stats #(
             cmd_done <= 32'd0; last_tag <= 8'd0; evt <= 1'b0;
             cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
+            cnt_score <= 32'd0;
             cnt_tx <= 32'd0; cnt_rx <= 32'd0;
         end else if (any_ev) begin
             if (done) begin
@@ -112,6 +115,7 @@ module pe_stats #(
             if (ev_pop) cnt_pop <= cnt_pop + 32'd1;
             if (ev_merge) cnt_merge <= cnt_merge + 32'd1;
             if (ev_store) cnt_store <= cnt_store + 32'd1;
+            if (ev_s2) cnt_score <= cnt_score + 32'(s2_elems);
         end
     end
 

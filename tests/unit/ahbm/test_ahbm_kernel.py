@@ -37,8 +37,9 @@ def test_decode_no_sp_llama_geometry():
     c = r.per_block[0]["pe"][0]
     assert c["composites"] == c["k_loads"] == c["v_loads"] == 5
     assert c["masked"] == 0 and c["tiles_skipped"] == 0 and c["pushes"] == 0   # ragged = short, unmasked
+    assert c["scores"] == G * S   # every key scored once for each of the G rows (the RTL's cnt_score)
     assert r.tree_depth == 0 and r.o_writes == 1
-    assert kernel.check_counts(r, kernel.predict_counts(S, S - 1, 1, 1, 0, T)) == []
+    assert kernel.check_counts(r, kernel.predict_counts(S, S - 1, 1, 1, 0, T, groups=G)) == []
     # the kernel's short ragged tile == a sweep over short tiles, bit for bit
     assert np.array_equal(r.O[:, 0], attention.finalize(_sweep_short(q[:, -1], k, v, T)))
     assert check_attention(bf16_to_f32(r.O[:, 0]), q[:, -1], k, v, None, tile=T, stored_bf16=True) == []
@@ -50,7 +51,7 @@ def test_decode_sp_n8_tree(request_id):
     q, k, v = _data(1, G, 1, S, d)
     r = kernel.decode(q[:, 0], k, v, n=N, request_id=request_id, tile=T)
     assert r.tree_depth == 3 and r.total("pushes") == 7 and r.o_writes == 1
-    pred = kernel.predict_counts(S, S - 1, 1, N, request_id, T)
+    pred = kernel.predict_counts(S, S - 1, 1, N, request_id, T, groups=G)
     assert kernel.check_counts(r, pred) == []
     st = placement.start_pe(request_id, N)
     for p, c in enumerate(r.per_block[0]["pe"]):
@@ -81,7 +82,7 @@ def test_prefill_causal_skip_and_masks(n, request_id):
     G, d, S, T, QB = 2, 32, 70, 16, 16
     q, k, v = _data(3, G, S, S, d)
     r = kernel.prefill(q, k, v, q_block=QB, tile=T, n=n, request_id=request_id)
-    assert kernel.check_counts(r, kernel.predict_counts(S, 0, S, n, request_id, T, QB)) == []
+    assert kernel.check_counts(r, kernel.predict_counts(S, 0, S, n, request_id, T, QB, groups=G)) == []
     assert r.o_writes == 5 and len(r.per_block) == 5
     if n == 1:
         nt = -(-S // T)
@@ -131,11 +132,15 @@ def test_ring_prefill(n, seq):
 def test_count_checker_fails_on_wrong_value():
     q, k, v = _data(5, 2, 1, 40, 16)
     r = kernel.decode(q[:, 0], k, v, n=4, request_id=1, tile=4)
-    pred = kernel.predict_counts(40, 39, 1, 4, 1, 4)
+    pred = kernel.predict_counts(40, 39, 1, 4, 1, 4, groups=2)
     assert kernel.check_counts(r, pred) == []
     pred[0][2]["k_loads"] += 1
     fails = kernel.check_counts(r, pred)
     assert len(fails) == 1 and "k_loads" in fails[0]
+    pred[0][2]["k_loads"] -= 1
+    pred[0][1]["scores"] -= 2
+    fails = kernel.check_counts(r, pred)
+    assert len(fails) == 1 and "scores" in fails[0]
     assert kernel.check_counts(r, pred[:0])
 
 

@@ -23,9 +23,9 @@ def _data(seed, g, tq, s, d):
     (203, 202, 1, 8, 5, 8, None), (77, 76, 1, 1, 0, 16, None), (40, 0, 40, 1, 0, 8, 4),
     (37, 0, 37, 4, 3, 4, 8), (9, 8, 1, 8, 1, 4, None), (130, 0, 130, 2, 1, 32, 8)])
 def test_walk_counts_match_reference(counter, q_start, tq, n, rid, tile, qb):
-    lp = launch.plan(counter, q_start, tq, n, rid, groups=8 if qb is None or qb <= 8 else 4, d=32, tile=tile,
-                     q_block=qb)
-    pred = kernel.predict_counts(counter, q_start, tq, n, rid, tile, qb)
+    groups = 8 if qb is None or qb <= 8 else 4
+    lp = launch.plan(counter, q_start, tq, n, rid, groups=groups, d=32, tile=tile, q_block=qb)
+    pred = kernel.predict_counts(counter, q_start, tq, n, rid, tile, qb, groups=groups)
     for r, args in enumerate(lp.args):
         for bi, bw in enumerate(launch.walk(args)):
             c = pred[bi][r]
