@@ -183,14 +183,20 @@ def drop_slice_images(folder: Path) -> None:
 
 def cube_metrics(rec: dict[str, Any], width: int, b: int) -> dict[str, Any]:
     """A CUBE's figures from its run's JSON line: the launch sweep's (launch, reduction, rooflines), the
-    DMA's bytes per PE and the IPCQ packets pushed."""
+    DMA's bytes per PE, the IPCQ packets pushed, and the work the cost model charges (models/ahbm/cost.py):
+    score elements (cnt_score), merges and O stores, summed over the PEs."""
     m = launch_metrics(rec, width, b)
     counters = rec["counters"]
-    pushes = sum(int(c["cnt_push"]) for c in counters)
+
+    def total(key: str) -> int:
+        return sum(int(c[key]) for c in counters)
+
+    pushes = total("cnt_push")
     words = pushes * (1 + mlo_words(rec["params"]["D"], GQA, 1, width))  # header + body
     return {"launch": m["launch"], "vs_dma": m["vs_dma"], "dma_roof": m["dma_roof"], "reduction": m["reduction"],
             "red_share": m["red_share"], "tail": m["tail"], "dma_bytes": [int(c["dma_bytes"]) for c in counters],
-            "pushes": pushes, "ipcq_bytes": words * width // 8, "composites": sum(int(c["cnt_comp"]) for c in counters)}
+            "pushes": pushes, "ipcq_bytes": words * width // 8, "composites": total("cnt_comp"),
+            "scores": total("cnt_score"), "merges": total("cnt_merge"), "stores": total("cnt_store")}
 
 
 def as_result(args: CubeArgs, entry: CubeResult | CallFailure) -> CubeResult:

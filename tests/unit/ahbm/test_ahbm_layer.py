@@ -84,7 +84,8 @@ def rec(launch: int, dma: int, pushes: int) -> dict:
     before the launch's end."""
     last = launch - 100
     counters = [{"cyc_last": last, "cnt_store": int(p == 7), "cnt_push": pushes if p < 7 else 0, "dma_bytes": dma,
-                 "cnt_comp": 4} for p in range(8)]
+                 "cnt_comp": 4, "cnt_score": 4 * 8 * 64, "cnt_merge": int(p % 2 == 1) + int(p % 4 == 3) + int(p == 7)}
+                for p in range(8)]
     return {"start": 0, "end": launch, "counter": 4_096, "pes": list(range(8)), "counters": counters,
             "params": {"D": 128}, "activity": {"7": [[0, 2], [last, 6], [launch - 50, 7], [launch, 0]]}}
 
@@ -95,6 +96,7 @@ def test_cube_metrics_come_from_the_counters() -> None:
     assert m["dma_roof"] == 4_096 / 8 * 128 * 2 * 2 // 64 and m["vs_dma"] == pytest.approx(5_000 / m["dma_roof"])
     assert m["dma_bytes"] == [65_536] * 8 and m["pushes"] == 7
     assert m["ipcq_bytes"] == 7 * (1 + 130) * 32, "a packet: header + 130 words of 256 bits at G=8, d=128"
+    assert (m["composites"], m["scores"], m["merges"], m["stores"]) == (32, 8 * 4 * 8 * 64, 7, 1)
 
 
 def result(a: CubeAssignment, launch: int, passed: bool = True) -> layer.CubeResult:
