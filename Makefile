@@ -19,6 +19,8 @@
 #                          the facts' values (crossed: FACT=a,b VALUES='1,2;4,8'); a table and a PNG in sim_build/sweep
 #   make layer CONTEXT=32768 B=1   one Llama3-70B layer's decode attention on AHBM: a CUBE launch per KV head, each a
 #                          Dask task (Verilator; LINK=256 bits, TILE=64, CUBES=8), merged into one layer report
+#   make cost              what a token costs (time, energy) from the layer runs' records, priced in an HBM3 cube
+#                          (models/ahbm/cost.py); RECORDS=docs/data/ahbm_layer PLOT=docs/img/ahbm_cost.png
 #   make waves BENCH=name  open a bench's waveform in GTKWave (run with WAVES=1 first)
 #   make tests BENCH=name  list a bench's test names (to pick one for COCOTB_TEST_FILTER)
 #   make SIM=icarus BENCH=name MODULE=my_tb.test_x   one's own cocotb module on a bench of the table
@@ -48,7 +50,7 @@ export JOBS
 # a bench on Verilator is C++: g++, make, perl (and ccache when it can be had)
 CXX_BOOT := $(if $(filter verilator,$(SIM)),--with-cxx)
 
-.PHONY: all main regress scheduler worker test tests lint bench sweep layer fuzz waves list bootstrap clean help
+.PHONY: all main regress scheduler worker test tests lint bench sweep layer cost fuzz waves list bootstrap clean help
 
 all: main
 
@@ -88,6 +90,12 @@ layer: bootstrap
 	@$(PY) -m tb.ahbm.layer --context $(or $(CONTEXT),32768) --b $(or $(B),1) --width $(or $(LINK),256) \
 		--tile $(or $(TILE),64) --cubes $(or $(CUBES),8) --jobs $(JOBS) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
 		$(if $(OUT),--out $(OUT))
+
+# what a token costs, from the layer runs' records (sim_build/ahbm_layer; RECORDS=docs/data/ahbm_layer for the
+# project's measured ones), PLOT= to draw it
+cost: bootstrap
+	@$(PY) -m tb.ahbm.cost $(if $(RECORDS),--records $(RECORDS)) $(if $(PLOT),--plot $(PLOT)) \
+		$(if $(CLOCK_GHZ),--clock-ghz $(CLOCK_GHZ))
 
 sweep: bootstrap
 	@$(PY) -m tb.timing_sweep --fact '$(FACT)' --values '$(VALUES)' --bundles $(or $(BUNDLES),'') $(if $(RTL),--rtl) \

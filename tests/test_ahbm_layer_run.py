@@ -28,3 +28,7 @@ def test_a_small_layer_runs_every_head_on_its_cube(tmp_path: Path, capsys: pytes
     assert all(c["metrics"]["pushes"] == 7 for c in cubes), "N = 8 PEs: 7 (m,l,O) partials up the tree"
     assert f"O checked: {H_Q} of {H_Q} query heads x 1 request(s)" in out
     assert f"layer attention latency: {launches.pop():,} cycles" in out
+    # the work the cost model charges, as the PEs counted it: 64 tokens over 8 PEs, 8 rows a key
+    assert all(c["metrics"]["scores"] == 64 * 8 for c in cubes), "cnt_score: every key scored for each of 8 rows"
+    assert all(c["metrics"]["merges"] == 7 and c["metrics"]["stores"] == 1 for c in cubes)
+    assert "what a token costs (HBM3 stack bandwidth cube, PE clock 1.60 GHz" in out

@@ -258,6 +258,7 @@ def layer_record(results: Sequence[CubeResult], context: int, b: int, width: int
                  elapsed_s: float, workers: str) -> dict[str, Any]:
     """The run as JSON: the inputs, every CUBE's result, where it ran and how long it took."""
     return {"context": context, "b": b, "width": width, "tile": tile, "sim": sim, "n": N_PES, "d": HEAD_D, "g": GQA,
+            "dma_bw": DMA_BW,
             "elapsed_s": round(elapsed_s, 1), "workers": workers,
             "whole_layer": whole_layer([r.cube for r in results if r.passed]) and all(r.passed for r in results),
             "cubes": [{**asdict(r), "cube": asdict(r.cube)} for r in results]}
@@ -317,11 +318,17 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - t0
     text = format_layer(results, args.context, args.b, args.width, args.tile)
     text += f"\nelapsed {elapsed:.0f} s on {where} ({sum(r.wall_s for r in results):.0f} s of task time, builds included)"
+    rec = layer_record(results, args.context, args.b, args.width, args.tile, args.sim, elapsed, where)
+    if rec["whole_layer"]:
+        from models.ahbm.cost import hbm3_cube, token_cost, work_from_record
+        from tb.ahbm.cost import token_lines
+
+        tech = hbm3_cube(DMA_BW)
+        text += "\n" + "\n".join(token_lines(token_cost(work_from_record(rec), tech), tech))
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     stem = f"layer_s{args.context}_b{args.b}_w{args.width}"
     (out / f"{stem}.txt").write_text(text + "\n")
-    rec = layer_record(results, args.context, args.b, args.width, args.tile, args.sim, elapsed, where)
     (out / f"{stem}.json").write_text(json.dumps(rec, indent=1) + "\n")
     print(text)
     print(f"report: {out / (stem + '.txt')}; record: {out / (stem + '.json')}")
