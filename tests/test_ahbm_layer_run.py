@@ -31,4 +31,4 @@ def test_a_small_layer_runs_every_head_on_its_cube(tmp_path: Path, capsys: pytes
     # the work the cost model charges, as the PEs counted it: 64 tokens over 8 PEs, 8 rows a key
     assert all(c["metrics"]["scores"] == 64 * 8 for c in cubes), "cnt_score: every key scored for each of 8 rows"
     assert all(c["metrics"]["merges"] == 7 and c["metrics"]["stores"] == 1 for c in cubes)
-    assert "what a token costs (HBM3 stack bandwidth cube, PE clock 1.60 GHz" in out
+    assert "what a token costs (priced in an HBM3 cube, PE clock 1.60 GHz" in out

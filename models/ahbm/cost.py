@@ -27,7 +27,7 @@ clocking and static power. The figures are a floor of the energy for the charged
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from .layer import BF16_BYTES, D_HEAD, GQA, H_KV, LAYERS, kv_bytes
@@ -59,6 +59,7 @@ class Tech:
     conversion_pj: Constant
     gpu_bytes_per_s: Constant
     pes_per_cube: int = 8
+    name: str = "an HBM3 cube"
 
     @property
     def pe_bandwidth(self) -> float:
@@ -179,6 +180,16 @@ def hbm3_cube(pe_bytes_per_cycle: int = 64, pes_per_cube: int = 8) -> Tech:
     )
 
 
+def at_clock(tech: Tech, hz: float) -> Tech:
+    """`tech` with its PE clock at `hz`: the bank bandwidth scales with it (the simulated bytes a cycle stay)."""
+    cube = hz * tech.pe_bytes_per_cycle * tech.pes_per_cube
+    return replace(tech, name=f"{tech.name} at {hz / 1e9:g} GHz",
+                   clock_hz=replace(tech.clock_hz, value=hz, source="given (not the default's derivation)"),
+                   cube_bytes_per_s=_c("cube bank bandwidth", cube, "B/s",
+                                       f"derived: {hz / 1e9:g} GHz x {tech.pe_bytes_per_cycle} B a cycle x "
+                                       f"{tech.pes_per_cube} PEs"))
+
+
 # ---------------------------------------------------------------- from a layer record to a cost
 def work_from_record(rec: Mapping[str, Any]) -> LayerWork:
     """A layer run's record (tb/ahbm/layer.py's JSON) as LayerWork; ValueError when it is not one whole layer
@@ -224,5 +235,5 @@ def token_cost(work: LayerWork, tech: Tech, layers: int = LAYERS) -> TokenCost:
                      gpu_tokens_per_s=work.b / (layers * kv / tech.gpu_bytes_per_s.value))
 
 
-__all__ = ["Constant", "FMA_PJ", "HBM3_STACK_BYTES_PER_S", "LayerWork", "Tech", "TokenCost", "hbm3_cube",
+__all__ = ["Constant", "at_clock", "FMA_PJ", "HBM3_STACK_BYTES_PER_S", "LayerWork", "Tech", "TokenCost", "hbm3_cube",
            "token_cost", "work_from_record"]

@@ -18,11 +18,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from models.ahbm.cost import TokenCost, Tech, hbm3_cube, token_cost, work_from_record
+from models.ahbm.cost import TokenCost, Tech, at_clock, hbm3_cube, token_cost, work_from_record
 from models.ahbm.layer import LAYERS
 from tb.run.benches import ROOT
 
@@ -52,7 +51,7 @@ def format_costs(costs: Sequence[TokenCost], tech: Tech) -> str:
     head = (f"{'context':>8s} {'B':>2s} {'launch cyc':>10s} {'/roof':>5s} {'layer us':>8s} {'tok/s':>8s} "
             f"{'roof tok/s':>10s} {'H100 tok/s':>10s} {'mJ/token':>8s} {'bank%':>5s} {'ipcq%':>5s} {'fma%':>5s} "
             f"{'conv%':>5s} {'sim s':>6s}")
-    lines = [f"AHBM decode attention of Llama3-70B ({LAYERS} layers), what a token costs "
+    lines = [f"AHBM decode attention of Llama3-70B ({LAYERS} layers), what a token costs in {tech.name} "
              f"(PE clock {tech.clock_hz.value / 1e9:.2f} GHz, {tech.pe_bandwidth / 1e9:.1f} GB/s a PE)",
              head, "-" * len(head)]
     for c in costs:
@@ -78,7 +77,7 @@ def token_lines(c: TokenCost, tech: Tech) -> list[str]:
     """One layer run's cost in two lines (the layer report's tail; `make cost` gives the table)."""
     pj = c.pj_per_token
     share = ", ".join(f"{e} {100 * c.energy_pj[e] / pj:.1f}%" for e in EVENTS) if pj else "-"
-    return [f"what a token costs ({tech.cube_bytes_per_s.name} cube, PE clock {tech.clock_hz.value / 1e9:.2f} GHz; "
+    return [f"what a token costs (priced in {tech.name}, PE clock {tech.clock_hz.value / 1e9:.2f} GHz; "
             f"make cost): layer {1e6 * c.layer_s:.2f} us, {c.tokens_per_s:.1f} tokens/s for {LAYERS} layers' attention "
             f"(cube KV-read roofline {c.roofline_tokens_per_s:.1f}, H100 HBM roofline {c.gpu_tokens_per_s:.1f})",
             f"  {pj / 1e9:.2f} mJ a token in charged events ({share}); exponentials, SRAM and static power not charged"]
@@ -127,8 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         if not 0.1 <= args.clock_ghz <= 10:
             print(f"refused: --clock-ghz {args.clock_ghz}: give 0.1..10 GHz", file=sys.stderr)
             return 2
-        tech = replace(tech, clock_hz=replace(tech.clock_hz, value=args.clock_ghz * 1e9,
-                                              source="given on the command line (--clock-ghz)"))
+        tech = at_clock(tech, args.clock_ghz * 1e9)
     try:
         costs = load_costs(args.records, tech)
     except ValueError as exc:

@@ -104,3 +104,13 @@ def test_the_command_refuses_what_it_cannot_price(tmp_path: Path, capsys: pytest
     assert cost_cli.main(["--records", str(tmp_path)]) == 2
     assert "layer_s4096_b1_w256.json" in capsys.readouterr().err
     assert cost_cli.main(["--records", str(tmp_path), "--clock-ghz", "0"]) == 2
+
+
+def test_another_clock_scales_the_bandwidth_with_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    tech = cost.at_clock(cost.hbm3_cube(), 1.0e9)
+    assert tech.pe_bandwidth == pytest.approx(64e9) and tech.cube_bytes_per_s.value == pytest.approx(512e9)
+    c = cost.token_cost(cost.work_from_record(record()), tech)
+    assert c.layer_s == pytest.approx(1_100 / 1.0e9)
+    (tmp_path / "layer_s4096_b1_w256.json").write_text(json.dumps(record()))
+    assert cost_cli.main(["--records", str(tmp_path), "--clock-ghz", "1"]) == 0
+    assert "an HBM3 cube at 1 GHz (PE clock 1.00 GHz, 64.0 GB/s a PE)" in capsys.readouterr().out
