@@ -64,7 +64,7 @@ def format_costs(costs: Sequence[TokenCost], tech: Tech) -> str:
     lines.append("tok/s: B / (80 x the layer's latency), attention only; roof: the same cubes at their KV-read "
                  "roofline; H100: the same KV bytes at its HBM bandwidth (capacity not considered)")
     lines.append("technology:")
-    lines += [f"  {k.name}: {k.value:g} {k.unit} ({k.source})" for k in tech.constants()]
+    lines += [f"  {k.name}: {k.value:.4g} {k.unit} ({k.source})" for k in tech.constants()]
     if costs:
         w = costs[-1].work
         lines.append(f"not charged: exponentials ({w.exps:,} a layer at s={w.context:,} B={w.b}, against "
