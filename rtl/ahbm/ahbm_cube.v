@@ -7,6 +7,7 @@
 // pe<p>_dump.hex (two decimal digits).
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module ahbm_cube #(
     parameter integer R          = 2,
     parameter integer C          = 4,
@@ -95,9 +96,9 @@ module ahbm_cube #(
     endgenerate
 
     // sticky: any PE, DMA or IPCQ monitor fired since reset
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || (|pe_err) || ipcq_err) begin
         if (!resetn) mon_err <= 1'b0;
         else if ((|pe_err) || ipcq_err) mon_err <= 1'b1;
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

@@ -67,7 +67,8 @@ PE_CORE_RTL: tuple[str, ...] = tuple(f"rtl/ahbm/pe/pe_{m}.v" for m in (
 AHBM_CUBE_RTL: tuple[str, ...] = ("rtl/bench/harness_clock.v", "rtl/ahbm/ipcq/ipcq.v", "rtl/ahbm/ipcq/ipcq_node.v",
                                    "rtl/ahbm/ipcq/ipcq_mesh.v", "rtl/ahbm/pe/pe_slice.v", "rtl/ahbm/pe/pe_dma.v",
                                    *PE_CORE_RTL, "rtl/ahbm/pe/pe.v", "rtl/ahbm/ahbm_cube.v")
-INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/mag", "rtl/bench", "rtl/ahbm/pe", "rtl/ahbm/fp32", "rtl/vector")
+INCLUDE_DIRS: tuple[str, ...] = ("rtl/noc", "rtl/cu", "rtl/mag", "rtl/bench", "rtl/ahbm", "rtl/ahbm/pe", "rtl/ahbm/fp32",
+                                 "rtl/vector")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@
 //   - `depth` outside 1..DEPTH.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module ipcq #(
     parameter integer W     = 64,
     parameter integer DEPTH = 16
@@ -74,15 +75,14 @@ module ipcq #(
     wire [AW-1:0] wp_next = (wp == DEPTH[AW-1:0] - 1'b1) ? {AW{1'b0}} : wp + 1'b1;
     wire [AW-1:0] rp_next = (rp == DEPTH[AW-1:0] - 1'b1) ? {AW{1'b0}} : rp + 1'b1;
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, wr) begin
         if (wr) mem[wp] <= {in_last, in_data};
-    end
+    end `AHBM_EDGE_END
 
     // The clocked processes below do nothing in a cycle where no word moves, none is offered and none
-    // held (their `else if` says so): the same registers, and on Icarus, which runs every clocked process
-    // at every edge, one test instead of the whole body in the cycles a queue is idle (docs/ahbm.md,
-    // "Speed on Icarus").
-    always @(posedge clk) begin
+    // held: `AHBM_EDGE` names that condition, and on Icarus an idle queue's processes sleep on it
+    // instead of waking at every edge (ahbm_edge.vh; docs/ahbm.md, "Speed on Icarus").
+    `AHBM_EDGE(clk, !resetn || wr || rd) begin
         if (!resetn) begin
             wp    <= {AW{1'b0}};
             rp    <= {AW{1'b0}};
@@ -102,7 +102,7 @@ module ipcq #(
                 default: pkts <= pkts;
             endcase
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---- assertion monitors ----
     reg         held;               // last cycle offered a word that was not taken
@@ -112,7 +112,7 @@ module ipcq #(
     wire        depth_bad = (depth == 32'd0) || (depth > DEPTH);
 
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || held || in_valid || out_ready || depth_bad) begin
         if (!resetn) begin
             held    <= 1'b0;
             f_body  <= 1'b0;
@@ -162,6 +162,6 @@ module ipcq #(
                 end
             end
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

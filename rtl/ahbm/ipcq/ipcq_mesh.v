@@ -7,6 +7,7 @@
 // reported), and an edge queue never holds a word.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module ipcq_mesh #(
     parameter integer R     = 2,
     parameter integer C     = 4,
@@ -86,7 +87,7 @@ module ipcq_mesh #(
     // ---- assertion monitor: a push towards a missing neighbour ----
     wire edge_push = |(push_valid & edge_port);
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || edge_push || (|node_err)) begin
         if (!resetn) begin
             mon_err <= 1'b0;
         end else begin
@@ -97,6 +98,6 @@ module ipcq_mesh #(
             end
             if (|node_err) mon_err <= 1'b1;
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

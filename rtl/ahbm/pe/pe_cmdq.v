@@ -14,6 +14,7 @@
 // is dropped); a retire (deq) of an empty queue.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_cmdq #(
     parameter integer D           = 128,
     parameter integer MAXROWS     = 64,
@@ -135,7 +136,7 @@ module pe_cmdq #(
             localparam integer AW = $clog2(DEPTH);
             reg [135:0] mem [0:DEPTH-1];
             reg [31:0]  wr, rd;
-            always @(posedge clk) begin
+            `AHBM_EDGE(clk, !resetn || push[g] || pop[g]) begin
                 if (!resetn) begin
                     wr <= 32'd0;
                     rd <= 32'd0;
@@ -146,7 +147,7 @@ module pe_cmdq #(
                     end
                     if (pop[g]) rd <= rd + 32'd1;
                 end
-            end
+            end `AHBM_EDGE_END
             assign room[g] = (32'(wr - rd) < DEPTH);
             assign none[g] = (wr == rd);
             assign heads[136*g +: 136] = mem[rd[AW-1:0]];
@@ -188,10 +189,10 @@ module pe_cmdq #(
     // ---------------------------------------------------------------- monitors
     integer mq;
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || cmd_valid || pop != {NQ{1'b0}}) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (cmd_valid || pop != {NQ{1'b0}}) begin   // something to check (Icarus: no loop otherwise)
+        end else if (cmd_valid || pop != {NQ{1'b0}}) begin   // something to check (AHBM_EDGE)
             if (cmd_valid && !cmd_ready) begin
                 $display("ERROR %m t=%0t: command written while the queue is full (%0d entries): 0x%h dropped",
                          $time, CMDQ_DEPTH, cmd_data);
@@ -203,6 +204,6 @@ module pe_cmdq #(
                     mon_err <= 1'b1;
                 end
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

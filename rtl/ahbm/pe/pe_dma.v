@@ -35,6 +35,7 @@
 // `lat` outside 1..LAT (reported once; the delay queue cannot hold it).
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_dma #(
     parameter integer WORDS  = 1024,   // slice size in 64-byte words, <= 2**24
     parameter integer BW     = 64,     // bytes per cycle, 1..64
@@ -123,16 +124,16 @@ module pe_dma #(
     assign idle = q_empty && !act && d_empty;
     assign xfer = act;
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || req_take) begin
         if (!resetn) begin
             q_wr <= {(QA+1){1'b0}};
         end else if (req_take) begin
             q_mem[q_wr[QA-1:0]] <= {req_addr, req_len, req_buf, req_tag};
             q_wr <= q_wr + 1'b1;
         end
-    end
+    end `AHBM_EDGE_END
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || act || !q_empty || !d_empty) begin
         if (!resetn) begin
             q_rd <= {(QA+1){1'b0}};
             act <= 1'b0;
@@ -175,11 +176,11 @@ module pe_dma #(
                 if (d_head[30]) cnt_done <= cnt_done + 32'd1;
             end
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---------------- counters and monitors ----------------
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || lat == 32'd0 || lat > LAT32 || req_valid) begin
         if (!resetn) begin
             cnt_reqs <= 32'd0;
             mon_err <= 1'b0;
@@ -205,7 +206,7 @@ module pe_dma #(
                 mon_err <= 1'b1;
             end
         end
-    end
+    end `AHBM_EDGE_END
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire [11:0] unused_q = {q_head[41:36], q_head[17:12]};

@@ -32,6 +32,7 @@
 // engine frees it).
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_engine #(
     parameter integer PE_ID     = 0,
     parameter integer D         = 128,       // head dim, a multiple of 32, <= 128
@@ -461,7 +462,7 @@ module pe_engine #(
     end
 
     // ---------------------------------------------------------------- state
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
         if (!resetn) begin
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
             e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
@@ -471,11 +472,11 @@ module pe_engine #(
             e_left <= left_n; e_word <= word_n; e_ferr <= ferr_n;
             e_idone <= idone_n; e_xdone <= xdone_n; e_pv <= pv_n; e_pdone <= pdone_n; e_pword <= pword_n;
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- datapath: the actions, in the order of a cycle
     /* verilator lint_off BLKSEQ */   // the arithmetic tasks use blocking temporaries (pe_arith.vh)
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || sl_wr_en || dma_out_valid || a_any) begin
         if (!resetn) begin
             push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
             sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
@@ -515,14 +516,14 @@ module pe_engine #(
                 sl_wr_addr <= 24'(32'(slice_word(x_cmd[55:32])) + e_word);
             end
         end
-    end
+    end `AHBM_EDGE_END
     /* verilator lint_on BLKSEQ */
 
     // ---------------------------------------------------------------- monitor
     wire slot_lost = ((e_st == E_MM1 || e_st == E_WAIT_M || e_st == E_VEC || e_st == E_WAIT_V || e_st == E_MM2)
                       && !k_rdy[head_slot]) || (e_st == E_MM2 && !v_rdy[head_slot]);
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || slot_lost) begin
         if (!resetn) begin
             mon_err <= 1'b0;
         end else if (slot_lost) begin
@@ -530,7 +531,7 @@ module pe_engine #(
                      $time, head_slot, k_rdy, v_rdy);
             mon_err <= 1'b1;
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `undef AHBM_FP32_LIB_VH
 `default_nettype wire

@@ -13,6 +13,7 @@
 // Monitor (reset-guarded, sticky mon_err, an ERROR line): a request MUST carry a code (not F_NONE).
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_fault #(
     parameter integer N = 3             // requesters
 ) (
@@ -50,7 +51,7 @@ module pe_fault #(
     assign halt = fault_code != F_NONE;
     assign clear = fault_clr && halt;
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || clear || raised) begin
         if (!resetn) begin
             fault_code <= F_NONE;
             fault_tag <= 8'd0;
@@ -61,19 +62,19 @@ module pe_fault #(
             fault_code <= win_code;
             fault_tag <= win_tag;
         end
-    end
+    end `AHBM_EDGE_END
 
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || raised) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (raised) begin   // a request to check (Icarus: no loop in the other cycles)
+        end else if (raised) begin   // a request to check (AHBM_EDGE)
             for (m = 0; m < N; m = m + 1)
                 if (req[m] && req_code[8*m +: 8] == F_NONE) begin
                     $display("ERROR %m t=%0t: fault request %0d carries no code (F_NONE)", $time, m);
                     mon_err <= 1'b1;
                 end
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

@@ -13,6 +13,7 @@
 // PREFETCH); a DMA word for a buffer that no tile slot uses; a slot freed that was never given.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_front #(
     parameter integer D          = 128,
     parameter integer PREFETCH   = 2,       // the most tile commands `prefetch` may fetch ahead, 1..4
@@ -126,7 +127,7 @@ module pe_front #(
     assign in_v = !in_q && !in_k && dma_out_buf < BUF_M0;
     assign in_slot = in_q ? {1'b0, dma_out_qslot} : in_k ? dma_out_buf[2:0] : in_v ? vslot : mslot;
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || enq_main || slot_free || (dma_out_valid && dma_out_last) || pf_st != PF_SCAN || pf_seq != wr_seq || pf_seq < rd_seq) begin
         if (!resetn) begin
             pf_seq <= 32'd0; pf_st <= PF_SCAN; slots_alloc <= 32'd0; slots_freed <= 32'd0;
             ent_ok <= {CMDQ_DEPTH{1'b0}};
@@ -179,11 +180,11 @@ module pe_front #(
                 default: pf_st <= PF_SCAN;
             endcase
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- monitors
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || !pf_ok || dma_out_valid || slot_free) begin
         if (!resetn) begin
             mon_err <= 1'b0;
         end else begin
@@ -200,6 +201,6 @@ module pe_front #(
                 mon_err <= 1'b1;
             end
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

@@ -19,6 +19,7 @@
 // until taken, pop_ready only with a word) are checked where the queue is, by ipcq.v's monitors.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_link #(
     parameter integer RECV   = 0,       // 0: TX (KV_SEND), 1: RX (KV_RECV)
     parameter integer PE_ID  = 0,
@@ -125,11 +126,11 @@ module pe_link #(
         end
     endgenerate
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || sl_wr_en || start || xfer) begin
         if (!resetn) begin
             act <= 1'b0; cmd <= 128'd0; word <= 32'd0; ferr <= 1'b0;
             line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
-        end else if (sl_wr_en || start || xfer) begin   // otherwise nothing changes (Icarus: one test a cycle)
+        end else if (sl_wr_en || start || xfer) begin   // otherwise nothing changes (AHBM_EDGE)
             sl_wr_en <= 1'b0;
             if (start && !drop) begin
                 cmd <= head_cmd;
@@ -154,17 +155,17 @@ module pe_link #(
                 if (fin) act <= 1'b0;
             end
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- monitor
     initial mon_err = 1'b0;
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || (act && eng_sel != 4'd0)) begin
         if (!resetn) begin
             mon_err <= 1'b0;
         end else if (act && eng_sel != 4'd0) begin
             $display("ERROR %m t=%0t: the engine used the port (%b) while the link engine held a packet on it", $time, eng_sel);
             mon_err <= 1'b1;
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

@@ -17,6 +17,7 @@
 // for dump_ack ($writememh to DUMP_FILE); drop the request after the ack.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_slice #(
     parameter integer WORDS = 1024,        // size in 64-byte words (<= 2**24)
     parameter LOAD_FILE = "pe_slice_load.hex",
@@ -74,10 +75,10 @@ module pe_slice #(
     assign rd_data = mem[rd_addr[AW-1:0]];
     assign rd2_data = mem[rd2_addr[AW-1:0]];
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, wr_en || wr2_en) begin
         if (wr_en && ({1'b0, wr_addr} < WORDS25)) mem[wr_addr[AW-1:0]] <= wr_data;
         if (wr2_en && ({1'b0, wr2_addr} < WORDS25)) mem[wr2_addr[AW-1:0]] <= wr2_data;
-    end
+    end `AHBM_EDGE_END
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire [47:0] unused_hi = {rd_addr, rd2_addr};  // bits above AW are unused (the users range-check)

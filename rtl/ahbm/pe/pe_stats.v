@@ -13,6 +13,7 @@
 // i (mod TLOG), the cycles (cyc_now) of {K issued, K landed, V issued, V landed, S2 start, S6 start}.
 `default_nettype none
 `timescale 1ns/1ps
+`include "ahbm_edge.vh"
 module pe_stats #(
     parameter integer ALOG = 4096       // activity log entries, a power of two >= 16 (a long launch needs more)
 ) (
@@ -90,7 +91,7 @@ module pe_stats #(
                    || (push_valid & ~push_ready) != 4'd0 || dma_req_valid || land || ev_s2 || ev_comp;
 
     // ---------------------------------------------------------------- completions and event counters
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || any_ev) begin
         if (!resetn) begin
             cmd_done <= 32'd0; last_tag <= 8'd0; evt <= 1'b0;
             cnt_k <= 32'd0; cnt_v <= 32'd0; cnt_mask <= 32'd0; cnt_q <= 32'd0; cnt_comp <= 32'd0;
@@ -117,7 +118,7 @@ module pe_stats #(
             if (ev_store) cnt_store <= cnt_store + 32'd1;
             if (ev_s2) cnt_score <= cnt_score + 32'(s2_elems);
         end
-    end
+    end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- cycle counters
     always @(posedge clk) begin
@@ -158,7 +159,7 @@ module pe_stats #(
     reg  [31:0]  t_s2;
     wire [3:0]   act = {dma_xfer, act_class};
 
-    always @(posedge clk) begin
+    `AHBM_EDGE(clk, !resetn || act != act_prev || iss_k || iss_v || land || ev_s2 || ev_s6) begin
         if (!resetn) begin
             alog_n <= 32'd0;
             act_prev <= 4'd0;
@@ -175,6 +176,6 @@ module pe_stats #(
             if (ev_s2) t_s2 <= cyc_now;
             if (ev_s6) tlog[cnt_comp % TLOG] <= {t_kiss[e_slot], t_kland[e_slot], t_viss[e_slot], t_vland[e_slot], t_s2, cyc_now};
         end
-    end
+    end `AHBM_EDGE_END
 endmodule
 `default_nettype wire
