@@ -119,15 +119,18 @@ class CubeTB:
         dut.cfg_dma_lat.value = self.p["DMA_LAT"]
         dut.cfg_ipcq_depth.value = self.p["IPCQ_DEPTH"]
         self.n_pe = self.p["R"] * self.p["C"]
+        # the PEs' handles, looked up once: a kernel's polls read them tens of thousands of times a bench
+        self._tops = [dut.g_pe[p].u_pe for p in range(self.n_pe)]
+        self._cores = [t.u_core for t in self._tops]
         self.slices = [DramBackdoor(self.core_top(p).u_slice, self.clk, load_file=f"pe{p:02d}_load.hex",
                                     dump_file=f"pe{p:02d}_dump.hex", word_bytes=64) for p in range(self.n_pe)]
 
     # ------------------------------------------------------------ hierarchy
     def core_top(self, p: int) -> Any:
-        return self.dut.g_pe[p].u_pe
+        return self._tops[p]
 
     def core(self, p: int) -> Any:
-        return self.dut.g_pe[p].u_pe.u_core
+        return self._cores[p]
 
     def engine(self, p: int) -> Any:
         """PE p's composite engine (pe_engine: the state sets st_m, st_l, st_o)."""
