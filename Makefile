@@ -95,7 +95,7 @@ layer: bootstrap
 # project's measured ones), PLOT= to draw it
 cost: bootstrap
 	@$(PY) -m tb.ahbm.cost $(if $(RECORDS),--records $(RECORDS)) $(if $(PLOT),--plot $(PLOT)) \
-		$(if $(CLOCK_GHZ),--clock-ghz $(CLOCK_GHZ))
+		$(if $(CLOCK_GHZ),--clock-ghz $(CLOCK_GHZ)) $(if $(MARKDOWN),--markdown)
 
 sweep: bootstrap
 	@$(PY) -m tb.timing_sweep --fact '$(FACT)' --values '$(VALUES)' --bundles $(or $(BUNDLES),'') $(if $(RTL),--rtl) \

@@ -73,6 +73,25 @@ def format_costs(costs: Sequence[TokenCost], tech: Tech) -> str:
     return "\n".join(lines)
 
 
+def _pct(x: float) -> str:
+    """A share in percent, with the digits a small one needs to show."""
+    return f"{100 * x:.1f} %" if x >= 0.01 else f"{100 * x:.2f} %"
+
+
+def markdown_costs(costs: Sequence[TokenCost]) -> str:
+    """The cost table as docs/ahbm.md shows it (`make cost MARKDOWN=1`)."""
+    out = ["| context | B | launch (cycles) | / KV-read roofline | layer latency | tokens/s, 80 layers | "
+           "cube roofline tokens/s | H100 HBM roofline tokens/s | energy a token | bank / FMA / IPCQ / conversions | "
+           "simulated in |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for c in costs:
+        w, pj = c.work, c.pj_per_token
+        share = " / ".join(_pct(c.energy_pj[e] / pj) for e in ("bank", "fma", "ipcq", "conversion"))
+        out.append(f"| {w.context:,} | {w.b} | {w.latency_cycles:,} | {w.latency_cycles / w.roofline_cycles:.3f} | "
+                   f"{1e6 * c.layer_s:.1f} us | {c.tokens_per_s:.1f} | {c.roofline_tokens_per_s:.1f} | "
+                   f"{c.gpu_tokens_per_s:.1f} | {pj / 1e9:.0f} mJ | {share} | {w.sim_elapsed_s:,.0f} s |")
+    return "\n".join(out)
+
+
 def token_lines(c: TokenCost, tech: Tech) -> list[str]:
     """One layer run's cost in two lines (the layer report's tail; `make cost` gives the table)."""
     pj = c.pj_per_token
@@ -118,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", type=Path, default=RECORDS, help="folder of layer records (default %(default)s)")
     ap.add_argument("--plot", type=Path, default=None, help=f"write the plot here (e.g. {PLOT.relative_to(ROOT)})")
+    ap.add_argument("--markdown", action="store_true", help="print the table as docs/ahbm.md shows it")
     ap.add_argument("--clock-ghz", type=float, default=None,
                     help="price at another PE clock (the bank bandwidth scales with it); default the HBM3 cube's")
     args = ap.parse_args(argv)
@@ -132,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    print(format_costs(costs, tech))
+    print(markdown_costs(costs) if args.markdown else format_costs(costs, tech))
     if args.plot:
         print(f"plot: {plot_costs(costs, args.plot)}")
     return 0

@@ -114,3 +114,11 @@ def test_another_clock_scales_the_bandwidth_with_it(tmp_path: Path, capsys: pyte
     (tmp_path / "layer_s4096_b1_w256.json").write_text(json.dumps(record()))
     assert cost_cli.main(["--records", str(tmp_path), "--clock-ghz", "1"]) == 0
     assert "an HBM3 cube at 1 GHz (PE clock 1.00 GHz, 64.0 GB/s a PE)" in capsys.readouterr().out
+
+
+def test_the_markdown_table_has_a_row_a_record(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    for ctx in (4_096, 8_192):
+        (tmp_path / f"layer_s{ctx}_b1_w256.json").write_text(json.dumps(record(ctx)))
+    assert cost_cli.main(["--records", str(tmp_path), "--markdown"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| 4,096") or ln.startswith("| 8,192")]
+    assert len(rows) == 2 and all(r.count("|") == 12 for r in rows)
