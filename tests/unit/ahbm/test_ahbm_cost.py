@@ -122,3 +122,13 @@ def test_the_markdown_table_has_a_row_a_record(tmp_path: Path, capsys: pytest.Ca
     assert cost_cli.main(["--records", str(tmp_path), "--markdown"]) == 0
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| 4,096") or ln.startswith("| 8,192")]
     assert len(rows) == 2 and all(r.count("|") == 12 for r in rows)
+
+
+def test_the_documented_table_is_the_kept_records_priced(capsys: pytest.CaptureFixture) -> None:
+    """docs/ahbm.md's cost table is what `make cost RECORDS=docs/data/ahbm_layer MARKDOWN=1` prints: the
+    six measured layer runs (32k-128k, B = 1 and 8), every one a whole layer that passed."""
+    root = Path(__file__).resolve().parents[3]
+    assert cost_cli.main(["--records", str(root / "docs" / "data" / "ahbm_layer"), "--markdown"]) == 0
+    table = capsys.readouterr().out.strip()
+    assert len(table.splitlines()) == 2 + 6
+    assert table in (root / "docs" / "ahbm.md").read_text()
