@@ -33,6 +33,35 @@ from tb.lib.artifacts import Artifacts
 from tb.lib.verdict import Verdict
 
 
+class PeCounts:
+    """The PEs' counters of a launch, predicted and seen, a row a rank, for artifacts.npz: one
+    `exp_pe_counters` / `obs_pe_counters` pair (int64 [rank, key], the keys in `pe_counter_keys`), which the
+    archive's re-check compares as any exp_/obs_ pair, and the tiles each rank must leave out
+    (`tiles_skipped`). One pair, not a pair of scalars per rank and counter: a launch of 8 PEs would write
+    some 190 arrays, and the archive re-reads its whole directory at every test's save."""
+
+    def __init__(self) -> None:
+        self.keys: list[str] = []
+        self.exp: list[list[int]] = []
+        self.seen: list[list[int]] = []
+        self.skipped: list[int] = []
+
+    def add(self, expected: dict[str, int], seen: dict[str, int], tiles_skipped: int) -> None:
+        if not self.keys:
+            self.keys = list(expected)
+        if list(expected) != self.keys:
+            raise ValueError(f"rank {len(self.exp)} predicts counters {list(expected)}, rank 0 {self.keys}")
+        self.exp.append([int(expected[k]) for k in self.keys])
+        self.seen.append([int(seen[k]) for k in self.keys])
+        self.skipped.append(int(tiles_skipped))
+
+    def save(self, art: Artifacts) -> None:
+        art.add("pe_counter_keys", np.array(self.keys, dtype=str))
+        art.add("exp_pe_counters", self.exp, np.int64)
+        art.add("obs_pe_counters", self.seen, np.int64)
+        art.add("tiles_skipped", self.skipped, np.int64)
+
+
 def causal_mask(q_pos: np.ndarray, seq: int, groups: int) -> np.ndarray:
     """Additive fp32 mask [groups * len(q_pos), seq]: key k visible to query position q iff k <= q."""
     m = np.where(np.arange(seq)[None, :] <= q_pos[:, None], np.float32(0), np.float32(-np.inf))
@@ -101,6 +130,7 @@ def score_batch(v: Verdict, cube: CubeTB, batch: Batch, runs: list[PeRun], outs:
 
     # ---- counts per PE, from the PEs' counters (summed over the requests), against models.ahbm.expect
     totals = {"pushes": 0, "pops": 0}
+    counts = PeCounts()
     for rank, (run, exp) in enumerate(zip(runs, expect.batch_counters(batch))):
         p = lp.pe_of(rank)
         c = cube.counters(p)
@@ -108,16 +138,16 @@ def score_batch(v: Verdict, cube: CubeTB, batch: Batch, runs: list[PeRun], outs:
             c = {key: c[key] - before[p].get(key, 0) for key in c}
         for key, e in exp.counters.items():
             v.check(c[key] == e, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, predicted {e}")
-            art.count(f"{key}_r{rank}", e, c[key])
+        counts.add(exp.counters, c, exp.tiles_skipped)
         v.check(run.enqueued.get("ATTN_TILE", 0) == exp.counters["cnt_comp"],
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, "
                 f"{exp.counters['cnt_comp']} tiles are not all-future ({exp.tiles_skipped} skipped)")
         v.check(run.waits_with_work == 0, f"{case}: rank {rank} (PE {p}) waited {run.waits_with_work} time(s) "
                 "on a poll miss while it could have enqueued a tile (ADR §5.6: a miss is covered by work)")
-        art.count(f"skipped_r{rank}", exp.tiles_skipped)
         totals["pushes"] += c["cnt_push"]
         totals["pops"] += c["cnt_pop"]
         v.check(cube.fault(p).code == 0, f"{case}: rank {rank} (PE {p}) fault {cube.fault(p).name}")
+    counts.save(art)
     pushes = expect.batch_pushes(batch)
     v.check(totals["pushes"] == pushes, f"{case}: {totals['pushes']} partial pushes, "
             f"expected N-1 = {n - 1} per reduction x {units} units (request, query block): {pushes}")
@@ -162,20 +192,21 @@ def score_ring(v: Verdict, cube: CubeTB, rl: RingLaunch, runs: list[PeRun], o_rt
     v.add_checks(1, check_attention(bf16_to_f32(_rows(o_rtl)), _rows(q), k, vv, mask, tile=min(a0.tile, seq),
                                     pes=n, stored_bf16=True, d=d, name=f"{case} bf16 O"))
     skipped = 0
+    counts = PeCounts()
     for rank, (run, exp) in enumerate(zip(runs, expect.ring_counters(rl, ref))):
         p = rl.pes[rank]
         c = cube.counters(p)
         want = {**exp.counters, "cnt_q": run.enqueued.get("LOAD_Q", 0)}  # the query loads its program issued
         for key, x in want.items():
             v.check(c[key] == x, f"{case}: rank {rank} (PE {p}) {key} = {c[key]}, expected {x}")
-            art.count(f"{key}_r{rank}", x, c[key])
+        counts.add(want, c, exp.tiles_skipped)
         v.check(run.enqueued.get("ATTN_TILE", 0) == exp.counters["cnt_comp"],
                 f"{case}: rank {rank} enqueued {run.enqueued.get('ATTN_TILE', 0)} composites, the reference "
                 f"ring issues {exp.counters['cnt_comp']} ({exp.tiles_skipped} all-future tiles left out)")
         skipped += run.ring_skipped
         v.check(run.ring_skipped == exp.ring_steps_skipped, f"{case}: rank {rank} skipped {run.ring_skipped} "
                 f"ring steps, the geometry predicts {exp.ring_steps_skipped}")
-        art.count(f"tiles_skipped_r{rank}", exp.tiles_skipped)
+    counts.save(art)
     v.check(skipped == predicted_ring_skips(n), f"{case}: {skipped} ring steps skipped in all, "
             f"predicted N(N-1)/2 = {predicted_ring_skips(n)}")
     art.count("ring_skips", predicted_ring_skips(n), skipped)
