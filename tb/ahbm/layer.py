@@ -19,6 +19,8 @@ the last PE idle) and their ratio to the KV-read roofline (one PE's K+V bytes / 
 bytes the DMA read per PE (``dma_bytes``); IPCQ traffic (the (m, l, O) packets the PEs pushed, counted by
 ``cnt_push``, times a packet's words by the format, models/ahbm/ipcq.mlo_words); every O checked. A layer
 whose CUBEs do not answer every query head exactly once is not called a layer.
+Under a whole layer's report, what a token costs in an HBM3 cube (models/ahbm/cost.py; ``make cost`` gives
+the table over several runs' records).
 
 A context and batch whose slices do not fit is refused before any build, in one line naming the limit:
 the commands address a PE's slice with 24-bit byte addresses (docs/ahbm.md §4), 2^18 words of 64 bytes.
