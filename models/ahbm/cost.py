@@ -22,7 +22,7 @@ Energy: four charged events, each counted by the RTL or derived from its counter
 
 Not charged, and said so in every report: the exponentials (one a score element and one a row a
 composite, counted and printed so they can be priced), compares, divides, the PE's SRAM buffers, control,
-clocking and static power. The figures are a floor of the energy for the charged events, not a power sign-off.
+clocking and static power. The figures are the charged events' energy alone, not a power sign-off.
 """
 
 from __future__ import annotations
