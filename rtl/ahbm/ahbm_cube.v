@@ -98,7 +98,7 @@ module ahbm_cube #(
     // sticky: any PE, DMA or IPCQ monitor fired since reset
     `AHBM_EDGE(clk, !resetn || (|pe_err) || ipcq_err) begin
         if (!resetn) mon_err <= 1'b0;
-        else if ((|pe_err) || ipcq_err) mon_err <= 1'b1;
+        else mon_err <= 1'b1;
     end `AHBM_EDGE_END
 endmodule
 `default_nettype wire

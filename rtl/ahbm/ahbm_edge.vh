@@ -7,7 +7,8 @@
 // the next edge and tests `cond` there again, so it runs at exactly the edges the plain form would
 // (cond: registers and wires of registers, which change only after an edge's nonblocking updates or by
 // a bench's write between edges), and an idle one costs nothing. Everywhere else (Verilator, lint) it is
-// the plain `always @(posedge clk) if (cond)`.
+// the plain `always @(posedge clk) if (cond)`. The body runs only where cond holds, so it does not test
+// cond again (a reset branch first, then what the process does).
 `ifndef AHBM_EDGE_VH
 `define AHBM_EDGE_VH
 `ifdef __ICARUS__

@@ -76,7 +76,7 @@ module ipcq #(
     wire [AW-1:0] rp_next = (rp == DEPTH[AW-1:0] - 1'b1) ? {AW{1'b0}} : rp + 1'b1;
 
     `AHBM_EDGE(clk, wr) begin
-        if (wr) mem[wp] <= {in_last, in_data};
+        mem[wp] <= {in_last, in_data};
     end `AHBM_EDGE_END
 
     // The clocked processes below do nothing in a cycle where no word moves, none is offered and none
@@ -88,7 +88,7 @@ module ipcq #(
             rp    <= {AW{1'b0}};
             count <= {(AW+1){1'b0}};
             pkts  <= {(AW+1){1'b0}};
-        end else if (wr || rd) begin
+        end else begin
             if (wr) wp <= wp_next;
             if (rd) rp <= rp_next;
             case ({wr, rd})
@@ -118,7 +118,7 @@ module ipcq #(
             f_body  <= 1'b0;
             f_rem   <= 16'd0;
             mon_err <= 1'b0;
-        end else if (held || in_valid || out_ready || depth_bad) begin
+        end else begin
             if (held && !in_valid) begin
                 $display("ERROR %m t=%0t: pusher withdrew a word held while the queue was full (ignored ready; word lost): %h",
                          $time, held_word);

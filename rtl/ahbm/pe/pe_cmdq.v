@@ -192,7 +192,7 @@ module pe_cmdq #(
     `AHBM_EDGE(clk, !resetn || cmd_valid || pop != {NQ{1'b0}}) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (cmd_valid || pop != {NQ{1'b0}}) begin   // something to check (AHBM_EDGE)
+        end else begin
             if (cmd_valid && !cmd_ready) begin
                 $display("ERROR %m t=%0t: command written while the queue is full (%0d entries): 0x%h dropped",
                          $time, CMDQ_DEPTH, cmd_data);

@@ -127,7 +127,7 @@ module pe_dma #(
     `AHBM_EDGE(clk, !resetn || req_take) begin
         if (!resetn) begin
             q_wr <= {(QA+1){1'b0}};
-        end else if (req_take) begin
+        end else begin
             q_mem[q_wr[QA-1:0]] <= {req_addr, req_len, req_buf, req_tag};
             q_wr <= q_wr + 1'b1;
         end
@@ -144,7 +144,7 @@ module pe_dma #(
             cnt_busy <= 32'd0;
             cnt_bytes <= 32'd0;
             cnt_done <= 32'd0;
-        end else if (act || !q_empty || !d_empty) begin
+        end else begin
             now <= now + 32'd1;
             if (act) begin
                 cnt_busy <= cnt_busy + 32'd1;
@@ -190,7 +190,7 @@ module pe_dma #(
                 $display("ERROR %m t=%0t: DMA latency lat=%0d is outside 1..%0d (LAT, the delay queue's size)",
                          $time, lat, LAT32);
             mon_err <= 1'b1;
-        end else if (req_valid) begin
+        end else begin
             if (req_take) cnt_reqs <= cnt_reqs + 32'd1;
             if (!req_ready) begin
                 $display("ERROR %m t=%0t: DMA request while the request queue is full (%0d entries): addr 0x%h len %0d tag %0d dropped",

@@ -462,11 +462,12 @@ module pe_engine #(
     end
 
     // ---------------------------------------------------------------- state
+    // idle with no head, the combinational block keeps every value: nothing to do
     `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
         if (!resetn) begin
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
             e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
-        end else if (e_st != E_IDLE || head_valid) begin   // idle with no head: the block above keeps every value
+        end else begin
             e_st <= st_n;
             if (load) e_cmd <= head_cmd;
             e_left <= left_n; e_word <= word_n; e_ferr <= ferr_n;
@@ -476,11 +477,11 @@ module pe_engine #(
 
     // ---------------------------------------------------------------- datapath: the actions, in the order of a cycle
     /* verilator lint_off BLKSEQ */   // the arithmetic tasks use blocking temporaries (pe_arith.vh)
-    `AHBM_EDGE(clk, !resetn || sl_wr_en || dma_out_valid || a_any) begin
+    `AHBM_EDGE(clk, !resetn || sl_wr_en || dma_out_valid || a_any) begin   // a word lands, an action runs, a write ends
         if (!resetn) begin
             push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
             sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
-        end else if (sl_wr_en || dma_out_valid || a_any) begin   // a word lands, an action runs, a write ends
+        end else begin
             sl_wr_en <= 1'b0;
             if (dma_out_valid) begin      // DMA words into the tile buffers, first: what lands this edge is in
 `ifdef AHBM_ARITH_VPI                     // the buffers for a stage starting at it (Icarus: the copy in C, pe_arith.vh)
@@ -526,7 +527,7 @@ module pe_engine #(
     `AHBM_EDGE(clk, !resetn || slot_lost) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (slot_lost) begin
+        end else begin
             $display("ERROR %m t=%0t: tile slot %0d was given again while the engine computed from it (k_rdy %b v_rdy %b)",
                      $time, head_slot, k_rdy, v_rdy);
             mon_err <= 1'b1;

@@ -58,7 +58,7 @@ module pe_fault #(
         end else if (clear) begin
             fault_code <= F_NONE;
             fault_tag <= 8'd0;
-        end else if (raised) begin
+        end else begin
             fault_code <= win_code;
             fault_tag <= win_tag;
         end
@@ -68,7 +68,7 @@ module pe_fault #(
     `AHBM_EDGE(clk, !resetn || raised) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (raised) begin   // a request to check (AHBM_EDGE)
+        end else begin
             for (m = 0; m < N; m = m + 1)
                 if (req[m] && req_code[8*m +: 8] == F_NONE) begin
                     $display("ERROR %m t=%0t: fault request %0d carries no code (F_NONE)", $time, m);

@@ -130,7 +130,7 @@ module pe_link #(
         if (!resetn) begin
             act <= 1'b0; cmd <= 128'd0; word <= 32'd0; ferr <= 1'b0;
             line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
-        end else if (sl_wr_en || start || xfer) begin   // otherwise nothing changes (AHBM_EDGE)
+        end else begin
             sl_wr_en <= 1'b0;
             if (start && !drop) begin
                 cmd <= head_cmd;
@@ -162,7 +162,7 @@ module pe_link #(
     `AHBM_EDGE(clk, !resetn || (act && eng_sel != 4'd0)) begin
         if (!resetn) begin
             mon_err <= 1'b0;
-        end else if (act && eng_sel != 4'd0) begin
+        end else begin
             $display("ERROR %m t=%0t: the engine used the port (%b) while the link engine held a packet on it", $time, eng_sel);
             mon_err <= 1'b1;
         end

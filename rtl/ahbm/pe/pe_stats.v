@@ -98,7 +98,7 @@ module pe_stats #(
             cnt_push <= 32'd0; cnt_pop <= 32'd0; cnt_merge <= 32'd0; cnt_store <= 32'd0; cnt_fault <= 32'd0;
             cnt_score <= 32'd0;
             cnt_tx <= 32'd0; cnt_rx <= 32'd0;
-        end else if (any_ev) begin
+        end else begin
             if (done) begin
                 cmd_done <= cmd_done + 32'd1;
                 last_tag <= done_tag;
@@ -163,7 +163,7 @@ module pe_stats #(
         if (!resetn) begin
             alog_n <= 32'd0;
             act_prev <= 4'd0;
-        end else if (act != act_prev || iss_k || iss_v || land || ev_s2 || ev_s6) begin
+        end else begin
             if (act != act_prev) begin
                 alog[alog_n % ALOG] <= {cyc_now, act};
                 alog_n <= alog_n + 32'd1;
