@@ -27,11 +27,12 @@ clocking and static power. The figures are the charged events' energy alone, not
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .layer import BF16_BYTES, D_HEAD, GQA, H_KV, LAYERS, kv_bytes
+from .layer import BF16_BYTES, H_KV, LAYERS, kv_bytes
 
+EVENTS = ("bank", "fma", "ipcq", "conversion")  # the charged events, largest share first
 LAYER_DMA_BW = 64  # B a cycle: the layer runs' DMA rate (tb/ahbm/decode_sweep.DMA_BW), for records before they kept it
 
 
@@ -67,8 +68,8 @@ class Tech:
         return self.pe_bytes_per_cycle * self.clock_hz.value
 
     def constants(self) -> list[Constant]:
-        return [self.cube_bytes_per_s, self.clock_hz, self.bank_pj_per_bit, self.ipcq_pj_per_bit, self.fma_pj, self.conversion_pj,
-                self.gpu_bytes_per_s]
+        return [self.cube_bytes_per_s, self.clock_hz, self.bank_pj_per_bit, self.ipcq_pj_per_bit, self.fma_pj,
+                self.conversion_pj, self.gpu_bytes_per_s]
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,8 @@ class LayerWork:
     composites: int
     merges: int
     stores: int
-    sim_elapsed_s: float = 0.0
-    dma_bw: int = 64  # bytes a cycle a PE's DMA moves in the run (the build's DMA_BW)
+    sim_elapsed_s: float
+    dma_bw: int  # bytes a cycle a PE's DMA moves in the run (the build's DMA_BW)
 
     @property
     def fmas(self) -> int:
@@ -117,20 +118,22 @@ class TokenCost:
     work: LayerWork
     layer_s: float
     tokens_per_s: float  # the 80 layers' attention, B tokens a step
-    energy_pj: Mapping[str, float] = field(default_factory=dict)  # per token, by charged event
-    roofline_tokens_per_s: float = 0.0  # the same cubes at their KV-read roofline
-    gpu_tokens_per_s: float = 0.0  # the same KV bytes at a GPU's HBM bandwidth
+    energy_pj: Mapping[str, float]  # per token, by charged event (EVENTS)
+    roofline_tokens_per_s: float  # the same cubes at their KV-read roofline
+    gpu_tokens_per_s: float  # the same KV bytes at a GPU's HBM bandwidth
 
     @property
     def pj_per_token(self) -> float:
         return sum(self.energy_pj.values())
 
+    @property
+    def shares(self) -> dict[str, float]:
+        """Each charged event's part of a token's energy (0 to 1), in EVENTS' order."""
+        pj = self.pj_per_token
+        return {e: (self.energy_pj[e] / pj if pj else 0.0) for e in EVENTS}
 
-def _c(name: str, value: float, unit: str, source: str) -> Constant:
-    return Constant(name, value, unit, source)
 
-
-HBM3_STACK_BYTES_PER_S = _c(
+HBM3_STACK_BYTES_PER_S = Constant(
     "HBM3 stack bandwidth", 819.2e9, "B/s",
     "JEDEC JESD238 HBM3 (Jan 2022 publication notice): 6.4 Gb/s a pin x 1,024 data pins = 819 GB/s a device")
 
@@ -141,21 +144,21 @@ HBM3_STACK_BYTES_PER_S = _c(
 # precharge 0.11, cell read 0.44, column decoder to bank-group mux 1.01, bank-group mux to global I/O 1.23,
 # TSV 0.5, silicon interposer I/O 0.3 pJ/bit. A PE on the cube's logic die pays every stage but the
 # interposer's (AttAcc's "buffer-die" PIM prices its reads the same way).
-BANK_PJ_PER_BIT = _c("bank to PE", 0.11 + 0.44 + 1.01 + 1.23 + 0.5, "pJ/bit",
+BANK_PJ_PER_BIT = Constant("bank to PE", 0.11 + 0.44 + 1.01 + 1.23 + 0.5, "pJ/bit",
                      "O'Connor et al., Fine-Grained DRAM, MICRO 2017: HBM2 read, cell 0.11 + 0.44, bank to "
                      "global I/O 1.01 + 1.23, TSV 0.5 pJ/bit; the 0.3 pJ/bit interposer I/O left out (the PE is on "
                      "the logic die), as itemised in the AttAcc simulator's src/config.py")
-IPCQ_PJ_PER_BIT = _c("IPCQ link", 310 / 256, "pJ/bit",
+IPCQ_PJ_PER_BIT = Constant("IPCQ link", 310 / 256, "pJ/bit",
                      "Keckler, Dally et al., 'GPUs and the Future of Parallel Computing', IEEE Micro 31(5) 2011, "
                      "Table 1, 40 nm: 310 pJ to move 256 bits 10 mm; 10 mm bounds a hop to a neighbour PE on "
                      "the same logic die from above")
-FMA_PJ = _c("fp32 multiply-add", 3.7 + 0.9, "pJ",
+FMA_PJ = Constant("fp32 multiply-add", 3.7 + 0.9, "pJ",
             "Horowitz, 'Computing's energy problem', ISSCC 2014, 45 nm (as tabulated in PMC8934428, Table 3): "
             "fp32 multiply 3.7 pJ + fp32 add 0.9 pJ")
-CONVERSION_PJ = _c("bf16 conversion", 0.1, "pJ",
+CONVERSION_PJ = Constant("bf16 conversion", 0.1, "pJ",
                    "Horowitz ISSCC 2014, 45 nm (PMC8934428, Table 3): a 32-bit integer add, 0.1 pJ, as an upper "
                    "bound (fp32 to bf16 rounds with at most a 16-bit increment; bf16 to fp32 is wiring)")
-H100_BYTES_PER_S = _c("H100 SXM HBM3", 3.35e12, "B/s",
+H100_BYTES_PER_S = Constant("H100 SXM HBM3", 3.35e12, "B/s",
                       "NVIDIA H100 SXM: 3.35 TB/s of HBM3 (3,352 GB/s in the AttAcc simulator's H100 "
                       "configuration, citing the DGX-H100 whitepaper)")
 
@@ -167,7 +170,7 @@ def hbm3_cube(pe_bytes_per_cycle: int = 64, pes_per_cube: int = 8) -> Tech:
     clock = HBM3_STACK_BYTES_PER_S.value / pes_per_cube / pe_bytes_per_cycle
     return Tech(
         cube_bytes_per_s=HBM3_STACK_BYTES_PER_S,
-        clock_hz=_c("PE clock", clock, "Hz",
+        clock_hz=Constant("PE clock", clock, "Hz",
                     f"derived: {HBM3_STACK_BYTES_PER_S.name} {HBM3_STACK_BYTES_PER_S.value / 1e9:.1f} GB/s "
                     f"/ {pes_per_cube} PEs / {pe_bytes_per_cycle} B a cycle (the build's DMA_BW)"),
         pe_bytes_per_cycle=pe_bytes_per_cycle,
@@ -185,7 +188,7 @@ def at_clock(tech: Tech, hz: float) -> Tech:
     cube = hz * tech.pe_bytes_per_cycle * tech.pes_per_cube
     return replace(tech, name=f"{tech.name} at {hz / 1e9:g} GHz",
                    clock_hz=replace(tech.clock_hz, value=hz, source="given (not the default's derivation)"),
-                   cube_bytes_per_s=_c("cube bank bandwidth", cube, "B/s",
+                   cube_bytes_per_s=Constant("cube bank bandwidth", cube, "B/s",
                                        f"derived: {hz / 1e9:g} GHz x {tech.pe_bytes_per_cycle} B a cycle x "
                                        f"{tech.pes_per_cube} PEs"))
 
@@ -205,12 +208,12 @@ def work_from_record(rec: Mapping[str, Any]) -> LayerWork:
                          "the PEs counted their work); run make layer again")
     slow = max(ms, key=lambda m: m["launch"])
     return LayerWork(
-        context=int(rec["context"]), b=int(rec["b"]), rows=int(rec.get("g", GQA)), d=int(rec.get("d", D_HEAD)),
+        context=int(rec["context"]), b=int(rec["b"]), rows=int(rec["g"]), d=int(rec["d"]),
         cubes=len(cubes), latency_cycles=int(slow["launch"]), roofline_cycles=int(slow["dma_roof"]),
         bank_bytes=sum(sum(m["dma_bytes"]) for m in ms), ipcq_bytes=sum(int(m["ipcq_bytes"]) for m in ms),
         scores=sum(int(m["scores"]) for m in ms), composites=sum(int(m["composites"]) for m in ms),
         merges=sum(int(m["merges"]) for m in ms), stores=sum(int(m["stores"]) for m in ms),
-        sim_elapsed_s=float(rec.get("elapsed_s", 0.0)), dma_bw=int(rec.get("dma_bw", LAYER_DMA_BW)))
+        sim_elapsed_s=float(rec["elapsed_s"]), dma_bw=int(rec.get("dma_bw", LAYER_DMA_BW)))
 
 
 def token_cost(work: LayerWork, tech: Tech, layers: int = LAYERS) -> TokenCost:
@@ -225,15 +228,15 @@ def token_cost(work: LayerWork, tech: Tech, layers: int = LAYERS) -> TokenCost:
     per_token = layers / work.b  # a step runs every layer once and gives each request one token
     energy = {
         "bank": 8 * work.bank_bytes * tech.bank_pj_per_bit.value * per_token,
-        "ipcq": 8 * work.ipcq_bytes * tech.ipcq_pj_per_bit.value * per_token,
         "fma": work.fmas * tech.fma_pj.value * per_token,
+        "ipcq": 8 * work.ipcq_bytes * tech.ipcq_pj_per_bit.value * per_token,
         "conversion": work.conversions * tech.conversion_pj.value * per_token,
     }
     kv = kv_bytes(work.context, work.b, work.d)["batched"]
-    return TokenCost(work, layer_s, work.b / (layers * layer_s), energy,
+    return TokenCost(work, layer_s, work.b / (layers * layer_s), energy_pj=energy,
                      roofline_tokens_per_s=work.b / (layers * work.roofline_cycles / clock),
                      gpu_tokens_per_s=work.b / (layers * kv / tech.gpu_bytes_per_s.value))
 
 
-__all__ = ["Constant", "at_clock", "FMA_PJ", "HBM3_STACK_BYTES_PER_S", "LayerWork", "Tech", "TokenCost", "hbm3_cube",
+__all__ = ["Constant", "EVENTS", "at_clock", "FMA_PJ", "HBM3_STACK_BYTES_PER_S", "LayerWork", "Tech", "TokenCost", "hbm3_cube",
            "token_cost", "work_from_record"]

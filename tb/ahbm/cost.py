@@ -21,13 +21,12 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from models.ahbm.cost import TokenCost, Tech, at_clock, hbm3_cube, token_cost, work_from_record
+from models.ahbm.cost import EVENTS, TokenCost, Tech, at_clock, hbm3_cube, token_cost, work_from_record
 from models.ahbm.layer import LAYERS
 from tb.run.benches import ROOT
 
 RECORDS = ROOT / "sim_build" / "ahbm_layer"
 PLOT = ROOT / "docs" / "img" / "ahbm_cost.png"
-EVENTS = ("bank", "ipcq", "fma", "conversion")
 
 
 def load_costs(folder: Path, tech: Tech) -> list[TokenCost]:
@@ -49,14 +48,14 @@ def load_costs(folder: Path, tech: Tech) -> list[TokenCost]:
 def format_costs(costs: Sequence[TokenCost], tech: Tech) -> str:
     """The cost table, then the technology, then what the energy leaves out."""
     head = (f"{'context':>8s} {'B':>2s} {'launch cyc':>10s} {'/roof':>5s} {'layer us':>8s} {'tok/s':>8s} "
-            f"{'roof tok/s':>10s} {'H100 tok/s':>10s} {'mJ/token':>8s} {'bank%':>5s} {'ipcq%':>5s} {'fma%':>5s} "
+            f"{'roof tok/s':>10s} {'H100 tok/s':>10s} {'mJ/token':>8s} {'bank%':>5s} {'fma%':>5s} {'ipcq%':>5s} "
             f"{'conv%':>5s} {'sim s':>6s}")
     lines = [f"AHBM decode attention of Llama3-70B ({LAYERS} layers), what a token costs in {tech.name} "
              f"(PE clock {tech.clock_hz.value / 1e9:.2f} GHz, {tech.pe_bandwidth / 1e9:.1f} GB/s a PE)",
              head, "-" * len(head)]
     for c in costs:
         w, pj = c.work, c.pj_per_token
-        share = [100 * c.energy_pj[e] / pj if pj else 0.0 for e in EVENTS]
+        share = [100 * x for x in c.shares.values()]
         lines.append(f"{w.context:8d} {w.b:2d} {w.latency_cycles:10d} {w.latency_cycles / w.roofline_cycles:5.3f} "
                      f"{1e6 * c.layer_s:8.2f} {c.tokens_per_s:8.1f} {c.roofline_tokens_per_s:10.1f} "
                      f"{c.gpu_tokens_per_s:10.1f} {pj / 1e9:8.2f} "
@@ -85,7 +84,7 @@ def markdown_costs(costs: Sequence[TokenCost]) -> str:
            "simulated in |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for c in costs:
         w, pj = c.work, c.pj_per_token
-        share = " / ".join(_pct(c.energy_pj[e] / pj) for e in ("bank", "fma", "ipcq", "conversion"))
+        share = " / ".join(_pct(x) for x in c.shares.values())
         out.append(f"| {w.context:,} | {w.b} | {w.latency_cycles:,} | {w.latency_cycles / w.roofline_cycles:.3f} | "
                    f"{1e6 * c.layer_s:.1f} us | {c.tokens_per_s:.1f} | {c.roofline_tokens_per_s:.1f} | "
                    f"{c.gpu_tokens_per_s:.1f} | {pj / 1e9:.0f} mJ | {share} | {w.sim_elapsed_s:,.0f} s |")
@@ -95,7 +94,7 @@ def markdown_costs(costs: Sequence[TokenCost]) -> str:
 def token_lines(c: TokenCost, tech: Tech) -> list[str]:
     """One layer run's cost in two lines (the layer report's tail; `make cost` gives the table)."""
     pj = c.pj_per_token
-    share = ", ".join(f"{e} {100 * c.energy_pj[e] / pj:.1f}%" for e in EVENTS) if pj else "-"
+    share = ", ".join(f"{e} {100 * x:.1f}%" for e, x in c.shares.items())
     return [f"what a token costs (priced in {tech.name}, PE clock {tech.clock_hz.value / 1e9:.2f} GHz; "
             f"make cost): layer {1e6 * c.layer_s:.2f} us, {c.tokens_per_s:.1f} tokens/s for {LAYERS} layers' attention "
             f"(cube KV-read roofline {c.roofline_tokens_per_s:.1f}, H100 HBM roofline {c.gpu_tokens_per_s:.1f})",

@@ -59,6 +59,8 @@ def test_a_token_is_priced_as_stated() -> None:
     assert c.energy_pj["fma"] == pytest.approx(w.fmas * 4.6 * 40)
     assert c.energy_pj["conversion"] == pytest.approx(w.conversions * 0.1 * 40)
     assert c.pj_per_token == pytest.approx(sum(c.energy_pj.values()))
+    assert list(c.shares) == ["bank", "fma", "ipcq", "conversion"] and sum(c.shares.values()) == pytest.approx(1)
+    assert c.shares["fma"] == pytest.approx(c.energy_pj["fma"] / c.pj_per_token)
 
 
 @pytest.mark.parametrize("bad,why", [({"whole_layer": False}, "not a whole layer"),
