@@ -39,7 +39,8 @@ module ahbm_cube #(
     reg            fault_clr [0:NP-1];
     wire [NP-1:0]  cmd_ready;
     wire [NP-1:0]  idle;
-    wire [NP-1:0]  evt;
+    wire [NP-1:0]  evt;             // a bit per PE: one wait on the vector sees any PE's completions
+    wire [NP-1:0]  faulted;         // a bit per PE: FAULT raised and not cleared (its code in the hierarchy)
     wire [NP-1:0]  pe_err;
     wire           ipcq_err;
     reg            mon_err = 1'b0;
@@ -91,7 +92,7 @@ module ahbm_cube #(
                 .pop_valid(pop_valid[p*4 +: 4]), .pop_ready(pop_ready[p*4 +: 4]),
                 .pop_data_n(pop_data[p*4]), .pop_data_e(pop_data[p*4+1]), .pop_data_s(pop_data[p*4+2]),
                 .pop_data_w(pop_data[p*4+3]), .pop_last(pop_last[p*4 +: 4]), .pop_avail(pop_avail[p*4 +: 4]),
-                .idle(idle[p]), .evt(evt[p]), .mon_err(pe_err[p]));
+                .idle(idle[p]), .evt(evt[p]), .faulted(faulted[p]), .mon_err(pe_err[p]));
         end
     endgenerate
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-from cocotb.triggers import Edge, FallingEdge, First, RisingEdge, Timer
+from cocotb.triggers import FallingEdge, First, RisingEdge, Timer
 from cocotb.utils import get_sim_time
 
 from models.ahbm.ipcq import encode_cmd
@@ -201,29 +201,40 @@ class CubeTB:
     # ------------------------------------------------------------ waits (single events, bounded)
     async def wait_for(self, p: int, cond: Callable[[], bool], what: str, max_cycles: int,
                        also: Any = None, watch: Sequence[int] = ()) -> None:
-        """Until cond() holds, re-evaluated on each PE event (and on every change of `also`: a signal or
-        a tuple of signals). Whatever cond() reads must change with one of them, else the wait only
-        ends at its bound: that is reported too, as a missed wake-up, not taken as success. A FAULT on a
-        PE of `watch` (a kernel's launch) ends the wait at once as CubeFaulted, naming it."""
+        """Until cond() holds, re-evaluated on each event of PE p (its `evt`: a completion, a packet end, a
+        fault) and on every change of `also` (a signal or a tuple of signals). Whatever cond() reads must
+        change with one of them, else the wait only ends at its bound: that is reported too, as a missed
+        wake-up, not taken as success. A FAULT on a PE of `watch` (a kernel's launch) ends the wait at once
+        as CubeFaulted, naming it."""
         deadline = self.now() + max_cycles
+        watch_mask = sum(1 << q for q in set(watch))
+        # PE p's own events, and a FAULT raised on any PE (the cube's `faulted` vector): a kernel is not
+        # woken by the other PEs' completions, which its cond() does not read
+        trig = [self.core(p).evt.value_change]
+        if watch_mask:
+            trig.append(self.dut.faulted.value_change)
+        if also is not None:
+            trig += [x.value_change for x in (also if isinstance(also, tuple) else (also,))]
         while not cond():
-            for q in watch:
-                f = self.fault(q)
-                if f.code:
-                    raise CubeFaulted(f"{what}: PE {q} raised {f.name} (tag {f.tag:#04x}); its queues stop until "
-                                      f"fault_clr, so this wait cannot end; {self.describe(q)}")
+            if watch_mask and int(self.dut.faulted.value) & watch_mask:
+                self._raise_faulted(what, watch)
             left = deadline - self.now()
             if left <= 0:
                 raise CubeTimeout(f"{what}: not reached within {max_cycles} cycles; {self.describe(p)}")
             bound = Timer(left * PERIOD_NS, "ns")
-            trig = [Edge(self.core(q).evt) for q in {p, *watch}] + [bound]
-            if also is not None:
-                trig += [Edge(x) for x in (also if isinstance(also, tuple) else (also,))]
-            fired = await First(*trig)
+            fired = await First(*trig, bound)
             await FallingEdge(self.clk)
             if fired is bound and cond():
                 raise CubeTimeout(f"{what}: held at the {max_cycles}-cycle bound although no awaited signal "
                                   f"changed: the wait misses a wake-up (a bench defect); {self.describe(p)}")
+
+    def _raise_faulted(self, what: str, watch: Sequence[int]) -> None:
+        """The first PE of `watch` whose FAULT is raised ends the wait, named with its code and tag."""
+        for q in watch:
+            f = self.fault(q)
+            if f.code:
+                raise CubeFaulted(f"{what}: PE {q} raised {f.name} (tag {f.tag:#04x}); its queues stop until "
+                                  f"fault_clr, so this wait cannot end; {self.describe(q)}")
 
     async def wait_idle(self, p: int, max_cycles: int) -> None:
         await self.wait_for(p, lambda: self.idle(p) or self.fault(p).code != 0,

@@ -47,6 +47,7 @@ module pe #(
     input  wire [3:0]   pop_avail,
     output wire         idle,
     output wire         evt,
+    output wire         faulted,        // FAULT raised and not yet cleared (fault_code != 0)
     output wire         mon_err
 );
     /* verilator lint_off UNUSEDSIGNAL */  // status and counters: read by the bench through the hierarchy
@@ -60,6 +61,7 @@ module pe #(
     wire [31:0]  dma_reqs, dma_done, dma_bytes, dma_busy_cyc;
     wire         dma_idle;
     /* verilator lint_on UNUSEDSIGNAL */
+    assign faulted = fault_code != 8'd0;
     wire         dma_req_valid, dma_req_ready;
     wire [29:0]  dma_req_addr;
     wire [23:0]  dma_req_len;
