@@ -63,9 +63,18 @@ def build_defines(sim: str) -> dict[str, object]:
     return {COCOTB_CLOCK_FLAG: 1} if sim == "verilator" else {}
 
 
+# cocotb rewrites the asserts of every module imported after it starts ("*.py") with pytest's rewriter: a
+# parse and a recompile of each of the project's modules at every simulator start (about a second where
+# bytecode is not cached, PYTHONDONTWRITEBYTECODE). The benches' test modules keep pytest's messages; the
+# library modules' asserts are invariants with their own messages. A value set by the user is kept.
+REWRITE_ENV = "COCOTB_REWRITE_ASSERTION_FILES"
+REWRITE_FILES = "test_*.py"
+
+
 def run_env(sim: str) -> dict[str, str]:
-    """Environment of a test run on `sim` (read by tb/lib/harness.py)."""
-    return {COCOTB_CLOCK_FLAG: "1" if sim == "verilator" else "0"}
+    """Environment of a test run on `sim` (read by tb/lib/harness.py, and cocotb's assertion rewriting)."""
+    return {COCOTB_CLOCK_FLAG: "1" if sim == "verilator" else "0",
+            REWRITE_ENV: os.environ.get(REWRITE_ENV, REWRITE_FILES)}
 
 
 def build_args(sim: str, waves: bool) -> list[str]:

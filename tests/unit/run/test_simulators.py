@@ -79,10 +79,17 @@ def test_a_missing_wheel_is_named_with_the_fix(monkeypatch: pytest.MonkeyPatch) 
 
 def test_verilator_builds_leave_the_clock_to_cocotb_and_trace_to_fst(tmp_path: Path) -> None:
     assert build_defines("verilator") == {"AGSIM_COCOTB_CLOCK": 1} and build_defines("icarus") == {}
-    assert run_env("verilator") == {"AGSIM_COCOTB_CLOCK": "1"} and run_env("icarus") == {"AGSIM_COCOTB_CLOCK": "0"}
+    assert run_env("verilator")["AGSIM_COCOTB_CLOCK"] == "1" and run_env("icarus")["AGSIM_COCOTB_CLOCK"] == "0"
     assert "--timing" in build_args("verilator", False) and "--trace-fst" in build_args("verilator", True)
     assert build_args("icarus", True) == []
     assert trace_args("verilator", tmp_path / "w.fst") == ["--trace-file", str(tmp_path / "w.fst")]
+
+
+def test_assertion_rewriting_is_kept_to_test_modules_unless_the_user_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COCOTB_REWRITE_ASSERTION_FILES", raising=False)
+    assert run_env("icarus")["COCOTB_REWRITE_ASSERTION_FILES"] == "test_*.py"
+    monkeypatch.setenv("COCOTB_REWRITE_ASSERTION_FILES", "*.py")
+    assert run_env("verilator")["COCOTB_REWRITE_ASSERTION_FILES"] == "*.py"
 
 
 def test_the_icarus_suite_runs_the_ahbm_benches_on_verilator_and_the_rest_on_icarus() -> None:
