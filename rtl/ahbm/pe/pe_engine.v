@@ -191,7 +191,9 @@ module pe_engine #(
                      E_VEC = 4'd5, E_WAIT_V = 4'd6, E_MM2 = 4'd7, E_PUSH = 4'd8, E_POP = 4'd9,
                      E_BUSY = 4'd10, E_STORE = 4'd11, E_FAULT = 4'd12, E_SMERGE = 4'd13;
     reg [127:0] e_cmd;
-    reg [31:0]  e_left;      // cycles left in a timed stage / words left in a stream
+    reg [31:0]  e_left;      // cycles left in a timed stage / words left in a stream: counts down by itself
+    reg         e_lz;        // e_left == 0, and e_left <= 1, registered beside it: the decision below reads
+    reg         e_le1;       // these two, so a countdown does not re-evaluate it at every cycle
     reg [31:0]  e_word;      // word index of a push / pop / store stream
     reg         e_ferr;      // pop framing error seen
     // streamed MERGE (docs/ahbm.md §3, "the reduction"): the child's packet is merged word by word as
@@ -203,10 +205,10 @@ module pe_engine #(
     reg [31:0]  e_pword;     // index of the output word on the port (or the next to load), 0 = header
 
     wire [127:0] x_cmd = (e_st == E_IDLE) ? head_cmd : e_cmd;   // the command this cycle works on
-    wire [7:0]  rows = f_rows(x_cmd);
-    wire [8:0]  keys = f_keys(x_cmd);
+    wire [7:0]  rows = `PE_ROWS(x_cmd);
+    wire [8:0]  keys = `PE_KEYS(x_cmd);
     assign s2_elems = 16'(32'(rows) * 32'(keys));
-    wire [1:0]  e_dir = f_dir(e_cmd);
+    wire [1:0]  e_dir = `PE_DIR(e_cmd);
     wire        e_smerge = (e_st == E_SMERGE);
     wire        e_spush = e_smerge && e_cmd[21];          // a streamed MERGE that pushes its result
     wire [1:0]  e_pdir = e_smerge ? e_cmd[33:32] : e_dir;  // the engine's push direction
@@ -214,10 +216,10 @@ module pe_engine #(
 
     // one packet at a time per port: a link engine that holds a port keeps it to the packet's end
     // (a streamed MERGE holds its pop port from its start and, with PUSH_EN, its push port too)
-    wire [31:0] e_mlen = 32'(mlo_len(f_rows(e_cmd)));
+    reg  [31:0] e_mlen;      // body words of e_cmd's (m,l,O) packet: mlo_len of its rows, set with e_cmd
     wire [31:0] e_pidx = e_smerge ? e_pword : e_word;     // index of the word on the engine's push port
     wire e_push_go = ((e_st == E_PUSH) || (e_spush && e_pv)) && !tx_act;
-    wire e_pop_go  = ((e_st == E_POP) || (e_smerge && e_left == 32'd0 && !e_idone)) && !rx_act;
+    wire e_pop_go  = ((e_st == E_POP) || (e_smerge && e_lz && !e_idone)) && !rx_act;
     wire push_take = e_push_go && push_ready[e_pdir];
     wire pop_take = e_pop_go && pop_valid[e_dir];
     assign holds_push = (e_st == E_PUSH) || e_spush;
@@ -231,26 +233,27 @@ module pe_engine #(
     wire e_pavail = !e_ferr && ((e_pnext == 32'd0) ? (e_word >= 32'd1) : (e_word > e_pnext && e_xdone));
 
     // activity (pe_stats)
-    assign act_wait = (e_st == E_WAIT_Q && !(head_ok && q_rdy[f_qreg(e_cmd)])) || (e_st == E_WAIT_K && !(head_ok && k_rdy[head_slot]))
+    assign act_wait = (e_st == E_WAIT_Q && !(head_ok && q_rdy[`PE_QREG(e_cmd)])) || (e_st == E_WAIT_K && !(head_ok && k_rdy[head_slot]))
                   || (e_st == E_WAIT_M && !m_rdy[head_slot]) || (e_st == E_WAIT_V && !v_rdy[head_slot]);
     assign act_class = (e_st == E_WAIT_Q || e_st == E_WAIT_K || e_st == E_WAIT_M || e_st == E_WAIT_V) ? 3'd1
                      : (e_st == E_MM1 || e_st == E_MM2) ? 3'd2
                      : (e_st == E_VEC) ? 3'd3
                      : (e_st == E_PUSH) ? 3'd4
                      : (e_st == E_POP) ? 3'd5
-                     : (e_smerge || (e_st == E_BUSY && f_opc(e_cmd) == OP_MERGE)) ? 3'd6
+                     : (e_smerge || (e_st == E_BUSY && `PE_OPC(e_cmd) == OP_MERGE)) ? 3'd6
                      : (e_st == E_BUSY || e_st == E_STORE) ? 3'd7 : 3'd0;
     assign act_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
-                      || (e_smerge && (e_left != 32'd0 || pop_take));
+                      || (e_smerge && (!e_lz || pop_take));
     assign e_idle = (e_st == E_IDLE);
     assign act_busy = (e_st != E_IDLE) && (e_st != E_FAULT);
     assign act_mm = (e_st == E_MM1) || (e_st == E_MM2);
     assign act_vec = (e_st == E_VEC) || (e_st == E_BUSY) || (e_smerge && act_compute);
-    assign act_mwait = e_smerge && e_left == 32'd0 && !e_idone && !pop_take;
+    assign act_mwait = e_smerge && e_lz && !e_idone && !pop_take;
 
     // ---------------------------------------------------------------- this cycle's decision
     reg  [3:0]  st_n;
     reg         load;                // e_cmd takes the head
+    reg         ld_left;             // e_left takes left_n (else it counts down to 0 by itself)
     reg  [31:0] left_n, word_n, pword_n;
     reg         ferr_n, idone_n, xdone_n, pv_n, pdone_n;
     reg         a_init, a_s2, a_s34, a_s6, a_merge, a_norm, a_info, a_take, a_hdr, a_body, a_store;  // datapath
@@ -263,11 +266,11 @@ module pe_engine #(
     reg  [31:0] ej;
     reg         pkt_end, pkt_bad;    // E_POP / E_SMERGE: the packet ended, and it did not frame
     assign deq = done || fault_req;
-    assign done_tag = f_tag(x_cmd);
-    assign fault_tag = f_tag(x_cmd);
+    assign done_tag = `PE_TAG(x_cmd);
+    assign fault_tag = `PE_TAG(x_cmd);
 
     always @* begin
-        st_n = e_st; load = 1'b0; left_n = e_left; word_n = e_word; pword_n = e_pword;
+        st_n = e_st; load = 1'b0; ld_left = 1'b0; left_n = 32'd0; word_n = e_word; pword_n = e_pword;
         ferr_n = e_ferr; idone_n = e_idone; xdone_n = e_xdone; pv_n = e_pv; pdone_n = e_pdone;
         done = 1'b0; fault_req = 1'b0; fault_code = F_NONE; slot_free = 1'b0;
         ev_s2 = 1'b0; ev_s6 = 1'b0; ev_comp = 1'b0; ev_push = 1'b0; ev_pop = 1'b0; ev_merge = 1'b0; ev_store = 1'b0;
@@ -293,11 +296,12 @@ module pe_engine #(
                         OP_ATTN: st_n = E_WAIT_K;
                         OP_POP: st_n = E_POP;
                         OP_MERGE: if (x_cmd[34]) begin               // streamed: from the queue of DIR
-                            left_n = 32'd0; idone_n = 1'b0; xdone_n = 1'b0;
+                            ld_left = 1'b1; left_n = 32'd0; idone_n = 1'b0; xdone_n = 1'b0;
                             pv_n = 1'b0; pdone_n = 1'b0; pword_n = 32'd0;
                             st_n = E_SMERGE;
                         end else begin
                             a_merge = 1'b1;
+                            ld_left = 1'b1;
                             left_n = MERGE_PASSES * vcyc(32'(rows) * D) + vcyc(32'(rows));
                             st_n = E_BUSY;
                         end
@@ -308,6 +312,7 @@ module pe_engine #(
                         end
                         OP_STORE: begin
                             a_norm = 1'b1;
+                            ld_left = 1'b1;
                             left_n = vcyc(32'(rows) * D);
                             st_n = E_BUSY;
                         end
@@ -320,30 +325,32 @@ module pe_engine #(
                 ev_s2 = 1'b1;
                 a_init = e_cmd[22];
                 a_s2 = 1'b1;
+                ld_left = 1'b1;
                 left_n = mm_cycles(rows, keys);
                 st_n = E_MM1;
             end
-            E_MM1: if (e_left <= 32'd1) st_n = e_cmd[20] ? E_WAIT_M : E_VEC;
-                   else left_n = e_left - 32'd1;
+            E_MM1: if (e_le1) st_n = e_cmd[20] ? E_WAIT_M : E_VEC;
             E_WAIT_M: if (m_rdy[head_slot]) st_n = E_VEC;
             E_VEC: begin
                 if (e_word == 32'd0) begin                   // first cycle: compute, set the duration
                     a_s34 = 1'b1;
+                    ld_left = 1'b1;
                     left_n = (e_cmd[20] ? vcyc(32'(rows) * 32'(keys)) : 32'd0)
                              + S4_PASSES * vcyc(32'(rows) * 32'(keys)) + vcyc(32'(rows) * D) - 32'd1;
                     word_n = 32'd1;
-                end else if (e_left == 32'd0) begin
+                end else if (e_lz) begin
                     word_n = 32'd0;
                     st_n = E_WAIT_V;
-                end else left_n = e_left - 32'd1;
+                end
             end
             E_WAIT_V: if (v_rdy[head_slot]) begin
                 ev_s6 = 1'b1;
                 a_s6 = 1'b1;
+                ld_left = 1'b1;
                 left_n = mm_cycles(rows, keys);
                 st_n = E_MM2;
             end
-            E_MM2: if (e_left <= 32'd1) begin
+            E_MM2: if (e_le1) begin
                 slot_free = 1'b1;                            // the tile buffers are free again
                 ev_comp = 1'b1;
                 if (e_cmd[21]) begin
@@ -351,7 +358,7 @@ module pe_engine #(
                     hdr_tag = e_cmd[127:120];
                     st_n = E_PUSH;
                 end else done = 1'b1;
-            end else left_n = e_left - 32'd1;
+            end
             E_PUSH: if (push_take) begin
                 if (e_word == e_mlen) begin
                     ev_push = 1'b1;
@@ -375,8 +382,7 @@ module pe_engine #(
             end
             E_SMERGE: begin
                 // input: the next word of the child's packet, when one is queued and the VEC is free
-                if (e_left != 32'd0) left_n = e_left - 32'd1;
-                else if (pop_take) begin
+                if (e_lz && pop_take) begin
                     if (e_word == 32'd0) begin
                         a_info = 1'b1;
                         if (bad_mlo_header(pop_word[23:0], rows)) ferr_n = 1'b1;
@@ -389,6 +395,7 @@ module pe_engine #(
                         end
                     end
                     // the VEC holds the word ceil(n_o / MLANES) cycles (at least one), the row scales v(ROWS) more
+                    ld_left = 1'b1;
                     left_n = ((n_o == 0) ? 32'd0 : ceil_div(32'(n_o), MLANES) - 32'd1) + (x_now ? vcyc(32'(rows)) : 32'd0);
                     if (x_now) xdone_n = 1'b1;
                     word_n = e_word + 32'd1;
@@ -422,13 +429,13 @@ module pe_engine #(
                         pv_n = 1'b1;
                     end
                 end
-                if (e_idone && e_left == 32'd0 && (!e_cmd[21] || e_pdone || e_ferr)) begin
+                if (e_idone && e_lz && (!e_cmd[21] || e_pdone || e_ferr)) begin
                     pkt_end = 1'b1;
                     pkt_bad = e_ferr;
                     ev_merge = !e_ferr;
                 end
             end
-            E_BUSY: if (e_left <= 32'd1) begin
+            E_BUSY: if (e_le1) begin
                 if (f_opc(e_cmd) == OP_MERGE) begin
                     ev_merge = 1'b1;
                     done = 1'b1;
@@ -436,7 +443,7 @@ module pe_engine #(
                     word_n = 32'd0;
                     st_n = E_STORE;
                 end
-            end else left_n = e_left - 32'd1;
+            end
             E_STORE: begin
                 a_store = 1'b1;
                 if (e_word + 32'd1 == 32'(rows_bytes(rows)) / WORD_BYTES) begin
@@ -465,12 +472,20 @@ module pe_engine #(
     // idle with no head, the combinational block keeps every value: nothing to do
     `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
         if (!resetn) begin
-            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_word <= 32'd0; e_ferr <= 1'b0;
+            e_st <= E_IDLE; e_cmd <= 128'd0; e_mlen <= 32'(mlo_len(8'd1)); e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_ferr <= 1'b0;
             e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
         end else begin
             e_st <= st_n;
-            if (load) e_cmd <= head_cmd;
-            e_left <= left_n; e_word <= word_n; e_ferr <= ferr_n;
+            if (load) begin
+                e_cmd <= head_cmd;
+                e_mlen <= 32'(mlo_len(f_rows(head_cmd)));
+            end
+            // the countdown: a stage's duration loaded, else one less a cycle down to 0 (e_lz and e_le1 follow:
+            // e_left - 1 is 0 where e_left <= 1, and <= 1 where e_left <= 2)
+            e_left <= ld_left ? left_n : (e_lz ? 32'd0 : e_left - 32'd1);
+            e_lz <= ld_left ? (left_n == 32'd0) : e_le1;
+            e_le1 <= ld_left ? (left_n <= 32'd1) : (e_left <= 32'd2);
+            e_word <= word_n; e_ferr <= ferr_n;
             e_idone <= idone_n; e_xdone <= xdone_n; e_pv <= pv_n; e_pdone <= pdone_n; e_pword <= pword_n;
         end
     end `AHBM_EDGE_END
