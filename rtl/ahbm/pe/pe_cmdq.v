@@ -135,6 +135,9 @@ module pe_cmdq #(
             localparam integer DEPTH = (g == 0) ? CMDQ_DEPTH : LQ;
             localparam integer AW = $clog2(DEPTH);
             reg [135:0] mem [0:DEPTH-1];
+            /* verilator lint_off UNUSEDSIGNAL */  // read of the main ring only (TX and RX commands use no Q slot)
+            reg [2:0]   q_use [0:DEPTH-1];     // {reads or loads a Q slot (ATTN_TILE, LOAD_Q), that slot}: q_busy's
+            /* verilator lint_on UNUSEDSIGNAL */
             reg [31:0]  wr, rd;
             `AHBM_EDGE(clk, !resetn || push[g] || pop[g]) begin
                 if (!resetn) begin
@@ -143,6 +146,7 @@ module pe_cmdq #(
                 end else begin
                     if (push[g]) begin
                         mem[wr[AW-1:0]] <= {cmd_fault(cmd_data), cmd_data};
+                        q_use[wr[AW-1:0]] <= {f_opc(cmd_data) == OP_ATTN || f_opc(cmd_data) == OP_LOADQ, f_qreg(cmd_data)};
                         wr <= wr + 32'd1;
                     end
                     if (pop[g]) rd <= rd + 32'd1;
@@ -156,8 +160,8 @@ module pe_cmdq #(
 
     assign cmd_ready = &room;
     wire   take = cmd_valid && cmd_ready;
-    wire   to_tx = f_opc(cmd_data) == OP_KVSEND;
-    wire   to_rx = f_opc(cmd_data) == OP_KVRECV;
+    wire   to_tx = `PE_OPC(cmd_data) == OP_KVSEND;
+    wire   to_rx = `PE_OPC(cmd_data) == OP_KVRECV;
     assign push = {take && to_rx, take && to_tx, take && !to_tx && !to_rx};
     assign pop = {rx_deq, tx_deq, deq};
     assign enq_main = push[0];
@@ -172,17 +176,19 @@ module pe_cmdq #(
     assign {pf_fault, pf_cmd} = g_ring[0].mem[pf_seq[CQA-1:0]];
 
     // Q slots of the commands ahead of the front-end (what a LOAD_Q fetched early would overwrite)
+    // (from the 3-bit q_use each entry got when pushed, not the 136-bit entry: the block runs at every push,
+    // retire and front-end step, and decoding every entry ahead at each was an AHBM bench's largest cost on
+    // Icarus)
     integer qi;
-    reg [127:0] q_ent;
+    reg [2:0] q_ent;
     always @* begin
         q_busy = 4'd0;
-        q_ent = 128'd0;
-        for (qi = 0; qi < CMDQ_DEPTH; qi = qi + 1) begin
+        q_ent = 3'd0;
+        for (qi = 0; qi < CMDQ_DEPTH && 32'(qi) < pf_seq - rd_seq; qi = qi + 1) begin
             // The ring index is cast to CQA bits: the sum must wrap past the ring's end. Icarus evaluates an
             // unsized index sum wider (it read X past the end, so a tile there did not hold its Q slot).
-            q_ent = 128'(g_ring[0].mem[CQA'(rd_seq[CQA-1:0] + qi[CQA-1:0])]);   // the command, not its code
-            if (32'(qi) < pf_seq - rd_seq && (f_opc(q_ent) == OP_ATTN || f_opc(q_ent) == OP_LOADQ))
-                q_busy[f_qreg(q_ent)] = 1'b1;
+            q_ent = g_ring[0].q_use[CQA'(rd_seq[CQA-1:0] + qi[CQA-1:0])];
+            if (q_ent[2]) q_busy[q_ent[1:0]] = 1'b1;
         end
     end
 
