@@ -5,10 +5,10 @@
 // parameter ADDR_SHIFT (0 or 6, guarded by pe_core); shared by pe_cmdq (range checks), pe_front (DMA
 // requests), pe_engine (NORM_STORE) and pe_link (KV_SEND / KV_RECV).
     /* verilator lint_off UNUSEDSIGNAL */  // slice_word drops the byte offset, which a caller has checked
-    function automatic [29:0] slice_byte(input [23:0] field);   // the byte address
+    function [29:0] slice_byte(input [23:0] field);   // the byte address
         slice_byte = 30'(field) << ADDR_SHIFT;
     endfunction
-    function automatic [23:0] slice_word(input [23:0] field);   // the 64-byte word address
+    function [23:0] slice_word(input [23:0] field);   // the 64-byte word address
         reg [29:0] b;
         begin
             b = slice_byte(field);

@@ -185,7 +185,7 @@
     endtask
 
     // element e of the (m, l, O) packet body of state set s with `rows` rows
-    function automatic [31:0] mlo_elem(input [2:0] s, input [7:0] rows, input [31:0] e);
+    function [31:0] mlo_elem(input [2:0] s, input [7:0] rows, input [31:0] e);
         reg [31:0] r32;
         begin
             r32 = 32'(rows);
@@ -197,7 +197,7 @@
     endfunction
 
     // body word j (1-based) of the (m, l, O) packet of state set s: EPW elements, element 2i+.. low first
-    function automatic [IPCQ_W-1:0] mlo_body(input [2:0] s, input [7:0] rows, input [31:0] j);
+    function [IPCQ_W-1:0] mlo_body(input [2:0] s, input [7:0] rows, input [31:0] j);
         integer u;
         begin
             mlo_body = {IPCQ_W{1'b0}};

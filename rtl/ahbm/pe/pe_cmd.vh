@@ -22,16 +22,16 @@
 `define PE_QREG(c) c[41:40]
 `endif
     /* verilator lint_off UNUSEDSIGNAL */  // each extractor reads one field of the command
-    function automatic [3:0]  f_opc(input [127:0] c);  f_opc  = `PE_OPC(c);   endfunction
-    function automatic [7:0]  f_tag(input [127:0] c);  f_tag  = `PE_TAG(c);  endfunction
-    function automatic [2:0]  f_sreg(input [127:0] c); f_sreg = c[14:12]; endfunction
-    function automatic [2:0]  f_sreg2(input [127:0] c); f_sreg2 = c[17:15]; endfunction
-    function automatic [1:0]  f_dir(input [127:0] c);  f_dir  = `PE_DIR(c); endfunction
-    function automatic [7:0]  f_rows(input [127:0] c); f_rows = `PE_ROWS(c); endfunction
-    function automatic [8:0]  f_keys(input [127:0] c); f_keys = `PE_KEYS(c); endfunction
-    function automatic [1:0]  f_qreg(input [127:0] c); f_qreg = `PE_QREG(c); endfunction
+    function [3:0]  f_opc(input [127:0] c);  f_opc  = `PE_OPC(c);   endfunction
+    function [7:0]  f_tag(input [127:0] c);  f_tag  = `PE_TAG(c);  endfunction
+    function [2:0]  f_sreg(input [127:0] c); f_sreg = c[14:12]; endfunction
+    function [2:0]  f_sreg2(input [127:0] c); f_sreg2 = c[17:15]; endfunction
+    function [1:0]  f_dir(input [127:0] c);  f_dir  = `PE_DIR(c); endfunction
+    function [7:0]  f_rows(input [127:0] c); f_rows = `PE_ROWS(c); endfunction
+    function [8:0]  f_keys(input [127:0] c); f_keys = `PE_KEYS(c); endfunction
+    function [1:0]  f_qreg(input [127:0] c); f_qreg = `PE_QREG(c); endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    function automatic [7:0] mask_stride(input [8:0] keys);   // row stride of a mask tile, elements
+    function [7:0] mask_stride(input [8:0] keys);   // row stride of a mask tile, elements
         mask_stride = 8'(((keys + 9'd31) >> 5) << 5);
     endfunction

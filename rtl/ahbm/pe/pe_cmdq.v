@@ -66,7 +66,7 @@ module pe_cmdq #(
     localparam integer NQ = 3;                   // queues: 0 main, 1 TX, 2 RX
 
     // ---------------------------------------------------------------- static checks (F_EMPTY / F_FRAME are the engines')
-    function automatic [7:0] range_fault(input [23:0] field, input [23:0] len);   // field: pe_addr.vh
+    function [7:0] range_fault(input [23:0] field, input [23:0] len);   // field: pe_addr.vh
         reg [29:0] addr;
         begin
             addr = slice_byte(field);
@@ -79,7 +79,7 @@ module pe_cmdq #(
         end
     endfunction
 
-    function automatic [7:0] cmd_fault(input [127:0] c);
+    function [7:0] cmd_fault(input [127:0] c);
         reg [7:0] rows;
         reg [8:0] keys;
         begin

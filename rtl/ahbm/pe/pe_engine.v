@@ -160,27 +160,27 @@ module pe_engine #(
     reg  [31:0]  meb  [0:MAXROWS-1];
 
     // ---------------------------------------------------------------- timing, (m,l,O) packets
-    function automatic [31:0] ceil_div(input [31:0] n, input [31:0] k);
+    function [31:0] ceil_div(input [31:0] n, input [31:0] k);
         ceil_div = (n + k - 32'd1) / k;
     endfunction
-    function automatic [31:0] vcyc(input [31:0] n);
+    function [31:0] vcyc(input [31:0] n);
         vcyc = ceil_div(n, VEC_LANES);
     endfunction
-    function automatic [31:0] mm_cycles(input [7:0] rows, input [8:0] keys);
+    function [31:0] mm_cycles(input [7:0] rows, input [8:0] keys);
         mm_cycles = ceil_div(32'(rows) * 32'(keys) * 32'(D), MM_MACS);
     endfunction
-    function automatic [15:0] mlo_len(input [7:0] rows);      // body words of an (m,l,O) packet
+    function [15:0] mlo_len(input [7:0] rows);      // body words of an (m,l,O) packet
         mlo_len = 16'((32'(rows) * 32'(2 + D) + 32'(EPW - 1)) / 32'(EPW));
     endfunction
     // header word of an (m,l,O) packet (docs/ahbm.md §6): the fields in [63:0], the rest zero
-    function automatic [IPCQ_W-1:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
+    function [IPCQ_W-1:0] mlo_header(input [6:0] rows_m1, input [7:0] push_tag);
         begin
             mlo_header = {IPCQ_W{1'b0}};
             mlo_header[63:0] = {16'd0, push_tag, 1'b0, rows_m1, 8'(PE_ID), KIND_MLO, mlo_len({1'b0, rows_m1} + 8'd1)};
         end
     endfunction
     // an (m,l,O) header that does not frame `rows` rows: KIND not 0x01 or LEN not mlo_len(rows)
-    function automatic bad_mlo_header(input [23:0] h, input [7:0] rows);   // {KIND, LEN} of the header
+    function bad_mlo_header(input [23:0] h, input [7:0] rows);   // {KIND, LEN} of the header
         bad_mlo_header = (h[23:16] != KIND_MLO) || (h[15:0] != mlo_len(rows));
     endfunction
 

@@ -100,7 +100,7 @@ module pe_link #(
     assign fault_tag = drop ? `PE_TAG(head_cmd) : `PE_TAG(cmd);
 
     // the port: this engine's packet, else the engine's use
-    function automatic [IPCQ_W-1:0] kv_header(input [127:0] c);   // the fields in [63:0], the rest zero
+    function [IPCQ_W-1:0] kv_header(input [127:0] c);   // the fields in [63:0], the rest zero
         begin
             kv_header = {IPCQ_W{1'b0}};
             kv_header[63:0] = {24'd0, f_tag(c), 8'(PE_ID), KIND_KV, 16'(c[95:72] >> KVSH)};
