@@ -4,7 +4,8 @@ One object per test: PE slices loaded and read in bulk through their backdoor
 (files, one simulator call each), commands written on a PE's cmd port with the
 valid/ready handshake, status and counters read through the hierarchy
 (g_pe[p].u_pe.u_core), and waits that are single events on the PE's `evt`
-toggle or its IPCQ `pop_avail` (Python never counts clock edges). Every wait
+toggle, the CUBE's `faulted` vector or the PE's IPCQ `pop_avail` (Python never
+counts clock edges). Every wait
 has a cycle bound and ends as a named failure (which PE, what it waited for,
 its queue and fault state), never as a silent hang.
 """
