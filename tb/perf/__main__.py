@@ -23,8 +23,9 @@
    the larger contexts are `make layer CONTEXT=...` of their own.
 5. Simulation speed on both simulators (tb/perf/targets.py): the bundle
    corpus (whole run and per bundle), the fused4 machine idle and busy
-   (flash_attention_l64d64), the saturated 4x4 mesh (stage 1's run), and the
-   Python share of a flash_attention_l64d64 run by package.
+   (flash_attention_l64d64), the saturated 4x4 mesh (stage 1's run), the AHBM
+   benches ahbm and ahbm_llama on Icarus, and the Python share of a
+   flash_attention_l64d64 run by package.
 6. The judge against the machine (tb/perf/judge_speed.py): every bundle of
    clients/ (bundles, scale/, model/) on the golden models (tb.client --models)
    and on the RTL on Verilator (builds and golden results warm): seconds each,

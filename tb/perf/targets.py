@@ -8,6 +8,9 @@ left out of every rate; the simulator's and Python's start-up are in):
   wall, and each bundle's cycles over its own test's wall;
 * the fused4 machine idle (tb/perf/test_idle.py: no traffic, one Timer) and
   busy (flash_attention_l64d64, the corpus' longest bundle);
+* the AHBM benches `ahbm` and `ahbm_llama` on Icarus (every test, run through
+  the runner as the main job runs them), against 10x the cycles per second of
+  the tree issue 34 set that target against (docs/ahbm.md, "Speed on Icarus");
 * the saturated 4x4 mesh at 200,000 flits comes from the first stage of
   make bench (tb/perf/compare.py) and is printed here beside its target;
 * the Python share of one flash_attention_l64d64 run on Verilator, from
@@ -42,6 +45,7 @@ CORPUS = "bundle corpus"
 IDLE = "fused4 idle"
 BUSY = f"fused4 busy ({FLASH})"
 MESH = "mesh_4x4 200,000 flits"
+AHBM_ICARUS = ("ahbm", "ahbm_llama")
 IDLE_CYCLES = 100_000
 IDLE_MODULE = "tb.perf.test_idle"
 # the test waiting for its golden child (tb/bundle/golden_ahead.py): time the RTL run finished before the models did
@@ -52,6 +56,10 @@ TARGETS: dict[str, dict[str, float | None]] = {
     BUSY: {"icarus": 1_500, "verilator": 40_000},
     IDLE: {"icarus": None, "verilator": 40_000},
     MESH: {"icarus": 1_500, "verilator": 30_000},
+    # 10x 7efff94's cycles/s (1,097 and 599), run alone on the reference machine in the same minutes as the tree
+    # of 2026-12-07 (docs/ahbm.md, "Where the rest went"): the machine's speed drifts by a fifth from hour to hour
+    "ahbm": {"icarus": 10_970},
+    "ahbm_llama": {"icarus": 5_990},
 }
 
 
@@ -105,6 +113,18 @@ def idle_rate(sim: str, seed: int) -> Rate:
         return Rate(IDLE, sim, False, 0, 0.0, why.splitlines()[0])
     got = json.loads(out.read_text())
     return Rate(IDLE, sim, True, int(got["cycles"]), float(got["wall_s"]))
+
+
+def ahbm_icarus_rate(name: str, seed: int) -> Rate:
+    """An AHBM bench's every test on Icarus: its cycles over the run's wall, the build left out."""
+    times: dict[str, float] = {}
+    t0 = time.monotonic()
+    with timed_runner_calls(times):
+        result = run_bench(get_bench(name), sim="icarus", seed=seed, build_root=SPEED_ROOT, log_to_file=True)
+    wall = time.monotonic() - t0 - times.get("build", 0.0)
+    ok = not result.error and bool(result.tests) and result.failed == 0
+    why = "" if ok else (result.error or f"{result.failed} test(s) failed").splitlines()[0]
+    return Rate(name, "icarus", ok, sum(t.cycles for t in result.tests), wall, why)
 
 
 def mesh_rate(cmp: Comparison) -> Rate:
@@ -185,6 +205,8 @@ def targets_main(seed: int = 1, verbose: bool = False, mesh: list[Comparison] | 
             rates.append(Rate(BUSY, sim, busy.passed, busy.cycles, busy.wall_s, busy.message))
         rates.append(idle_rate(sim, seed))
         per_bundle += per
+        if sim == "icarus":
+            rates += [ahbm_icarus_rate(name, seed) for name in AHBM_ICARUS]
     rates += [mesh_rate(c) for c in mesh or []]
     print("Simulation speed (builds warm: build seconds left out, "
           + ", ".join(f"{s} {b:.1f} s" for s, b in builds.items()) + "; start-up in)")
@@ -197,5 +219,5 @@ def targets_main(seed: int = 1, verbose: bool = False, mesh: list[Comparison] | 
     return 0 if all(r.passed for r in rates + per_bundle) else 1
 
 
-__all__ = ["BUSY", "CORPUS", "FLASH", "IDLE", "MESH", "TARGETS", "Rate", "corpus_rates", "format_rates",
+__all__ = ["AHBM_ICARUS", "BUSY", "CORPUS", "FLASH", "IDLE", "MESH", "TARGETS", "Rate", "ahbm_icarus_rate", "corpus_rates", "format_rates",
            "format_share", "idle_rate", "mesh_rate", "python_share", "targets_main"]
