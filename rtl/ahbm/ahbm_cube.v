@@ -39,8 +39,9 @@ module ahbm_cube #(
     reg            fault_clr [0:NP-1];
     wire [NP-1:0]  cmd_ready;
     wire [NP-1:0]  idle;
-    wire [NP-1:0]  evt;             // a bit per PE: one wait on the vector sees any PE's completions
-    wire [NP-1:0]  faulted;         // a bit per PE: FAULT raised and not cleared (its code in the hierarchy)
+    wire [NP-1:0]  evt;             // a bit per PE: toggles at its completions (a kernel waits on its own PE's)
+    wire [NP-1:0]  faulted;         // a bit per PE: FAULT raised and not cleared (what a kernel's wait watches
+                                    // for across its launch; the code and tag in the hierarchy)
     wire [NP-1:0]  pe_err;
     wire           ipcq_err;
     reg            mon_err = 1'b0;

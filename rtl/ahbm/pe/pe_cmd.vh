@@ -9,27 +9,15 @@
                      F_EMPTY = 8'd5, F_FRAME = 8'd6, F_EDGE = 8'd7, F_RSVD = 8'd8;
     /* verilator lint_on UNUSEDPARAM */
 
-`ifndef AHBM_PE_CMD_FIELDS
-`define AHBM_PE_CMD_FIELDS
-// The fields read in continuous assignments, as expressions of a command named `c` (a wire or a reg): a
-// function called in a continuous assignment is, on Icarus, a thread started at every change of its
-// input, whose result then wakes the processes that read it a second time in the same step.
-`define PE_OPC(c)  c[3:0]
-`define PE_TAG(c)  c[11:4]
-`define PE_DIR(c)  c[19:18]
-`define PE_ROWS(c) ({1'b0, c[30:24]} + 8'd1)
-`define PE_KEYS(c) ({1'b0, c[39:32]} + 9'd1)
-`define PE_QREG(c) c[41:40]
-`endif
     /* verilator lint_off UNUSEDSIGNAL */  // each extractor reads one field of the command
-    function [3:0]  f_opc(input [127:0] c);  f_opc  = `PE_OPC(c);   endfunction
-    function [7:0]  f_tag(input [127:0] c);  f_tag  = `PE_TAG(c);  endfunction
+    function [3:0]  f_opc(input [127:0] c);  f_opc  = c[3:0];    endfunction
+    function [7:0]  f_tag(input [127:0] c);  f_tag  = c[11:4];  endfunction
     function [2:0]  f_sreg(input [127:0] c); f_sreg = c[14:12]; endfunction
     function [2:0]  f_sreg2(input [127:0] c); f_sreg2 = c[17:15]; endfunction
-    function [1:0]  f_dir(input [127:0] c);  f_dir  = `PE_DIR(c); endfunction
-    function [7:0]  f_rows(input [127:0] c); f_rows = `PE_ROWS(c); endfunction
-    function [8:0]  f_keys(input [127:0] c); f_keys = `PE_KEYS(c); endfunction
-    function [1:0]  f_qreg(input [127:0] c); f_qreg = `PE_QREG(c); endfunction
+    function [1:0]  f_dir(input [127:0] c);  f_dir  = c[19:18]; endfunction
+    function [7:0]  f_rows(input [127:0] c); f_rows = {1'b0, c[30:24]} + 8'd1; endfunction
+    function [8:0]  f_keys(input [127:0] c); f_keys = {1'b0, c[39:32]} + 9'd1; endfunction
+    function [1:0]  f_qreg(input [127:0] c); f_qreg = c[41:40]; endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
     function [7:0] mask_stride(input [8:0] keys);   // row stride of a mask tile, elements

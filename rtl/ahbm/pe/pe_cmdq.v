@@ -160,8 +160,8 @@ module pe_cmdq #(
 
     assign cmd_ready = &room;
     wire   take = cmd_valid && cmd_ready;
-    wire   to_tx = `PE_OPC(cmd_data) == OP_KVSEND;
-    wire   to_rx = `PE_OPC(cmd_data) == OP_KVRECV;
+    wire   to_tx = f_opc(cmd_data) == OP_KVSEND;
+    wire   to_rx = f_opc(cmd_data) == OP_KVRECV;
     assign push = {take && to_rx, take && to_tx, take && !to_tx && !to_rx};
     assign pop = {rx_deq, tx_deq, deq};
     assign enq_main = push[0];

@@ -205,10 +205,10 @@ module pe_engine #(
     reg [31:0]  e_pword;     // index of the output word on the port (or the next to load), 0 = header
 
     wire [127:0] x_cmd = (e_st == E_IDLE) ? head_cmd : e_cmd;   // the command this cycle works on
-    wire [7:0]  rows = `PE_ROWS(x_cmd);
-    wire [8:0]  keys = `PE_KEYS(x_cmd);
+    wire [7:0]  rows = f_rows(x_cmd);
+    wire [8:0]  keys = f_keys(x_cmd);
     assign s2_elems = 16'(32'(rows) * 32'(keys));
-    wire [1:0]  e_dir = `PE_DIR(e_cmd);
+    wire [1:0]  e_dir = f_dir(e_cmd);
     wire        e_smerge = (e_st == E_SMERGE);
     wire        e_spush = e_smerge && e_cmd[21];          // a streamed MERGE that pushes its result
     wire [1:0]  e_pdir = e_smerge ? e_cmd[33:32] : e_dir;  // the engine's push direction
@@ -216,7 +216,7 @@ module pe_engine #(
 
     // one packet at a time per port: a link engine that holds a port keeps it to the packet's end
     // (a streamed MERGE holds its pop port from its start and, with PUSH_EN, its push port too)
-    reg  [31:0] e_mlen;      // body words of e_cmd's (m,l,O) packet: mlo_len of its rows, set with e_cmd
+    wire [31:0] e_mlen = 32'(mlo_len(f_rows(e_cmd)));
     wire [31:0] e_pidx = e_smerge ? e_pword : e_word;     // index of the word on the engine's push port
     wire e_push_go = ((e_st == E_PUSH) || (e_spush && e_pv)) && !tx_act;
     wire e_pop_go  = ((e_st == E_POP) || (e_smerge && e_lz && !e_idone)) && !rx_act;
@@ -233,14 +233,14 @@ module pe_engine #(
     wire e_pavail = !e_ferr && ((e_pnext == 32'd0) ? (e_word >= 32'd1) : (e_word > e_pnext && e_xdone));
 
     // activity (pe_stats)
-    assign act_wait = (e_st == E_WAIT_Q && !(head_ok && q_rdy[`PE_QREG(e_cmd)])) || (e_st == E_WAIT_K && !(head_ok && k_rdy[head_slot]))
+    assign act_wait = (e_st == E_WAIT_Q && !(head_ok && q_rdy[f_qreg(e_cmd)])) || (e_st == E_WAIT_K && !(head_ok && k_rdy[head_slot]))
                   || (e_st == E_WAIT_M && !m_rdy[head_slot]) || (e_st == E_WAIT_V && !v_rdy[head_slot]);
     assign act_class = (e_st == E_WAIT_Q || e_st == E_WAIT_K || e_st == E_WAIT_M || e_st == E_WAIT_V) ? 3'd1
                      : (e_st == E_MM1 || e_st == E_MM2) ? 3'd2
                      : (e_st == E_VEC) ? 3'd3
                      : (e_st == E_PUSH) ? 3'd4
                      : (e_st == E_POP) ? 3'd5
-                     : (e_smerge || (e_st == E_BUSY && `PE_OPC(e_cmd) == OP_MERGE)) ? 3'd6
+                     : (e_smerge || (e_st == E_BUSY && f_opc(e_cmd) == OP_MERGE)) ? 3'd6
                      : (e_st == E_BUSY || e_st == E_STORE) ? 3'd7 : 3'd0;
     assign act_compute = (e_st == E_MM1) || (e_st == E_MM2) || (e_st == E_VEC) || (e_st == E_BUSY)
                       || (e_smerge && (!e_lz || pop_take));
@@ -266,8 +266,8 @@ module pe_engine #(
     reg  [31:0] ej;
     reg         pkt_end, pkt_bad;    // E_POP / E_SMERGE: the packet ended, and it did not frame
     assign deq = done || fault_req;
-    assign done_tag = `PE_TAG(x_cmd);
-    assign fault_tag = `PE_TAG(x_cmd);
+    assign done_tag = f_tag(x_cmd);
+    assign fault_tag = f_tag(x_cmd);
 
     always @* begin
         st_n = e_st; load = 1'b0; ld_left = 1'b0; left_n = 32'd0; word_n = e_word; pword_n = e_pword;
@@ -472,14 +472,11 @@ module pe_engine #(
     // idle with no head, the combinational block keeps every value: nothing to do
     `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
         if (!resetn) begin
-            e_st <= E_IDLE; e_cmd <= 128'd0; e_mlen <= 32'(mlo_len(8'd1)); e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_ferr <= 1'b0;
+            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_ferr <= 1'b0;
             e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
         end else begin
             e_st <= st_n;
-            if (load) begin
-                e_cmd <= head_cmd;
-                e_mlen <= 32'(mlo_len(f_rows(head_cmd)));
-            end
+            if (load) e_cmd <= head_cmd;
             // the countdown: a stage's duration loaded, else one less a cycle down to 0 (e_lz and e_le1 follow:
             // e_left - 1 is 0 where e_left <= 1, and <= 1 where e_left <= 2)
             e_left <= ld_left ? left_n : (e_lz ? 32'd0 : e_left - 32'd1);

@@ -88,7 +88,7 @@ module pe_front #(
     wire [2:0] pf_cur_slot = ent_slot[pf_seq[CQA-1:0]];
     wire       pf_issue = (pf_st == PF_K) || (pf_st == PF_MASK) || (pf_st == PF_V) || (pf_st == PF_Q);
     assign dma_req_valid = pf_issue && dma_req_ready;
-    assign dma_req_tag = (pf_st == PF_Q) ? {6'd0, `PE_QREG(pf_cmd)} : 8'(pf_seq);
+    assign dma_req_tag = (pf_st == PF_Q) ? {6'd0, f_qreg(pf_cmd)} : 8'(pf_seq);
     always @* begin
         dma_req_addr = slice_byte(pf_cmd[71:48]);
         dma_req_len  = kv_bytes(f_keys(pf_cmd));

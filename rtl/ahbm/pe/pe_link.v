@@ -78,7 +78,7 @@ module pe_link #(
     reg          ferr;                       // RX: the packet does not frame
     reg  [511:0] line;                       // RX: the lanes received of the slice word being assembled
 
-    wire [1:0]  dir = `PE_DIR(cmd);
+    wire [1:0]  dir = f_dir(cmd);
     wire [31:0] len = 32'(cmd[95:72]) >> KVSH;          // body words
     wire [31:0] body = word - 32'd1;
     wire [31:0] lane = body % 32'(SPW);                 // of body word `word` in its slice word,
@@ -97,7 +97,7 @@ module pe_link #(
     assign fault_req = drop || (fin && frame_bad);
     assign deq = drop || fin;
     assign fault_code = drop ? head_fault : F_FRAME;
-    assign fault_tag = drop ? `PE_TAG(head_cmd) : `PE_TAG(cmd);
+    assign fault_tag = drop ? f_tag(head_cmd) : f_tag(cmd);
 
     // the port: this engine's packet, else the engine's use
     function [IPCQ_W-1:0] kv_header(input [127:0] c);   // the fields in [63:0], the rest zero
