@@ -4,11 +4,12 @@
 // Included inside pe_engine, after its state arrays; the tasks work on them with blocking temporaries
 // (its one datapath process).
 //
-// With AHBM_ARITH_VPI defined (Icarus builds of the AHBM benches, tb/run/arith_vpi.py) S2, S3+S4, S6,
-// MERGE, NORM_STORE's staging and pe_engine's landing of DMA words call their compiled twins (rtl/ahbm/vpi/ahbm_arith.c: the same
-// operations in the same order on the same arrays, at the same edge, bit for bit); a twin that returns 0
-// (an x or z operand word) wrote nothing and the Verilog loop below it runs. Verilator and lint see only
-// the loops.
+// With AHBM_ARITH_VPI defined (Icarus builds of the AHBM benches, tb/run/arith_vpi.py) INIT, S2, S3+S4,
+// S6, MERGE, a streamed MERGE's row scales and O elements, NORM_STORE's staging and pe_engine's landing of DMA
+// words call their compiled twins (rtl/ahbm/vpi/ahbm_arith.c: the same operations in the same order on the
+// same arrays, at the same edge, bit for bit); a twin that returns 0 (an x or z operand word) wrote nothing
+// and the Verilog loop below it runs (the O element's twin returns x, and the functions then run). The
+// other simulators and lint see only the loops.
     // ---------------------------------------------------------------- arithmetic (bit exact to models/ahbm/attention.py)
     /* verilator lint_off BLKSEQ */   // behavioural compute: blocking temporaries and arrays, one process
     integer r, k, c, t, idx;
@@ -94,6 +95,9 @@
     endtask
 
     task automatic do_init(input [2:0] s);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_init(st_m, st_l, st_o, 32'(s) * MAXROWS, MAXROWS, D) == 32'd0)
+`endif
         begin
             for (r = 0; r < MAXROWS; r = r + 1) begin
                 st_m[32'(s) * MAXROWS + r] = NEG_INF;
@@ -127,6 +131,9 @@
     // streamed MERGE, once every row's m and l of the child (mb, lb) are in: the new m and l of S_a and
     // the row scales mea = exp(m_a - m), meb = exp(m_b - m) its O elements are merged with (do_merge's ops)
     task automatic do_mexp(input [2:0] sa, input [7:0] rows);
+`ifdef AHBM_ARITH_VPI
+        if ($ahbm_mexp(st_m, st_l, mb, lb, mea, meb, 32'(sa) * MAXROWS, 32'(rows)) == 32'd0)
+`endif
         begin
             for (r = 0; r < 32'(rows); r = r + 1) begin
                 a32 = 32'(sa) * MAXROWS + r;
@@ -177,32 +184,35 @@
                 end else if (idx < 2 * 32'(rows) + 32'(rows) * D) begin
                     b32 = idx - 2 * 32'(rows);                       // O element, row-major
                     c = 32'(s) * MAXROWS * D + b32;
-                    if (merge) st_o[c] = f32_add(f32_mul(st_o[c], mea[b32 / D]), f32_mul(a32, meb[b32 / D]));
-                    else st_o[c] = a32;
+                    if (merge) begin
+`ifdef AHBM_ARITH_VPI                                                // one compiled call, the functions on x / z
+                        acc = $ahbm_f32_mac2(st_o[c], mea[b32 / D], a32, meb[b32 / D]);
+                        if (^acc === 1'bx) acc = f32_add(f32_mul(st_o[c], mea[b32 / D]), f32_mul(a32, meb[b32 / D]));
+                        st_o[c] = acc;
+`else
+                        st_o[c] = f32_add(f32_mul(st_o[c], mea[b32 / D]), f32_mul(a32, meb[b32 / D]));
+`endif
+                    end else st_o[c] = a32;
                 end
             end
         end
     endtask
 
-    // element e of the (m, l, O) packet body of state set s with `rows` rows
-    function [31:0] mlo_elem(input [2:0] s, input [7:0] rows, input [31:0] e);
-        reg [31:0] r32;
-        begin
-            r32 = 32'(rows);
-            if (e < r32) mlo_elem = st_m[32'(s) * MAXROWS + e];
-            else if (e < 2 * r32) mlo_elem = st_l[32'(s) * MAXROWS + e - r32];
-            else if (e < 2 * r32 + r32 * D) mlo_elem = st_o[32'(s) * MAXROWS * D + e - 2 * r32];
-            else mlo_elem = 32'd0;
-        end
-    endfunction
-
-    // body word j (1-based) of the (m, l, O) packet of state set s: EPW elements, element 2i+.. low first
+    // body word j (1-based) of the (m, l, O) packet of state set s: EPW elements, element EPW (j-1) + u in
+    // bits [32u+31:32u]; the body is m (rows), l (rows), O (rows x D, row-major), zero past its end. Each
+    // element is selected here, not by a function of its own: Icarus runs every function call as a thread.
     function [IPCQ_W-1:0] mlo_body(input [2:0] s, input [7:0] rows, input [31:0] j);
         integer u;
+        reg [31:0] e, r32;
         begin
             mlo_body = {IPCQ_W{1'b0}};
-            for (u = 0; u < EPW; u = u + 1)
-                mlo_body[32*u +: 32] = mlo_elem(s, rows, 32'(EPW) * (j - 32'd1) + 32'(u));
+            r32 = 32'(rows);
+            for (u = 0; u < EPW; u = u + 1) begin
+                e = 32'(EPW) * (j - 32'd1) + 32'(u);
+                if (e < r32) mlo_body[32*u +: 32] = st_m[32'(s) * MAXROWS + e];
+                else if (e < 2 * r32) mlo_body[32*u +: 32] = st_l[32'(s) * MAXROWS + e - r32];
+                else if (e < 2 * r32 + r32 * D) mlo_body[32*u +: 32] = st_o[32'(s) * MAXROWS * D + e - 2 * r32];
+            end
         end
     endfunction
 

@@ -395,8 +395,11 @@ module pe_engine #(
                         end
                     end
                     // the VEC holds the word ceil(n_o / MLANES) cycles (at least one), the row scales v(ROWS) more
+                    // (the division written out: a word is taken at most every cycle, and Icarus runs a function
+                    // call as a thread of its own)
                     ld_left = 1'b1;
-                    left_n = ((n_o == 0) ? 32'd0 : ceil_div(32'(n_o), MLANES) - 32'd1) + (x_now ? vcyc(32'(rows)) : 32'd0);
+                    left_n = ((n_o == 0) ? 32'd0 : (32'(n_o) + 32'(MLANES) - 32'd1) / 32'(MLANES) - 32'd1)
+                             + (x_now ? vcyc(32'(rows)) : 32'd0);
                     if (x_now) xdone_n = 1'b1;
                     word_n = e_word + 32'd1;
                     if (pop_last[e_dir]) begin

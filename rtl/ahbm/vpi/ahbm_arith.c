@@ -288,6 +288,26 @@ static PLI_INT32 s6_calltf(PLI_BYTE8 *ud)
     return 0;
 }
 
+/* $ahbm_init(st_m, st_l, st_o, srow, rows, D): INIT, state rows srow .. srow + rows - 1 to m = -inf, l = +0,
+ * O = +0 (writes only: the Verilog loop's words, in C) */
+static PLI_INT32 init_calltf(PLI_BYTE8 *ud)
+{
+    args_t a;
+    u32 srow, rows, d, *m, *z;
+    (void)ud;
+    get_args(&a);
+    srow = arg_int(&a, 3); rows = arg_int(&a, 4); d = arg_int(&a, 5);
+    m = scratch(0, rows); z = scratch(1, rows * d);
+    if (!a.ok || !m || !z) { ret(0); return 0; }
+    for (u32 r = 0; r < rows; r++) m[r] = NEG_INF;
+    memset(z, 0, sizeof(u32) * rows * d);
+    wr(&a, 0, srow, rows, m);
+    wr(&a, 1, srow, rows, z);
+    wr(&a, 2, srow * d, rows * d, z);
+    ret(1);
+    return 0;
+}
+
 /* $ahbm_merge(st_m, st_l, st_o, arow, brow, rows, D): S_a := merge(S_a, S_b) */
 static PLI_INT32 merge_calltf(PLI_BYTE8 *ud)
 {
@@ -318,6 +338,40 @@ static PLI_INT32 merge_calltf(PLI_BYTE8 *ud)
     }
     wr(&a, 1, arow, rows, la);
     wr(&a, 2, arow * d, rows * d, oa);
+    wr(&a, 0, arow, rows, ma);
+    ret(1);
+    return 0;
+}
+
+/* $ahbm_mexp(st_m, st_l, mb, lb, mea, meb, arow, rows): a streamed MERGE once every row's m and l of the
+ * child (mb, lb) are in: S_a's new m and l (do_merge's row ops) and the row scales mea = exp(m_a - m),
+ * meb = exp(m_b - m) its O elements are merged with. Rows are independent: reading them all first is the
+ * Verilog loop's order. */
+static PLI_INT32 mexp_calltf(PLI_BYTE8 *ud)
+{
+    args_t a;
+    u32 arow, rows, *ma, *la, *mb, *lb, *ea, *eb;
+    (void)ud;
+    get_args(&a);
+    arow = arg_int(&a, 6); rows = arg_int(&a, 7);
+    ma = scratch(0, rows); la = scratch(1, rows); mb = scratch(2, rows); lb = scratch(3, rows);
+    ea = scratch(4, rows); eb = scratch(5, rows);
+    if (!a.ok || !ieee_subnormals() || !ma || !la || !mb || !lb || !ea || !eb
+        || !rd(&a, 0, arow, rows, ma) || !rd(&a, 1, arow, rows, la) || !rd(&a, 2, 0, rows, mb)
+        || !rd(&a, 3, 0, rows, lb)) {
+        ret(0);
+        return 0;
+    }
+    for (u32 r = 0; r < rows; r++) {
+        u32 mx = f32_max(ma[r], mb[r]), msub = (mx == NEG_INF) ? 0 : mx;
+        ea[r] = f32_exp(f32_sub(ma[r], msub));
+        eb[r] = f32_exp(f32_sub(mb[r], msub));
+        la[r] = f32_add(f32_mul(la[r], ea[r]), f32_mul(lb[r], eb[r]));
+        ma[r] = mx;
+    }
+    wr(&a, 4, 0, rows, ea);
+    wr(&a, 5, 0, rows, eb);
+    wr(&a, 1, arow, rows, la);
     wr(&a, 0, arow, rows, ma);
     ret(1);
     return 0;
@@ -382,17 +436,21 @@ static PLI_INT32 land_calltf(PLI_BYTE8 *ud)
     return 0;
 }
 
-/* ------------------------------------------------------------------ the elementary functions (the tests' twins) */
-enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_EXP, OP_TO_BF16, OP_TO_F32 };
+/* ------------------------------------------------------------------ the elementary functions
+ * The tests' twins of fp32_lib.vh's functions, and $ahbm_f32_mac2(x, y, z, w) = f32_add(f32_mul(x, y),
+ * f32_mul(z, w)): a streamed MERGE's O element as it arrives (pe_arith.vh's take_word), one call where the
+ * Verilog makes three. An x or z operand gives an all-x result, and the caller then runs the Verilog. */
+enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MAX, OP_EXP, OP_TO_BF16, OP_TO_F32, OP_MAC2 };
 
 static PLI_INT32 op_calltf(PLI_BYTE8 *ud)
 {
     args_t a;
-    u32 x, y = 0, r = 0;
+    u32 x, y = 0, z = 0, w = 0, r = 0;
     int op = (int)(intptr_t)ud;
     get_args(&a);
     x = arg_int(&a, 0);
     if (a.n > 1) y = arg_int(&a, 1);
+    if (a.n > 3) { z = arg_int(&a, 2); w = arg_int(&a, 3); }
     switch (op) {
     case OP_ADD: r = f32_add(x, y); break;
     case OP_SUB: r = f32_sub(x, y); break;
@@ -401,6 +459,7 @@ static PLI_INT32 op_calltf(PLI_BYTE8 *ud)
     case OP_MAX: r = f32_max(x, y); break;
     case OP_EXP: r = f32_exp(x); break;
     case OP_TO_BF16: r = f32_to_bf16(x); break;
+    case OP_MAC2: r = f32_add(f32_mul(x, y), f32_mul(z, w)); break;   /* x*y + z*w, three roundings */
     default: r = bf16_to_f32(x); break;
     }
     if (!a.ok) {   /* an x / z operand: an x result, never a number the Verilog function would not give */
@@ -437,7 +496,9 @@ static void register_all(void)
     reg("$ahbm_s2", s2_calltf, size32, 0);
     reg("$ahbm_s34", s34_calltf, size32, 0);
     reg("$ahbm_s6", s6_calltf, size32, 0);
+    reg("$ahbm_init", init_calltf, size32, 0);
     reg("$ahbm_merge", merge_calltf, size32, 0);
+    reg("$ahbm_mexp", mexp_calltf, size32, 0);
     reg("$ahbm_norm", norm_calltf, size32, 0);
     reg("$ahbm_land", land_calltf, size32, 0);
     reg("$ahbm_f32_add", op_calltf, size32, OP_ADD);
@@ -448,6 +509,7 @@ static void register_all(void)
     reg("$ahbm_f32_exp", op_calltf, size32, OP_EXP);
     reg("$ahbm_f32_to_bf16", op_calltf, size16, OP_TO_BF16);
     reg("$ahbm_bf16_to_f32", op_calltf, size32, OP_TO_F32);
+    reg("$ahbm_f32_mac2", op_calltf, size32, OP_MAC2);
 }
 
 void (*vlog_startup_routines[])(void) = {register_all, NULL};

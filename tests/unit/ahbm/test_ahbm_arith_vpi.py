@@ -4,15 +4,17 @@ On Icarus the AHBM benches compute pe_arith.vh's stages with these C functions (
 Verilator with the Verilog loops and fp32_lib.vh; the benches judge both against the Python model, and these
 tests hold the C to the Verilog directly, where a bench's data would never reach:
 
-* every elementary function (+ - * / max exp, the bf16 conversions) on the operands test_ahbm_arith_rtl.py
+* every elementary function (+ - * / max exp, the bf16 conversions; and the streamed MERGE's
+  x*y + z*w, on the operands and their halves crossed) on the operands test_ahbm_arith_rtl.py
   proves the Verilog functions on (signed zeros, subnormals, inf, NaNs, overflow and underflow edges,
   rounding ties, the exp range ends and rint ties, random patterns), the Verilog function and its twin
   called side by side in one run (rtl/bench/ahbm_arith_vpi_tb.v);
-* every stage (S2, S3+S4 with and without the mask, S6, MERGE of two sets and of a set with itself,
-  NORM_STORE's staging, zero l rows included) on random tiles sprinkled with NaN, inf, subnormal and zero
-  operands, run once with the twins and once with the loops (rtl/bench/ahbm_stage_tb.v): every array the
-  stages write must be the same word for word;
-* an x operand word: the twin leaves the stage to the loop, so both runs give the same words again.
+* every stage (S2, S3+S4 with and without the mask, S6, MERGE of two sets and of a set with itself, a
+  streamed MERGE of a packet word by word, NORM_STORE's staging, zero l rows included, INIT) on random
+  tiles sprinkled with NaN, inf, subnormal and zero operands, run once with the twins and once with the
+  loops (rtl/bench/ahbm_stage_tb.v): every array the stages write must be the same word for word;
+* an x operand word: the twin leaves the stage to the loop (the streamed MERGE's O element to the
+  functions), so both runs give the same words again.
 """
 
 from __future__ import annotations
@@ -30,9 +32,9 @@ from tests.unit.ahbm.test_ahbm_arith_rtl import F32_EDGE, div_stimulus, exp_vect
 ROOT = Path(__file__).resolve().parents[3]
 BUILD = ROOT / "sim_build" / "unit" / "ahbm_arith_vpi"
 INCLUDES = ("rtl/ahbm/fp32", "rtl/ahbm/pe", "rtl/bench")
-OPS = ("add", "sub", "mul", "div", "max", "exp", "to_bf16", "bf16_to_f32")
-STAGE_ARRAYS = ("sp", "st_m", "st_l", "st_o", "obuf")
-STAGES = 10  # the dumps rtl/bench/ahbm_stage_tb.v writes
+OPS = ("add", "sub", "mul", "div", "max", "exp", "to_bf16", "bf16_to_f32", "mac2")
+STAGE_ARRAYS = ("sp", "st_m", "st_l", "st_o", "obuf", "mea", "meb")
+STAGES = 12  # the dumps rtl/bench/ahbm_stage_tb.v writes
 
 
 @pytest.fixture(scope="module")
@@ -192,16 +194,20 @@ def test_stages_equal_their_twins(module: Path, seed: int, specials: float, rows
     bad = dump_differences(loops, twins)
     assert not bad, "\n".join(bad)
     # the stages computed numbers, not x: the comparison is not between two empty runs
-    final = read_hex_words(twins["8.obuf"])[: rows * D]
+    final = read_hex_words(twins["9.obuf"])[: rows * D]
     assert all(w is not None for w in final) and any(w for w in final)
 
 
 def test_x_operand_leaves_the_stage_to_the_loop(module: Path) -> None:
     inputs = stage_inputs(5, 0.0)
     xk = MAXKEYS * D + 7  # K slot 1, key 0: the first S2 reads it
-    loops = run_stages(BUILD / "stagesx_loops", None, inputs, 8, 16, f"+xk={xk}")
-    twins = run_stages(BUILD / "stagesx_twins", module, inputs, 8, 16, f"+xk={xk}")
+    xo = 4 * MAXROWS * D + 3  # set 4, row 0, element 3: the streamed MERGE's target
+    loops = run_stages(BUILD / "stagesx_loops", None, inputs, 8, 16, f"+xk={xk}", f"+xo={xo}")
+    twins = run_stages(BUILD / "stagesx_twins", module, inputs, 8, 16, f"+xk={xk}", f"+xo={xo}")
     assert not dump_differences(loops, twins)
+    # the merged O word was x going in: the functions' result, and the other elements numbers
+    merged = read_hex_words(twins["8.st_o"])
+    assert merged[xo + 1] is not None and merged[xo - 1] is not None
     # the loop's S2 takes the x word through fp32_lib.vh's branches to a number; a twin that had used the word's
     # bits (0xFFFF, a bf16 NaN) would have made row 0's score of key 0 the NaN
     assert read_hex_words(twins["0.sp"])[0] not in (None, 0x7FC00000)
