@@ -2,9 +2,9 @@
 // tests/unit/ahbm/test_ahbm_arith_vpi.py: built once with AHBM_ARITH_VPI (the stages' compiled twins,
 // rtl/ahbm/vpi/ahbm_arith.c) and once without (the Verilog loops), the two runs' outputs must be the same
 // file for file. The arrays are pe_engine's, by name and size; in.<array>.hex sets them, a plusarg
-// +xk=<i> makes K word i x, +xo=<i> O word i (a twin that meets one must leave the work to the loop or
-// the functions). The stages run as ATTN_TILE, MERGE, a streamed MERGE (set 7's packet, word by word,
-// into set 4), NORM_STORE and INIT run them; after each one every array it writes goes to out<n>.<array>.hex.
+// +xk=<i> makes K word i x, +xo=<i> and +xc=<i> O words (a twin that meets one must leave the work to the
+// loop or the functions). The stages run as ATTN_TILE, MERGE, a streamed MERGE (set 7's packet, word by
+// word, into set 4), IPCQ_POP (set 6's packet into set 1), NORM_STORE and INIT run them; after each one every array it writes goes to out<n>.<array>.hex.
 `timescale 1ns/1ps
 `default_nettype none
 module ahbm_stage_tb;
@@ -38,7 +38,7 @@ module ahbm_stage_tb;
     reg  [31:0]  mea  [0:MAXROWS-1];
     reg  [31:0]  meb  [0:MAXROWS-1];
 `include "pe_arith.vh"
-    integer n, xk, xo, w;
+    integer n, xk, xo, xc, w;
     task automatic dump(input [8*8-1:0] what);
         begin
             $writememh($sformatf("out%0d.sp.hex", n), sp);
@@ -63,6 +63,7 @@ module ahbm_stage_tb;
         $readmemh("in.st_o.hex", st_o);
         if ($value$plusargs("xk=%d", xk)) kbuf[xk] = 16'hxxxx;
         if ($value$plusargs("xo=%d", xo)) st_o[xo] = 32'hxxxxxxxx;
+        if ($value$plusargs("xc=%d", xc)) st_o[xc] = 32'hxxxxxxxx;
         for (w = 0; w < MAXROWS; w = w + 1) begin
             mea[w] = 32'd0;
             meb[w] = 32'd0;
@@ -79,6 +80,9 @@ module ahbm_stage_tb;
         for (w = 1; w <= (ROWS * (2 + D) + EPW - 1) / EPW; w = w + 1)
             take_word(3'd4, 8'(ROWS), 32'(w), mlo_body(3'd7, 8'(ROWS), 32'(w)), 1'b1);
         dump("smerge");
+        for (w = 1; w <= (ROWS * (2 + D) + EPW - 1) / EPW; w = w + 1)
+            take_word(3'd1, 8'(ROWS), 32'(w), mlo_body(3'd6, 8'(ROWS), 32'(w)), 1'b0);
+        dump("pop");
         do_norm(3'd2, 8'(ROWS));                      dump("norm");
         do_norm(3'd6, 8'(ROWS));                      dump("norm");
         do_init(3'd0);                                dump("init");

@@ -15,6 +15,8 @@
     integer r, k, c, t, idx;
 `ifdef AHBM_ARITH_VPI
     reg [31:0] landed;   // pe_engine's DMA landing: 1 when $ahbm_land copied the word
+    reg [31:0] o_e0, o_end, o_n, o_done;   // a packet word of O elements alone: its first, the O's end, its
+    reg [IPCQ_W-1:0] o_word;               // count; 1 when its twin took or built it (and the word built)
 `endif
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
 
@@ -169,6 +171,15 @@
     task automatic take_word(input [2:0] s, input [7:0] rows, input [31:0] w, input [IPCQ_W-1:0] word,
                              input merge);
         begin
+`ifdef AHBM_ARITH_VPI                            // a word of O elements alone (most of a packet): one compiled call
+            o_e0 = EPW * (w - 32'd1);
+            o_end = 2 * 32'(rows) + 32'(rows) * D;
+            o_n = (o_e0 + EPW < o_end) ? EPW : o_end - o_e0;
+            o_done = 32'd0;
+            if (o_e0 >= 2 * 32'(rows) && o_e0 < o_end)
+                o_done = $ahbm_otake(st_o, mea, meb, word, 32'(s) * MAXROWS * D, o_e0 - 2 * 32'(rows), o_n, D, 32'(merge));
+            if (o_done == 32'd0)
+`endif
             for (t = 0; t < EPW; t = t + 1) begin
                 idx = EPW * (w - 32'd1) + t;
                 a32 = word[32*t +: 32];
@@ -207,6 +218,15 @@
         begin
             mlo_body = {IPCQ_W{1'b0}};
             r32 = 32'(rows);
+`ifdef AHBM_ARITH_VPI                            // a word of O elements alone (most of a packet): one compiled call
+            o_e0 = 32'(EPW) * (j - 32'd1);
+            o_end = 2 * r32 + r32 * D;
+            o_n = (o_e0 + EPW < o_end) ? EPW : o_end - o_e0;
+            o_done = 32'd0;
+            if (o_e0 >= 2 * r32 && o_e0 < o_end) o_done = $ahbm_obody(o_word, st_o, 32'(s) * MAXROWS * D, o_e0 - 2 * r32, o_n);
+            if (o_done != 32'd0) mlo_body = o_word;
+            else
+`endif
             for (u = 0; u < EPW; u = u + 1) begin
                 e = 32'(EPW) * (j - 32'd1) + 32'(u);
                 if (e < r32) mlo_body[32*u +: 32] = st_m[32'(s) * MAXROWS + e];

@@ -58,11 +58,11 @@ module pe_engine #(
     input  wire [4:0]   v_rdy,
     input  wire [4:0]   m_rdy,
     input  wire [3:0]   q_rdy,
-    output reg          slot_free,      // the head's tile slot is free again
+    output wire         slot_free,      // the head's tile slot is free again
     // FAULT (pe_fault)
     input  wire         halt,
     input  wire         fault_clear,
-    output reg          fault_req,      // the head is dropped with this code
+    output wire         fault_req,      // the head is dropped with this code
     output reg  [7:0]   fault_code,
     output wire [7:0]   fault_tag,
     // DMA words (their destination decoded by pe_front)
@@ -95,16 +95,16 @@ module pe_engine #(
     // report (pe_stats)
     output reg  [3:0]   e_st,
     output wire         e_idle,
-    output reg          done,           // a command completed
+    output wire         done,           // a command completed
     output wire [7:0]   done_tag,
-    output reg          ev_s2,          // a composite's S2 / S6 starts
+    output wire         ev_s2,          // a composite's S2 / S6 starts
     output wire [15:0]  s2_elems,       // ... with ROWS x KEYS score elements (valid with ev_s2)
-    output reg          ev_s6,
-    output reg          ev_comp,        // a composite, a push, a pop, a MERGE, a NORM_STORE completed
-    output reg          ev_push,
-    output reg          ev_pop,
-    output reg          ev_merge,
-    output reg          ev_store,
+    output wire         ev_s6,
+    output wire         ev_comp,        // a composite, a push, a pop, a MERGE, a NORM_STORE completed
+    output wire         ev_push,
+    output wire         ev_pop,
+    output wire         ev_merge,
+    output wire         ev_store,
     output wire         act_busy,
     output wire         act_mm,
     output wire         act_vec,
@@ -195,13 +195,17 @@ module pe_engine #(
     reg         e_lz;        // e_left == 0, and e_left <= 1, registered beside it: the decision below reads
     reg         e_le1;       // these two, so a countdown does not re-evaluate it at every cycle
     reg [31:0]  e_word;      // word index of a push / pop / store stream
-    reg         e_ferr;      // pop framing error seen
+    // the stream flags, one register (the decision below copies them with one load and one store):
+    localparam integer FL_FERR = 0;     // pop framing error seen
     // streamed MERGE (docs/ahbm.md §3, "the reduction"): the child's packet is merged word by word as
     // it arrives, and with PUSH_EN the merged state is pushed to PDIR word by word behind the merge
-    reg         e_idone;     // the input packet's last word was taken
-    reg         e_xdone;     // every row's m and l have arrived: m, l merged, the row scales known
-    reg         e_pv;        // a word of the output packet is on the push port
-    reg         e_pdone;     // the output packet's last word was taken
+    localparam integer FL_IDONE = 1;    // the input packet's last word was taken
+    localparam integer FL_XDONE = 2;    // every row's m and l have arrived: m, l merged, the row scales known
+    localparam integer FL_PV = 3;       // a word of the output packet is on the push port
+    localparam integer FL_PDONE = 4;    // the output packet's last word was taken
+    reg  [4:0]  e_fl;
+    wire        e_ferr = e_fl[FL_FERR], e_idone = e_fl[FL_IDONE], e_xdone = e_fl[FL_XDONE], e_pv = e_fl[FL_PV],
+                e_pdone = e_fl[FL_PDONE];
     reg [31:0]  e_pword;     // index of the output word on the port (or the next to load), 0 = header
 
     wire [127:0] x_cmd = (e_st == E_IDLE) ? head_cmd : e_cmd;   // the command this cycle works on
@@ -251,81 +255,107 @@ module pe_engine #(
     assign act_mwait = e_smerge && e_lz && !e_idone && !pop_take;
 
     // ---------------------------------------------------------------- this cycle's decision
+    // Its one-bit results are the bits of one vector, dv, cleared by one store at each evaluation: Icarus
+    // spends on each store or load of a variable in a process about as much as on the rest of the work
+    // (a dynamic_cast of the signal each time), and the decision runs in most cycles of a busy PE.
+    localparam integer D_LOAD = 0;      // e_cmd takes the head
+    localparam integer D_LDLEFT = 1;    // e_left takes left_n (else it counts down to 0 by itself)
+    localparam integer D_DONE = 2, D_FAULT = 3, D_FREE = 4;                         // done, fault_req, slot_free
+    localparam integer D_S2 = 5, D_S6 = 6, D_COMP = 7, D_PUSH = 8, D_POP = 9, D_MERGE = 10, D_STORE = 11;  // ev_*
+    localparam integer D_PKTEND = 12, D_PKTBAD = 13;   // E_POP / E_SMERGE: the packet ended, and it did not frame
+    localparam integer A_INIT = 14, A_S2 = 15, A_S34 = 16, A_S6 = 17, A_MERGE = 18, A_NORM = 19,   // datapath
+                       A_INFO = 20, A_TAKE = 21, A_HDR = 22, A_BODY = 23, A_STORE = 24;
+    localparam integer DV_W = 25;
+    reg  [DV_W-1:0] dv;
     reg  [3:0]  st_n;
-    reg         load;                // e_cmd takes the head
-    reg         ld_left;             // e_left takes left_n (else it counts down to 0 by itself)
     reg  [31:0] left_n, word_n, pword_n;
-    reg         ferr_n, idone_n, xdone_n, pv_n, pdone_n;
-    reg         a_init, a_s2, a_s34, a_s6, a_merge, a_norm, a_info, a_take, a_hdr, a_body, a_store;  // datapath
-    wire        a_any = a_init || a_s2 || a_s34 || a_s6 || a_merge || a_norm || a_info || a_take || a_hdr || a_body
-                        || a_store;
+    reg  [4:0]  fl_n;
+    wire        load = dv[D_LOAD], ld_left = dv[D_LDLEFT];
+    assign done = dv[D_DONE];
+    assign fault_req = dv[D_FAULT];
+    assign slot_free = dv[D_FREE];
+    assign ev_s2 = dv[D_S2];
+    assign ev_s6 = dv[D_S6];
+    assign ev_comp = dv[D_COMP];
+    assign ev_push = dv[D_PUSH];
+    assign ev_pop = dv[D_POP];
+    assign ev_merge = dv[D_MERGE];
+    assign ev_store = dv[D_STORE];
+    wire        a_init = dv[A_INIT], a_s2 = dv[A_S2], a_s34 = dv[A_S34], a_s6 = dv[A_S6], a_merge = dv[A_MERGE],
+                a_norm = dv[A_NORM], a_info = dv[A_INFO], a_take = dv[A_TAKE], a_hdr = dv[A_HDR], a_body = dv[A_BODY],
+                a_store = dv[A_STORE];
+    wire        a_any = |dv[A_STORE:A_INIT];
     reg  [7:0]  hdr_tag;             // a_hdr: the header's tag
     reg  [31:0] body_j;              // a_body: the body word
-    integer     u, n_o;              // a streamed MERGE's input word: its O elements,
-    reg         x_now;               // ... and whether it completes the rows' m and l
-    reg  [31:0] ej;
-    reg         pkt_end, pkt_bad;    // E_POP / E_SMERGE: the packet ended, and it did not frame
+    // a streamed MERGE's input body word e_word (elements EPW (e_word - 1) ..): how many of its elements are O's
+    // (the body is m, l, then O: [2 ROWS, 2 ROWS + ROWS D)), whether it holds the rows' last l (so completes
+    // their m and l), and so how long the VEC holds it: ceil(n_o / MLANES) cycles (at least one), the row
+    // scales v(ROWS) more. Continuous assignments, evaluated once a word, not a loop in the decision.
+    wire [31:0] sm_e0 = 32'(EPW) * (e_word - 32'd1);
+    wire [31:0] sm_r2 = 2 * 32'(rows);
+    wire [31:0] sm_oend = sm_r2 + 32'(rows) * D;
+    wire [31:0] sm_lo = (sm_e0 > sm_r2) ? sm_e0 : sm_r2;
+    wire [31:0] sm_hi = (sm_e0 + 32'(EPW) < sm_oend) ? sm_e0 + 32'(EPW) : sm_oend;
+    wire [31:0] sm_n_o = (sm_hi > sm_lo) ? sm_hi - sm_lo : 32'd0;
+    wire        sm_x_now = (sm_r2 - 32'd1 >= sm_e0) && (sm_r2 - 32'd1 < sm_e0 + 32'(EPW));
+    wire [31:0] sm_left = ((sm_n_o == 32'd0) ? 32'd0 : (sm_n_o + 32'(MLANES) - 32'd1) / 32'(MLANES) - 32'd1)
+                          + (sm_x_now ? (32'(rows) + 32'(VEC_LANES) - 32'd1) / 32'(VEC_LANES) : 32'd0);
     assign deq = done || fault_req;
     assign done_tag = f_tag(x_cmd);
     assign fault_tag = f_tag(x_cmd);
 
     always @* begin
-        st_n = e_st; load = 1'b0; ld_left = 1'b0; left_n = 32'd0; word_n = e_word; pword_n = e_pword;
-        ferr_n = e_ferr; idone_n = e_idone; xdone_n = e_xdone; pv_n = e_pv; pdone_n = e_pdone;
-        done = 1'b0; fault_req = 1'b0; fault_code = F_NONE; slot_free = 1'b0;
-        ev_s2 = 1'b0; ev_s6 = 1'b0; ev_comp = 1'b0; ev_push = 1'b0; ev_pop = 1'b0; ev_merge = 1'b0; ev_store = 1'b0;
-        a_init = 1'b0; a_s2 = 1'b0; a_s34 = 1'b0; a_s6 = 1'b0; a_merge = 1'b0; a_norm = 1'b0;
-        a_info = 1'b0; a_take = 1'b0; a_hdr = 1'b0; a_body = 1'b0; a_store = 1'b0;
-        hdr_tag = 8'd0; body_j = 32'd0; n_o = 0; x_now = 1'b0; ej = 32'd0; pkt_end = 1'b0; pkt_bad = 1'b0;
+        st_n = e_st; dv = {DV_W{1'b0}}; left_n = 32'd0; word_n = e_word; pword_n = e_pword; fl_n = e_fl;
+        fault_code = F_NONE; hdr_tag = 8'd0; body_j = 32'd0;
         case (e_st)
             E_IDLE: if (head_valid && !halt) begin
-                load = 1'b1;
+                dv[D_LOAD] = 1'b1;
                 word_n = 32'd0;
-                ferr_n = 1'b0;
+                fl_n[FL_FERR] = 1'b0;
                 if (head_fault != F_NONE || (f_opc(x_cmd) == OP_POP && !pop_avail[f_dir(x_cmd)])
                     || (f_opc(x_cmd) == OP_MERGE && x_cmd[34] && !pop_valid[f_dir(x_cmd)])) begin
-                    fault_req = 1'b1;                                  // the faulting command is dropped
+                    dv[D_FAULT] = 1'b1;                             // the faulting command is dropped
                     fault_code = (head_fault != F_NONE) ? head_fault : F_EMPTY;
                 end else begin
                     case (f_opc(x_cmd))
                         OP_NOP: begin                              // INIT=1: reset S_SREG (a PE with no visible tile)
-                            a_init = x_cmd[22];
-                            done = 1'b1;
+                            dv[A_INIT] = x_cmd[22];
+                            dv[D_DONE] = 1'b1;
                         end
                         OP_LOADQ: st_n = E_WAIT_Q;
                         OP_ATTN: st_n = E_WAIT_K;
                         OP_POP: st_n = E_POP;
                         OP_MERGE: if (x_cmd[34]) begin               // streamed: from the queue of DIR
-                            ld_left = 1'b1; left_n = 32'd0; idone_n = 1'b0; xdone_n = 1'b0;
-                            pv_n = 1'b0; pdone_n = 1'b0; pword_n = 32'd0;
+                            dv[D_LDLEFT] = 1'b1; left_n = 32'd0; fl_n[FL_IDONE] = 1'b0; fl_n[FL_XDONE] = 1'b0;
+                            fl_n[FL_PV] = 1'b0; fl_n[FL_PDONE] = 1'b0; pword_n = 32'd0;
                             st_n = E_SMERGE;
                         end else begin
-                            a_merge = 1'b1;
-                            ld_left = 1'b1;
+                            dv[A_MERGE] = 1'b1;
+                            dv[D_LDLEFT] = 1'b1;
                             left_n = MERGE_PASSES * vcyc(32'(rows) * D) + vcyc(32'(rows));
                             st_n = E_BUSY;
                         end
                         OP_PUSH: begin
-                            a_hdr = 1'b1;
+                            dv[A_HDR] = 1'b1;
                             hdr_tag = x_cmd[39:32];
                             st_n = E_PUSH;
                         end
                         OP_STORE: begin
-                            a_norm = 1'b1;
-                            ld_left = 1'b1;
+                            dv[A_NORM] = 1'b1;
+                            dv[D_LDLEFT] = 1'b1;
                             left_n = vcyc(32'(rows) * D);
                             st_n = E_BUSY;
                         end
-                        default: done = 1'b1;
+                        default: dv[D_DONE] = 1'b1;
                     endcase
                 end
             end
-            E_WAIT_Q: if (head_ok && q_rdy[f_qreg(e_cmd)]) done = 1'b1;
+            E_WAIT_Q: if (head_ok && q_rdy[f_qreg(e_cmd)]) dv[D_DONE] = 1'b1;
             E_WAIT_K: if (head_ok && k_rdy[head_slot]) begin
-                ev_s2 = 1'b1;
-                a_init = e_cmd[22];
-                a_s2 = 1'b1;
-                ld_left = 1'b1;
+                dv[D_S2] = 1'b1;
+                dv[A_INIT] = e_cmd[22];
+                dv[A_S2] = 1'b1;
+                dv[D_LDLEFT] = 1'b1;
                 left_n = mm_cycles(rows, keys);
                 st_n = E_MM1;
             end
@@ -333,8 +363,8 @@ module pe_engine #(
             E_WAIT_M: if (m_rdy[head_slot]) st_n = E_VEC;
             E_VEC: begin
                 if (e_word == 32'd0) begin                   // first cycle: compute, set the duration
-                    a_s34 = 1'b1;
-                    ld_left = 1'b1;
+                    dv[A_S34] = 1'b1;
+                    dv[D_LDLEFT] = 1'b1;
                     left_n = (e_cmd[20] ? vcyc(32'(rows) * 32'(keys)) : 32'd0)
                              + S4_PASSES * vcyc(32'(rows) * 32'(keys)) + vcyc(32'(rows) * D) - 32'd1;
                     word_n = 32'd1;
@@ -344,130 +374,121 @@ module pe_engine #(
                 end
             end
             E_WAIT_V: if (v_rdy[head_slot]) begin
-                ev_s6 = 1'b1;
-                a_s6 = 1'b1;
-                ld_left = 1'b1;
+                dv[D_S6] = 1'b1;
+                dv[A_S6] = 1'b1;
+                dv[D_LDLEFT] = 1'b1;
                 left_n = mm_cycles(rows, keys);
                 st_n = E_MM2;
             end
             E_MM2: if (e_le1) begin
-                slot_free = 1'b1;                            // the tile buffers are free again
-                ev_comp = 1'b1;
+                dv[D_FREE] = 1'b1;                       // the tile buffers are free again
+                dv[D_COMP] = 1'b1;
                 if (e_cmd[21]) begin
-                    a_hdr = 1'b1;
+                    dv[A_HDR] = 1'b1;
                     hdr_tag = e_cmd[127:120];
                     st_n = E_PUSH;
-                end else done = 1'b1;
+                end else dv[D_DONE] = 1'b1;
             end
             E_PUSH: if (push_take) begin
                 if (e_word == e_mlen) begin
-                    ev_push = 1'b1;
-                    done = 1'b1;
+                    dv[D_PUSH] = 1'b1;
+                    dv[D_DONE] = 1'b1;
                 end else begin
-                    a_body = 1'b1;
+                    dv[A_BODY] = 1'b1;
                     body_j = e_word + 32'd1;
                     word_n = e_word + 32'd1;
                 end
             end
             E_POP: if (pop_take) begin
                 if (e_word == 32'd0) begin
-                    a_info = 1'b1;
-                    if (bad_mlo_header(pop_word[23:0], rows)) ferr_n = 1'b1;
-                end else if (!e_ferr) a_take = 1'b1;
+                    dv[A_INFO] = 1'b1;
+                    if (bad_mlo_header(pop_word[23:0], rows)) fl_n[FL_FERR] = 1'b1;
+                end else if (!e_ferr) dv[A_TAKE] = 1'b1;
                 word_n = e_word + 32'd1;
                 if (pop_last[e_dir]) begin
-                    pkt_end = 1'b1;
-                    pkt_bad = e_ferr || (e_word == 32'd0 && bad_mlo_header(pop_word[23:0], rows)) || e_word != e_mlen;
+                    dv[D_PKTEND] = 1'b1;
+                    dv[D_PKTBAD] = e_ferr || (e_word == 32'd0 && bad_mlo_header(pop_word[23:0], rows)) || e_word != e_mlen;
                 end
             end
             E_SMERGE: begin
                 // input: the next word of the child's packet, when one is queued and the VEC is free
                 if (e_lz && pop_take) begin
                     if (e_word == 32'd0) begin
-                        a_info = 1'b1;
-                        if (bad_mlo_header(pop_word[23:0], rows)) ferr_n = 1'b1;
+                        dv[A_INFO] = 1'b1;
+                        if (bad_mlo_header(pop_word[23:0], rows)) fl_n[FL_FERR] = 1'b1;
                     end else if (!e_ferr) begin
-                        a_take = 1'b1;
-                        for (u = 0; u < EPW; u = u + 1) begin
-                            ej = 32'(EPW) * (e_word - 32'd1) + 32'(u);
-                            if (ej == 2 * 32'(rows) - 1) x_now = 1'b1;
-                            else if (ej >= 2 * 32'(rows) && ej < 2 * 32'(rows) + 32'(rows) * D) n_o = n_o + 1;
-                        end
+                        dv[A_TAKE] = 1'b1;
+                        left_n = sm_left;
+                        if (sm_x_now) fl_n[FL_XDONE] = 1'b1;
                     end
-                    // the VEC holds the word ceil(n_o / MLANES) cycles (at least one), the row scales v(ROWS) more
-                    // (the division written out: a word is taken at most every cycle, and Icarus runs a function
-                    // call as a thread of its own)
-                    ld_left = 1'b1;
-                    left_n = ((n_o == 0) ? 32'd0 : (32'(n_o) + 32'(MLANES) - 32'd1) / 32'(MLANES) - 32'd1)
-                             + (x_now ? vcyc(32'(rows)) : 32'd0);
-                    if (x_now) xdone_n = 1'b1;
+                    dv[D_LDLEFT] = 1'b1;                         // the header, or a word after a framing error: 0
                     word_n = e_word + 32'd1;
                     if (pop_last[e_dir]) begin
-                        idone_n = 1'b1;
-                        if (e_word != e_mlen) ferr_n = 1'b1;
+                        fl_n[FL_IDONE] = 1'b1;
+                        if (e_word != e_mlen) fl_n[FL_FERR] = 1'b1;
                     end
                 end
                 // output (PUSH_EN): the merged state to PDIR, each word as soon as it is final
                 if (e_cmd[21] && !e_pdone) begin
                     if (e_pv && push_take) begin                 // the word was taken
                         if (e_pword == e_mlen) begin
-                            pv_n = 1'b0;
-                            pdone_n = 1'b1;
-                            ev_push = 1'b1;
+                            fl_n[FL_PV] = 1'b0;
+                            fl_n[FL_PDONE] = 1'b1;
+                            dv[D_PUSH] = 1'b1;
                         end else begin
                             if (e_pavail) begin
-                                a_body = 1'b1;
+                                dv[A_BODY] = 1'b1;
                                 body_j = e_pnext;
-                            end else pv_n = 1'b0;
+                            end else fl_n[FL_PV] = 1'b0;
                             pword_n = e_pword + 32'd1;
                         end
                     end else if (!e_pv && e_pavail) begin
                         if (e_pword == 32'd0) begin
-                            a_hdr = 1'b1;
+                            dv[A_HDR] = 1'b1;
                             hdr_tag = e_cmd[47:40];
                         end else begin
-                            a_body = 1'b1;
+                            dv[A_BODY] = 1'b1;
                             body_j = e_pword;
                         end
-                        pv_n = 1'b1;
+                        fl_n[FL_PV] = 1'b1;
                     end
                 end
                 if (e_idone && e_lz && (!e_cmd[21] || e_pdone || e_ferr)) begin
-                    pkt_end = 1'b1;
-                    pkt_bad = e_ferr;
-                    ev_merge = !e_ferr;
+                    dv[D_PKTEND] = 1'b1;
+                    dv[D_PKTBAD] = e_ferr;
+                    dv[D_MERGE] = !e_ferr;
                 end
             end
             E_BUSY: if (e_le1) begin
                 if (f_opc(e_cmd) == OP_MERGE) begin
-                    ev_merge = 1'b1;
-                    done = 1'b1;
+                    dv[D_MERGE] = 1'b1;
+                    dv[D_DONE] = 1'b1;
                 end else begin                                // NORM_STORE: write the words
                     word_n = 32'd0;
                     st_n = E_STORE;
                 end
             end
             E_STORE: begin
-                a_store = 1'b1;
+                dv[A_STORE] = 1'b1;
                 if (e_word + 32'd1 == 32'(rows_bytes(rows)) / WORD_BYTES) begin
-                    ev_store = 1'b1;
-                    done = 1'b1;
+                    dv[D_STORE] = 1'b1;
+                    dv[D_DONE] = 1'b1;
                 end else word_n = e_word + 32'd1;
             end
             E_FAULT: ;                                        // until fault_clr (below)
             default: st_n = E_IDLE;
         endcase
-        if (pkt_end) begin                                    // a popped or merged packet ended
-            if (pkt_bad) begin
-                fault_req = 1'b1;                             // the packet is consumed all the same
+        if (dv[D_PKTEND]) begin                               // a popped or merged packet ended
+            if (dv[D_PKTBAD]) begin
+                dv[D_FAULT] = 1'b1;                        // the packet is consumed all the same
                 fault_code = F_FRAME;
             end else begin
-                ev_pop = 1'b1;
-                done = 1'b1;
+                dv[D_POP] = 1'b1;
+                dv[D_DONE] = 1'b1;
             end
         end
-        if (done) st_n = E_IDLE;
-        if (fault_req) st_n = E_FAULT;
+        if (dv[D_DONE]) st_n = E_IDLE;
+        if (dv[D_FAULT]) st_n = E_FAULT;
         if (fault_clear && e_st == E_FAULT) st_n = E_IDLE;   // FAULT cleared: every queue resumes
     end
 
@@ -475,8 +496,8 @@ module pe_engine #(
     // idle with no head, the combinational block keeps every value: nothing to do
     `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
         if (!resetn) begin
-            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_ferr <= 1'b0;
-            e_idone <= 1'b0; e_xdone <= 1'b0; e_pv <= 1'b0; e_pdone <= 1'b0; e_pword <= 32'd0;
+            e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_fl <= 5'd0;
+            e_pword <= 32'd0;
         end else begin
             e_st <= st_n;
             if (load) e_cmd <= head_cmd;
@@ -485,8 +506,7 @@ module pe_engine #(
             e_left <= ld_left ? left_n : (e_lz ? 32'd0 : e_left - 32'd1);
             e_lz <= ld_left ? (left_n == 32'd0) : e_le1;
             e_le1 <= ld_left ? (left_n <= 32'd1) : (e_left <= 32'd2);
-            e_word <= word_n; e_ferr <= ferr_n;
-            e_idone <= idone_n; e_xdone <= xdone_n; e_pv <= pv_n; e_pdone <= pdone_n; e_pword <= pword_n;
+            e_word <= word_n; e_fl <= fl_n; e_pword <= pword_n;
         end
     end `AHBM_EDGE_END
 
@@ -515,12 +535,14 @@ module pe_engine #(
                     else mbuf[32'(in_slot) * SLOT_M + idx] = dma_out_data[16*t +: 16];
                 end
             end
-            if (a_init) do_init(f_sreg(x_cmd));
-            if (a_s2) do_s2(f_qreg(x_cmd), head_slot, rows, keys);
-            if (a_s34) do_s34(f_sreg(x_cmd), head_slot, rows, keys, x_cmd[20]);
-            if (a_s6) do_s6(f_sreg(x_cmd), head_slot, rows, keys);
-            if (a_merge) do_merge(f_sreg(x_cmd), f_sreg2(x_cmd), rows);
-            if (a_norm) do_norm(f_sreg(x_cmd), rows);
+            if (dv[A_NORM:A_INIT] != 6'd0) begin   // a stage: once a command (one test here, not six, per word)
+                if (a_init) do_init(f_sreg(x_cmd));
+                if (a_s2) do_s2(f_qreg(x_cmd), head_slot, rows, keys);
+                if (a_s34) do_s34(f_sreg(x_cmd), head_slot, rows, keys, x_cmd[20]);
+                if (a_s6) do_s6(f_sreg(x_cmd), head_slot, rows, keys);
+                if (a_merge) do_merge(f_sreg(x_cmd), f_sreg2(x_cmd), rows);
+                if (a_norm) do_norm(f_sreg(x_cmd), rows);
+            end
             if (a_info) pop_info <= pop_word[63:0];
             if (a_take) take_word(f_sreg(x_cmd), rows, e_word, pop_word, e_smerge);
             if (a_hdr) push_data <= mlo_header(x_cmd[30:24], hdr_tag);  // after a_take: a streamed MERGE

@@ -83,12 +83,9 @@ module pe_stats #(
 
     assign idle = q_empty && e_idle && !tx_act && !rx_act;
     wire land = dma_out_valid && dma_out_last;
-    // any event or activity the processes below count: in the other cycles they change nothing but cyc_now
-    // (and Icarus, which runs every clocked process at every edge, then runs one test, not every counter's)
+    // any event the event counters count: in the other cycles they change nothing
     wire any_ev = done || raised || tx_fin || rx_fin || tx_ok || rx_ok || iss_k || iss_mask || iss_v || iss_q
                   || ev_s2 || ev_comp || ev_push || ev_pop || ev_merge || ev_store;
-    wire any_act = act_busy || act_mm || act_vec || act_mwait || act_wait || act_compute
-                   || (push_valid & ~push_ready) != 4'd0 || dma_req_valid || land || ev_s2 || ev_comp;
 
     // ---------------------------------------------------------------- completions and event counters
     `AHBM_EDGE(clk, !resetn || any_ev) begin
@@ -121,6 +118,12 @@ module pe_stats #(
     end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- cycle counters
+    // what each counter counts, as one vector, and the rarer events as one flag: the process loads each
+    // once in a cycle (Icarus pays for each load of a signal in a process about as much as for the rest)
+    localparam integer C_BUSY = 0, C_MM = 1, C_VEC = 2, C_MWAIT = 3, C_WAIT = 4, C_HIDDEN = 5, C_LINK = 6, C_PSTALL = 7;
+    wire [7:0] cact = {(push_valid & ~push_ready) != 4'd0, act_compute && (tx_act || rx_act), act_compute && dma_xfer,
+                       act_wait, act_mwait, act_vec, act_mm, act_busy};
+    wire       cmark = dma_req_valid || land || ev_s2 || ev_comp;   // a first / last cycle may be marked
     always @(posedge clk) begin
         if (!resetn) begin
             cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0;
@@ -128,15 +131,17 @@ module pe_stats #(
             cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
         end else begin
             cyc_now <= cyc_now + 32'd1;
-            if (any_act) begin
-                if (act_busy) cyc_busy <= cyc_busy + 32'd1;
-                if (act_mm) cyc_mm <= cyc_mm + 32'd1;
-                if (act_vec) cyc_vec <= cyc_vec + 32'd1;
-                if (act_mwait) cyc_mwait <= cyc_mwait + 32'd1;
-                if (act_wait) cyc_wait <= cyc_wait + 32'd1;
-                if (act_compute && dma_xfer) cyc_hidden <= cyc_hidden + 32'd1;
-                if (act_compute && (tx_act || rx_act)) cyc_link <= cyc_link + 32'd1;
-                if ((push_valid & ~push_ready) != 4'd0) cyc_pstall <= cyc_pstall + 32'd1;
+            if (cact != 8'd0) begin
+                if (cact[C_BUSY]) cyc_busy <= cyc_busy + 32'd1;
+                if (cact[C_MM]) cyc_mm <= cyc_mm + 32'd1;
+                if (cact[C_VEC]) cyc_vec <= cyc_vec + 32'd1;
+                if (cact[C_MWAIT]) cyc_mwait <= cyc_mwait + 32'd1;
+                if (cact[C_WAIT]) cyc_wait <= cyc_wait + 32'd1;
+                if (cact[C_HIDDEN]) cyc_hidden <= cyc_hidden + 32'd1;
+                if (cact[C_LINK]) cyc_link <= cyc_link + 32'd1;
+                if (cact[C_PSTALL]) cyc_pstall <= cyc_pstall + 32'd1;
+            end
+            if (cmark) begin
                 if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
                 if (land) cyc_dma_last <= cyc_now + 32'd1;
                 if (ev_s2 && cnt_comp == 32'd0 && cyc_first == 32'd0) cyc_first <= cyc_now;

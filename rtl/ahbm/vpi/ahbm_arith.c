@@ -377,6 +377,71 @@ static PLI_INT32 mexp_calltf(PLI_BYTE8 *ud)
     return 0;
 }
 
+/* $ahbm_otake(st_o, mea, meb, word, obase, b0, n, D, merge): a popped or streamed (m,l,O) body word that holds
+ * only O elements, n of them from O element b0 (row-major) on, element i in word[32i +: 32]: popped
+ * (merge = 0) they replace st_o[obase + b0 + i]; merged (merge = 1) st_o[obase + b] becomes
+ * f32_add(f32_mul(st_o[obase + b], mea[b / D]), f32_mul(element, meb[b / D])), pe_arith.vh's take_word */
+static PLI_INT32 otake_calltf(PLI_BYTE8 *ud)
+{
+    args_t a;
+    u32 obase, b0, n, d, merge, r0, r1, *o, *w, *ea, *eb;
+    s_vpi_value v;
+    (void)ud;
+    get_args(&a);
+    obase = arg_int(&a, 4); b0 = arg_int(&a, 5); n = arg_int(&a, 6); d = arg_int(&a, 7); merge = arg_int(&a, 8) & 1u;
+    if (!a.ok || d == 0 || n == 0 || (u32)vpi_get(vpiSize, a.h[3]) < 32u * n) { ret(0); return 0; }
+    r0 = b0 / d; r1 = (b0 + n - 1) / d;
+    o = scratch(0, n); w = scratch(1, n); ea = scratch(2, r1 - r0 + 1); eb = scratch(3, r1 - r0 + 1);
+    if (!ieee_subnormals() || !o || !w || !ea || !eb) { ret(0); return 0; }
+    v.format = vpiVectorVal;
+    vpi_get_value(a.h[3], &v);
+    for (u32 i = 0; i < n; i++) {
+        if (v.value.vector[i].bval) { ret(0); return 0; }
+        w[i] = (u32)v.value.vector[i].aval;
+    }
+    if (merge) {
+        if (!rd(&a, 0, obase + b0, n, o) || !rd(&a, 1, r0, r1 - r0 + 1, ea) || !rd(&a, 2, r0, r1 - r0 + 1, eb)) {
+            ret(0);
+            return 0;
+        }
+        for (u32 i = 0; i < n; i++) {
+            u32 r = (b0 + i) / d - r0;
+            o[i] = f32_add(f32_mul(o[i], ea[r]), f32_mul(w[i], eb[r]));
+        }
+        wr(&a, 0, obase + b0, n, o);
+    } else {
+        wr(&a, 0, obase + b0, n, w);
+    }
+    ret(1);
+    return 0;
+}
+
+/* $ahbm_obody(out, st_o, obase, b0, n): an (m,l,O) body word that holds only O elements: out[32i +: 32] =
+ * st_o[obase + b0 + i] for i < n, zero above (pe_arith.vh's mlo_body); out is written, 1 returned */
+static PLI_INT32 obody_calltf(PLI_BYTE8 *ud)
+{
+    args_t a;
+    u32 obase, b0, n, width, nw, *o;
+    s_vpi_vecval *vec;
+    s_vpi_value v;
+    (void)ud;
+    get_args(&a);
+    obase = arg_int(&a, 2); b0 = arg_int(&a, 3); n = arg_int(&a, 4);
+    width = (u32)vpi_get(vpiSize, a.h[0]);
+    nw = (width + 31u) / 32u;
+    o = scratch(0, n);
+    if (!a.ok || n > nw || !o || !rd(&a, 1, obase + b0, n, o)) { ret(0); return 0; }
+    vec = calloc(nw ? nw : 1, sizeof(s_vpi_vecval));
+    if (!vec) { ret(0); return 0; }
+    for (u32 i = 0; i < n; i++) vec[i].aval = (PLI_INT32)o[i];
+    v.format = vpiVectorVal;
+    v.value.vector = vec;
+    vpi_put_value(a.h[0], &v, NULL, vpiNoDelay);
+    free(vec);
+    ret(1);
+    return 0;
+}
+
 /* $ahbm_norm(st_l, st_o, obuf, srow, rows, D): bf16(O / l), +0 where l is +-0 */
 static PLI_INT32 norm_calltf(PLI_BYTE8 *ud)
 {
@@ -499,6 +564,8 @@ static void register_all(void)
     reg("$ahbm_init", init_calltf, size32, 0);
     reg("$ahbm_merge", merge_calltf, size32, 0);
     reg("$ahbm_mexp", mexp_calltf, size32, 0);
+    reg("$ahbm_otake", otake_calltf, size32, 0);
+    reg("$ahbm_obody", obody_calltf, size32, 0);
     reg("$ahbm_norm", norm_calltf, size32, 0);
     reg("$ahbm_land", land_calltf, size32, 0);
     reg("$ahbm_f32_add", op_calltf, size32, OP_ADD);

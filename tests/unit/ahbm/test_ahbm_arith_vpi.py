@@ -10,9 +10,10 @@ tests hold the C to the Verilog directly, where a bench's data would never reach
   rounding ties, the exp range ends and rint ties, random patterns), the Verilog function and its twin
   called side by side in one run (rtl/bench/ahbm_arith_vpi_tb.v);
 * every stage (S2, S3+S4 with and without the mask, S6, MERGE of two sets and of a set with itself, a
-  streamed MERGE of a packet word by word, NORM_STORE's staging, zero l rows included, INIT) on random
-  tiles sprinkled with NaN, inf, subnormal and zero operands, run once with the twins and once with the
-  loops (rtl/bench/ahbm_stage_tb.v): every array the stages write must be the same word for word;
+  streamed MERGE and an IPCQ_POP of a packet word by word, NORM_STORE's staging, zero l rows included,
+  INIT) on random tiles sprinkled with NaN, inf, subnormal and zero operands, run once with the twins and
+  once with the loops (rtl/bench/ahbm_stage_tb.v): every array the stages write must be the same word for
+  word;
 * an x operand word: the twin leaves the stage to the loop (the streamed MERGE's O element to the
   functions), so both runs give the same words again.
 """
@@ -34,7 +35,7 @@ BUILD = ROOT / "sim_build" / "unit" / "ahbm_arith_vpi"
 INCLUDES = ("rtl/ahbm/fp32", "rtl/ahbm/pe", "rtl/bench")
 OPS = ("add", "sub", "mul", "div", "max", "exp", "to_bf16", "bf16_to_f32", "mac2")
 STAGE_ARRAYS = ("sp", "st_m", "st_l", "st_o", "obuf", "mea", "meb")
-STAGES = 12  # the dumps rtl/bench/ahbm_stage_tb.v writes
+STAGES = 13  # the dumps rtl/bench/ahbm_stage_tb.v writes
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +195,7 @@ def test_stages_equal_their_twins(module: Path, seed: int, specials: float, rows
     bad = dump_differences(loops, twins)
     assert not bad, "\n".join(bad)
     # the stages computed numbers, not x: the comparison is not between two empty runs
-    final = read_hex_words(twins["9.obuf"])[: rows * D]
+    final = read_hex_words(twins["10.obuf"])[: rows * D]
     assert all(w is not None for w in final) and any(w for w in final)
 
 
@@ -202,8 +203,10 @@ def test_x_operand_leaves_the_stage_to_the_loop(module: Path) -> None:
     inputs = stage_inputs(5, 0.0)
     xk = MAXKEYS * D + 7  # K slot 1, key 0: the first S2 reads it
     xo = 4 * MAXROWS * D + 3  # set 4, row 0, element 3: the streamed MERGE's target
-    loops = run_stages(BUILD / "stagesx_loops", None, inputs, 8, 16, f"+xk={xk}", f"+xo={xo}")
-    twins = run_stages(BUILD / "stagesx_twins", module, inputs, 8, 16, f"+xk={xk}", f"+xo={xo}")
+    xc = 7 * MAXROWS * D + 2 * D + 5  # set 7, row 2, element 5: a word of the packet it merges
+    args = (f"+xk={xk}", f"+xo={xo}", f"+xc={xc}")
+    loops = run_stages(BUILD / "stagesx_loops", None, inputs, 8, 16, *args)
+    twins = run_stages(BUILD / "stagesx_twins", module, inputs, 8, 16, *args)
     assert not dump_differences(loops, twins)
     # the merged O word was x going in: the functions' result, and the other elements numbers
     merged = read_hex_words(twins["8.st_o"])
