@@ -82,7 +82,12 @@ module ipcq #(
     // The clocked processes below do nothing in a cycle where no word moves, none is offered and none
     // held: `AHBM_EDGE` names that condition, and on Icarus an idle queue's processes sleep on it
     // instead of waking at every edge (ahbm_edge.vh; docs/ahbm.md, "Speed on Icarus").
-    `AHBM_EDGE(clk, !resetn || wr || rd) begin
+    // (Each process's condition, and what its body tests, are continuous assignments: a process then loads
+    // one signal where it loaded several, and on Icarus each load of a signal costs about as much as the
+    // rest of the process's work.)
+    wire       ptr_go = !resetn || wr || rd;
+    wire [1:0] moves = {wr && in_last, rd && out_last};   // a packet's last word comes in, goes out
+    `AHBM_EDGE(clk, ptr_go) begin
         if (!resetn) begin
             wp    <= {AW{1'b0}};
             rp    <= {AW{1'b0}};
@@ -94,12 +99,12 @@ module ipcq #(
             case ({wr, rd})
                 2'b10:   count <= count + 1'b1;
                 2'b01:   count <= count - 1'b1;
-                default: count <= count;
+                default: ;
             endcase
-            case ({wr && in_last, rd && out_last})
+            case (moves)
                 2'b10:   pkts <= pkts + 1'b1;
                 2'b01:   pkts <= pkts - 1'b1;
-                default: pkts <= pkts;
+                default: ;
             endcase
         end
     end `AHBM_EDGE_END
@@ -111,55 +116,61 @@ module ipcq #(
     reg [15:0]  f_rem;              // body words still expected
     wire        depth_bad = (depth == 32'd0) || (depth > DEPTH);
 
+    // the monitor acts in a cycle that writes a word, holds one, ends a hold or meets an error (in the
+    // others it would change nothing): its checks are continuous assignments, tested one by one only in
+    // a cycle where one of them fails
+    wire        held_n = in_valid && full;                 // this cycle offers a word that is not taken
+    wire        f_bad = wr && (f_body ? ((f_rem == 16'd1) != in_last) : ((in_data[15:0] == 16'd0) != in_last));
+    wire        m_bad = (held && (!in_valid || {in_last, in_data} != held_word)) || depth_bad || (wr && full)
+                        || (out_ready && empty) || f_bad;
+    wire        mon_go = !resetn || wr || held_n || held || m_bad;
+
     initial mon_err = 1'b0;
-    `AHBM_EDGE(clk, !resetn || held || in_valid || out_ready || depth_bad) begin
+    `AHBM_EDGE(clk, mon_go) begin
         if (!resetn) begin
             held    <= 1'b0;
             f_body  <= 1'b0;
             f_rem   <= 16'd0;
             mon_err <= 1'b0;
         end else begin
-            if (held && !in_valid) begin
-                $display("ERROR %m t=%0t: pusher withdrew a word held while the queue was full (ignored ready; word lost): %h",
-                         $time, held_word);
-                mon_err <= 1'b1;
-            end else if (held && {in_last, in_data} != held_word) begin
-                $display("ERROR %m t=%0t: pusher changed a word held while the queue was full (ignored ready): was %h now %h",
-                         $time, held_word, {in_last, in_data});
-                mon_err <= 1'b1;
-            end
-            if (depth_bad) begin
-                $display("ERROR %m t=%0t: run-time depth %0d outside 1..%0d (the build's DEPTH)", $time, depth, DEPTH);
-                mon_err <= 1'b1;
-            end
-            held <= in_valid && full;
-            if (in_valid && full) held_word <= {in_last, in_data};
-            if (wr && full) begin
-                $display("ERROR %m t=%0t: queue written while full (word would overwrite)", $time);
-                mon_err <= 1'b1;
-            end
-            if (out_ready && empty) begin
-                $display("ERROR %m t=%0t: pop of an empty queue (popper raised ready without valid)", $time);
-                mon_err <= 1'b1;
-            end
-            if (wr) begin
-                if (!f_body) begin
-                    if ((in_data[15:0] == 16'd0) != in_last) begin
-                        $display("ERROR %m t=%0t: framing: header LEN=%0d but last=%0d on the header", $time,
-                                 in_data[15:0], in_last);
-                        mon_err <= 1'b1;
-                    end
-                    f_body <= !in_last;
-                    f_rem  <= in_data[15:0];
-                end else begin
-                    if ((f_rem == 16'd1) != in_last) begin
-                        $display("ERROR %m t=%0t: framing: last=%0d with %0d body word(s) still expected by LEN",
-                                 $time, in_last, f_rem - 16'd1);
-                        mon_err <= 1'b1;
-                    end
-                    f_body <= !in_last;
-                    f_rem  <= f_rem - 16'd1;
+            if (m_bad) begin
+                if (held && !in_valid) begin
+                    $display("ERROR %m t=%0t: pusher withdrew a word held while the queue was full (ignored ready; word lost): %h",
+                             $time, held_word);
+                    mon_err <= 1'b1;
+                end else if (held && {in_last, in_data} != held_word) begin
+                    $display("ERROR %m t=%0t: pusher changed a word held while the queue was full (ignored ready): was %h now %h",
+                             $time, held_word, {in_last, in_data});
+                    mon_err <= 1'b1;
                 end
+                if (depth_bad) begin
+                    $display("ERROR %m t=%0t: run-time depth %0d outside 1..%0d (the build's DEPTH)", $time, depth, DEPTH);
+                    mon_err <= 1'b1;
+                end
+                if (wr && full) begin
+                    $display("ERROR %m t=%0t: queue written while full (word would overwrite)", $time);
+                    mon_err <= 1'b1;
+                end
+                if (out_ready && empty) begin
+                    $display("ERROR %m t=%0t: pop of an empty queue (popper raised ready without valid)", $time);
+                    mon_err <= 1'b1;
+                end
+                if (f_bad && !f_body) begin
+                    $display("ERROR %m t=%0t: framing: header LEN=%0d but last=%0d on the header", $time,
+                             in_data[15:0], in_last);
+                    mon_err <= 1'b1;
+                end
+                if (f_bad && f_body) begin
+                    $display("ERROR %m t=%0t: framing: last=%0d with %0d body word(s) still expected by LEN",
+                             $time, in_last, f_rem - 16'd1);
+                    mon_err <= 1'b1;
+                end
+            end
+            held <= held_n;
+            if (held_n) held_word <= {in_last, in_data};
+            if (wr) begin
+                f_body <= !in_last;
+                f_rem  <= f_body ? f_rem - 16'd1 : in_data[15:0];
             end
         end
     end `AHBM_EDGE_END

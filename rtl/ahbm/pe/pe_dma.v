@@ -133,7 +133,8 @@ module pe_dma #(
         end
     end `AHBM_EDGE_END
 
-    `AHBM_EDGE(clk, !resetn || act || !q_empty || !d_empty) begin
+    wire mv_go = !resetn || act || !q_empty || !d_empty;    // the process's condition: one load per test
+    `AHBM_EDGE(clk, mv_go) begin
         if (!resetn) begin
             q_rd <= {(QA+1){1'b0}};
             act <= 1'b0;

@@ -493,8 +493,10 @@ module pe_engine #(
     end
 
     // ---------------------------------------------------------------- state
-    // idle with no head, the combinational block keeps every value: nothing to do
-    `AHBM_EDGE(clk, !resetn || e_st != E_IDLE || head_valid) begin
+    // idle with no head, the combinational block keeps every value: nothing to do (each process's condition
+    // a wire: its process loads one signal for it, not each term, at every test)
+    wire st_go = !resetn || e_st != E_IDLE || head_valid;
+    `AHBM_EDGE(clk, st_go) begin
         if (!resetn) begin
             e_st <= E_IDLE; e_cmd <= 128'd0; e_left <= 32'd0; e_lz <= 1'b1; e_le1 <= 1'b1; e_word <= 32'd0; e_fl <= 5'd0;
             e_pword <= 32'd0;
@@ -502,17 +504,24 @@ module pe_engine #(
             e_st <= st_n;
             if (load) e_cmd <= head_cmd;
             // the countdown: a stage's duration loaded, else one less a cycle down to 0 (e_lz and e_le1 follow:
-            // e_left - 1 is 0 where e_left <= 1, and <= 1 where e_left <= 2)
-            e_left <= ld_left ? left_n : (e_lz ? 32'd0 : e_left - 32'd1);
-            e_lz <= ld_left ? (left_n == 32'd0) : e_le1;
-            e_le1 <= ld_left ? (left_n <= 32'd1) : (e_left <= 32'd2);
+            // e_left - 1 is 0 where e_left <= 1, and <= 1 where e_left <= 2); at 0 it stays
+            if (ld_left) begin
+                e_left <= left_n;
+                e_lz <= (left_n == 32'd0);
+                e_le1 <= (left_n <= 32'd1);
+            end else if (!e_lz) begin
+                e_left <= e_left - 32'd1;
+                e_lz <= e_le1;
+                e_le1 <= (e_left <= 32'd2);
+            end
             e_word <= word_n; e_fl <= fl_n; e_pword <= pword_n;
         end
     end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- datapath: the actions, in the order of a cycle
     /* verilator lint_off BLKSEQ */   // the arithmetic tasks use blocking temporaries (pe_arith.vh)
-    `AHBM_EDGE(clk, !resetn || sl_wr_en || dma_out_valid || a_any) begin   // a word lands, an action runs, a write ends
+    wire dp_go = !resetn || sl_wr_en || dma_out_valid || a_any;     // a word lands, an action runs, a write ends
+    `AHBM_EDGE(clk, dp_go) begin
         if (!resetn) begin
             push_data <= {IPCQ_W{1'b0}}; pop_info <= 64'd0;
             sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;

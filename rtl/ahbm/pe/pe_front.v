@@ -127,7 +127,10 @@ module pe_front #(
     assign in_v = !in_q && !in_k && dma_out_buf < BUF_M0;
     assign in_slot = in_q ? {1'b0, dma_out_qslot} : in_k ? dma_out_buf[2:0] : in_v ? vslot : mslot;
 
-    `AHBM_EDGE(clk, !resetn || enq_main || slot_free || (dma_out_valid && dma_out_last) || pf_st != PF_SCAN || pf_seq != wr_seq || pf_seq < rd_seq) begin
+    // (the process's condition a wire: the process loads one signal for it, not each term, at every test)
+    wire pf_go = !resetn || enq_main || slot_free || (dma_out_valid && dma_out_last) || pf_st != PF_SCAN
+                 || pf_seq != wr_seq || pf_seq < rd_seq;
+    `AHBM_EDGE(clk, pf_go) begin
         if (!resetn) begin
             pf_seq <= 32'd0; pf_st <= PF_SCAN; slots_alloc <= 32'd0; slots_freed <= 32'd0;
             ent_ok <= {CMDQ_DEPTH{1'b0}};

@@ -126,7 +126,8 @@ module pe_link #(
         end
     endgenerate
 
-    `AHBM_EDGE(clk, !resetn || sl_wr_en || start || xfer) begin
+    wire go = !resetn || sl_wr_en || start || xfer;     // the process's condition: one load per test
+    `AHBM_EDGE(clk, go) begin
         if (!resetn) begin
             act <= 1'b0; cmd <= 128'd0; word <= 32'd0; ferr <= 1'b0;
             line <= 512'd0; sl_wr_en <= 1'b0; sl_wr_addr <= 24'd0; sl_wr_data <= 512'd0;
