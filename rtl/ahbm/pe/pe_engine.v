@@ -256,8 +256,8 @@ module pe_engine #(
 
     // ---------------------------------------------------------------- this cycle's decision
     // Its one-bit results are the bits of one vector, dv, cleared by one store at each evaluation: Icarus
-    // spends on each store or load of a variable in a process about as much as on the rest of the work
-    // (a dynamic_cast of the signal each time), and the decision runs in most cycles of a busy PE.
+    // casts the signal at each store or load a process makes (a dynamic_cast, some 500 instructions, where
+    // the operation itself is a few dozen), and the decision runs at each change of a busy PE's state.
     localparam integer D_LOAD = 0;      // e_cmd takes the head
     localparam integer D_LDLEFT = 1;    // e_left takes left_n (else it counts down to 0 by itself)
     localparam integer D_DONE = 2, D_FAULT = 3, D_FREE = 4;                         // done, fault_req, slot_free

@@ -119,8 +119,8 @@ module pe_stats #(
 
     // ---------------------------------------------------------------- cycle counters
     // The eight activity counters and cyc_now are 64-bit fields of one register, counted by one addition a
-    // cycle (Icarus pays for each load of a signal in a process about as much as for the rest of the work,
-    // and a test and an addition per counter were most of this process): field i adds bit i of cact, the
+    // cycle (Icarus casts the signal at each load or store a process makes, some 500 instructions each, and a
+    // test and an addition per counter were most of this process's loads): field i adds bit i of cact, the
     // counted activities, and field 8 one; each output is its field's low 32 bits, so it wraps as a 32-bit
     // counter would, and no field can carry into the next (2^64 cycles).
     localparam integer C_BUSY = 0, C_MM = 1, C_VEC = 2, C_MWAIT = 3, C_WAIT = 4, C_HIDDEN = 5, C_LINK = 6, C_PSTALL = 7,
