@@ -44,6 +44,8 @@ static inline u32 f32_add(u32 a, u32 b) { return canon(f_of(a) + f_of(b)); }
 static inline u32 f32_sub(u32 a, u32 b) { return f32_add(a, b ^ 0x80000000u); }
 static inline u32 f32_mul(u32 a, u32 b) { return canon(f_of(a) * f_of(b)); }
 static inline u32 f32_div(u32 a, u32 b) { return canon(f_of(a) / f_of(b)); }
+/* x*y + z*w with three roundings: a MERGE's scaled sum of two states (fp32_lib.vh's f32_add of two f32_mul) */
+static inline u32 f32_mac2(u32 x, u32 y, u32 z, u32 w) { return f32_add(f32_mul(x, y), f32_mul(z, w)); }
 
 /* numpy.maximum as fp32_lib.vh: a NaN operand gives the canonical NaN; equal values (+0, -0) give b */
 static inline u32 f32_max(u32 a, u32 b)
@@ -108,6 +110,17 @@ static int ieee_subnormals(void)
 {
     volatile float tiny = 1e-40f, one = 1.0f, zero = 0.0f;
     return tiny * one != 0.0f && tiny + zero == tiny;
+}
+
+/* One row of a MERGE of states (m_a, l_a) and (m_b, l_b) (attention.merge, pe_arith.vh's do_merge): the new
+ * m, the row scales ea = exp(m_a - m), eb = exp(m_b - m), and the new l = l_a ea + l_b eb */
+static void merge_row(u32 ma, u32 mb, u32 la, u32 lb, u32 *m, u32 *l, u32 *ea, u32 *eb)
+{
+    u32 mx = f32_max(ma, mb), msub = (mx == NEG_INF) ? 0 : mx;
+    *ea = f32_exp(f32_sub(ma, msub));
+    *eb = f32_exp(f32_sub(mb, msub));
+    *l = f32_mac2(la, *ea, lb, *eb);
+    *m = mx;
 }
 
 /* ------------------------------------------------------------------ VPI access */
@@ -327,14 +340,9 @@ static PLI_INT32 merge_calltf(PLI_BYTE8 *ud)
     /* S_a == S_b (arow == brow) reads the same words as the Verilog loop does: each row reads both sides
      * before it writes S_a's, and the copies ma / mb, oa / ob were taken before any write */
     for (u32 r = 0; r < rows; r++) {
-        u32 mx = f32_max(ma[r], mb[r]), msub, ea, eb;
-        msub = (mx == NEG_INF) ? 0 : mx;
-        ea = f32_exp(f32_sub(ma[r], msub));
-        eb = f32_exp(f32_sub(mb[r], msub));
-        la[r] = f32_add(f32_mul(la[r], ea), f32_mul(lb[r], eb));
-        for (u32 c = 0; c < d; c++)
-            oa[r * d + c] = f32_add(f32_mul(oa[r * d + c], ea), f32_mul(ob[r * d + c], eb));
-        ma[r] = mx;
+        u32 ea, eb;
+        merge_row(ma[r], mb[r], la[r], lb[r], &ma[r], &la[r], &ea, &eb);
+        for (u32 c = 0; c < d; c++) oa[r * d + c] = f32_mac2(oa[r * d + c], ea, ob[r * d + c], eb);
     }
     wr(&a, 1, arow, rows, la);
     wr(&a, 2, arow * d, rows * d, oa);
@@ -344,9 +352,8 @@ static PLI_INT32 merge_calltf(PLI_BYTE8 *ud)
 }
 
 /* $ahbm_mexp(st_m, st_l, mb, lb, mea, meb, arow, rows): a streamed MERGE once every row's m and l of the
- * child (mb, lb) are in: S_a's new m and l (do_merge's row ops) and the row scales mea = exp(m_a - m),
- * meb = exp(m_b - m) its O elements are merged with. Rows are independent: reading them all first is the
- * Verilog loop's order. */
+ * child (mb, lb) are in: merge_row's new m and l of S_a and the row scales (mea, meb) its O elements are
+ * merged with. Rows are independent: reading them all first is the Verilog loop's order. */
 static PLI_INT32 mexp_calltf(PLI_BYTE8 *ud)
 {
     args_t a;
@@ -362,13 +369,7 @@ static PLI_INT32 mexp_calltf(PLI_BYTE8 *ud)
         ret(0);
         return 0;
     }
-    for (u32 r = 0; r < rows; r++) {
-        u32 mx = f32_max(ma[r], mb[r]), msub = (mx == NEG_INF) ? 0 : mx;
-        ea[r] = f32_exp(f32_sub(ma[r], msub));
-        eb[r] = f32_exp(f32_sub(mb[r], msub));
-        la[r] = f32_add(f32_mul(la[r], ea[r]), f32_mul(lb[r], eb[r]));
-        ma[r] = mx;
-    }
+    for (u32 r = 0; r < rows; r++) merge_row(ma[r], mb[r], la[r], lb[r], &ma[r], &la[r], &ea[r], &eb[r]);
     wr(&a, 4, 0, rows, ea);
     wr(&a, 5, 0, rows, eb);
     wr(&a, 1, arow, rows, la);
@@ -406,7 +407,7 @@ static PLI_INT32 otake_calltf(PLI_BYTE8 *ud)
         }
         for (u32 i = 0; i < n; i++) {
             u32 r = (b0 + i) / d - r0;
-            o[i] = f32_add(f32_mul(o[i], ea[r]), f32_mul(w[i], eb[r]));
+            o[i] = f32_mac2(o[i], ea[r], w[i], eb[r]);
         }
         wr(&a, 0, obase + b0, n, o);
     } else {
@@ -524,7 +525,7 @@ static PLI_INT32 op_calltf(PLI_BYTE8 *ud)
     case OP_MAX: r = f32_max(x, y); break;
     case OP_EXP: r = f32_exp(x); break;
     case OP_TO_BF16: r = f32_to_bf16(x); break;
-    case OP_MAC2: r = f32_add(f32_mul(x, y), f32_mul(z, w)); break;   /* x*y + z*w, three roundings */
+    case OP_MAC2: r = f32_mac2(x, y, z, w); break;
     default: r = bf16_to_f32(x); break;
     }
     if (!a.ok) {   /* an x / z operand: an x result, never a number the Verilog function would not give */
