@@ -15,8 +15,18 @@
     integer r, k, c, t, idx;
 `ifdef AHBM_ARITH_VPI
     reg [31:0] landed;   // pe_engine's DMA landing: 1 when $ahbm_land copied the word
-    reg [31:0] o_e0, o_end, o_n, o_done;   // a packet word of O elements alone: its first, the O's end, its
-    reg [IPCQ_W-1:0] o_word;               // count; 1 when its twin took or built it (and the word built)
+    reg [31:0] o_n, o_done;                // a packet word of O elements alone: how many; 1 when its twin
+    reg [IPCQ_W-1:0] o_word;               // took or built it (and the word it built)
+    // body word w (1-based) of an (m, l, O) packet of `rows` rows: how many O elements it holds when it
+    // holds nothing else (m and l come first, then ROWS x D O elements, then padding), else 0
+    function [31:0] o_alone(input [7:0] rows, input [31:0] w);
+        reg [31:0] e0, oend;
+        begin
+            e0 = 32'(EPW) * (w - 32'd1);
+            oend = 2 * 32'(rows) + 32'(rows) * D;
+            o_alone = (e0 < 2 * 32'(rows) || e0 >= oend) ? 32'd0 : (e0 + EPW < oend) ? EPW : oend - e0;
+        end
+    endfunction
 `endif
     reg [31:0] acc, mx, msub, alpha, rs, ea, eb, a32, b32;
 
@@ -172,12 +182,11 @@
                              input merge);
         begin
 `ifdef AHBM_ARITH_VPI                            // a word of O elements alone (most of a packet): one compiled call
-            o_e0 = EPW * (w - 32'd1);
-            o_end = 2 * 32'(rows) + 32'(rows) * D;
-            o_n = (o_e0 + EPW < o_end) ? EPW : o_end - o_e0;
+            o_n = o_alone(rows, w);
             o_done = 32'd0;
-            if (o_e0 >= 2 * 32'(rows) && o_e0 < o_end)
-                o_done = $ahbm_otake(st_o, mea, meb, word, 32'(s) * MAXROWS * D, o_e0 - 2 * 32'(rows), o_n, D, 32'(merge));
+            if (o_n != 32'd0)
+                o_done = $ahbm_otake(st_o, mea, meb, word, 32'(s) * MAXROWS * D, EPW * (w - 32'd1) - 2 * 32'(rows), o_n,
+                                     D, 32'(merge));
             if (o_done == 32'd0)
 `endif
             for (t = 0; t < EPW; t = t + 1) begin
@@ -219,11 +228,9 @@
             mlo_body = {IPCQ_W{1'b0}};
             r32 = 32'(rows);
 `ifdef AHBM_ARITH_VPI                            // a word of O elements alone (most of a packet): one compiled call
-            o_e0 = 32'(EPW) * (j - 32'd1);
-            o_end = 2 * r32 + r32 * D;
-            o_n = (o_e0 + EPW < o_end) ? EPW : o_end - o_e0;
+            o_n = o_alone(rows, j);
             o_done = 32'd0;
-            if (o_e0 >= 2 * r32 && o_e0 < o_end) o_done = $ahbm_obody(o_word, st_o, 32'(s) * MAXROWS * D, o_e0 - 2 * r32, o_n);
+            if (o_n != 32'd0) o_done = $ahbm_obody(o_word, st_o, 32'(s) * MAXROWS * D, 32'(EPW) * (j - 32'd1) - 2 * r32, o_n);
             if (o_done != 32'd0) mlo_body = o_word;
             else
 `endif

@@ -298,8 +298,8 @@ module pe_engine #(
     wire [31:0] sm_hi = (sm_e0 + 32'(EPW) < sm_oend) ? sm_e0 + 32'(EPW) : sm_oend;
     wire [31:0] sm_n_o = (sm_hi > sm_lo) ? sm_hi - sm_lo : 32'd0;
     wire        sm_x_now = (sm_r2 - 32'd1 >= sm_e0) && (sm_r2 - 32'd1 < sm_e0 + 32'(EPW));
-    wire [31:0] sm_left = ((sm_n_o == 32'd0) ? 32'd0 : (sm_n_o + 32'(MLANES) - 32'd1) / 32'(MLANES) - 32'd1)
-                          + (sm_x_now ? (32'(rows) + 32'(VEC_LANES) - 32'd1) / 32'(VEC_LANES) : 32'd0);
+    wire [31:0] sm_left = ((sm_n_o == 32'd0) ? 32'd0 : ceil_div(sm_n_o, MLANES) - 32'd1)
+                          + (sm_x_now ? vcyc(32'(rows)) : 32'd0);
     assign deq = done || fault_req;
     assign done_tag = f_tag(x_cmd);
     assign fault_tag = f_tag(x_cmd);
@@ -326,7 +326,7 @@ module pe_engine #(
                         OP_ATTN: st_n = E_WAIT_K;
                         OP_POP: st_n = E_POP;
                         OP_MERGE: if (x_cmd[34]) begin               // streamed: from the queue of DIR
-                            dv[D_LDLEFT] = 1'b1; left_n = 32'd0; fl_n[FL_IDONE] = 1'b0; fl_n[FL_XDONE] = 1'b0;
+                            dv[D_LDLEFT] = 1'b1; fl_n[FL_IDONE] = 1'b0; fl_n[FL_XDONE] = 1'b0;   // left_n 0
                             fl_n[FL_PV] = 1'b0; fl_n[FL_PDONE] = 1'b0; pword_n = 32'd0;
                             st_n = E_SMERGE;
                         end else begin

@@ -71,8 +71,8 @@ module pe_stats #(
     output reg  [31:0]  cnt_k, cnt_v, cnt_mask, cnt_q, cnt_comp, cnt_push, cnt_pop, cnt_merge, cnt_store,
     output reg  [31:0]  cnt_fault, cnt_tx, cnt_rx,
     output reg  [31:0]  cnt_score,      // score elements computed: ROWS x KEYS summed over S2s
-    output wire [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_pstall, cyc_mwait, cyc_now,
-    output reg  [31:0]  cyc_first, cyc_last, cyc_dma_first, cyc_dma_last
+    output reg  [31:0]  cyc_busy, cyc_mm, cyc_vec, cyc_wait, cyc_hidden, cyc_link, cyc_pstall, cyc_mwait,
+    output reg  [31:0]  cyc_first, cyc_last, cyc_now, cyc_dma_first, cyc_dma_last
 );
     initial begin
         if (ALOG < 16 || (ALOG & (ALOG - 1)) != 0)
@@ -118,34 +118,29 @@ module pe_stats #(
     end `AHBM_EDGE_END
 
     // ---------------------------------------------------------------- cycle counters
-    // The eight activity counters and cyc_now are 64-bit fields of one register, counted by one addition a
-    // cycle (Icarus casts the signal at each load or store a process makes, some 500 instructions each, and a
-    // test and an addition per counter were most of this process's loads): field i adds bit i of cact, the
-    // counted activities, and field 8 one; each output is its field's low 32 bits, so it wraps as a 32-bit
-    // counter would, and no field can carry into the next (2^64 cycles).
-    localparam integer C_BUSY = 0, C_MM = 1, C_VEC = 2, C_MWAIT = 3, C_WAIT = 4, C_HIDDEN = 5, C_LINK = 6, C_PSTALL = 7,
-                       C_NOW = 8, NC = 9;
+    // what each counter counts, as one vector, and the rarer marks as one flag: the process loads each once a
+    // cycle (Icarus casts the signal at each load a process makes, some 500 instructions each)
+    localparam integer C_BUSY = 0, C_MM = 1, C_VEC = 2, C_MWAIT = 3, C_WAIT = 4, C_HIDDEN = 5, C_LINK = 6, C_PSTALL = 7;
     wire [7:0] cact = {(push_valid & ~push_ready) != 4'd0, act_compute && (tx_act || rx_act), act_compute && dma_xfer,
                        act_wait, act_mwait, act_vec, act_mm, act_busy};
-    wire [64*NC-1:0] cinc = {64'd1, 63'd0, cact[7], 63'd0, cact[6], 63'd0, cact[5], 63'd0, cact[4], 63'd0, cact[3],
-                             63'd0, cact[2], 63'd0, cact[1], 63'd0, cact[0]};
-    reg  [64*NC-1:0] cyc_f;
-    assign cyc_busy = cyc_f[64*C_BUSY +: 32];
-    assign cyc_mm = cyc_f[64*C_MM +: 32];
-    assign cyc_vec = cyc_f[64*C_VEC +: 32];
-    assign cyc_mwait = cyc_f[64*C_MWAIT +: 32];
-    assign cyc_wait = cyc_f[64*C_WAIT +: 32];
-    assign cyc_hidden = cyc_f[64*C_HIDDEN +: 32];
-    assign cyc_link = cyc_f[64*C_LINK +: 32];
-    assign cyc_pstall = cyc_f[64*C_PSTALL +: 32];
-    assign cyc_now = cyc_f[64*C_NOW +: 32];
     wire       cmark = dma_req_valid || land || ev_s2 || ev_comp;   // a first / last cycle may be marked
     always @(posedge clk) begin
         if (!resetn) begin
-            cyc_f <= {64*NC{1'b0}};
-            cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
+            cyc_busy <= 32'd0; cyc_mm <= 32'd0; cyc_vec <= 32'd0; cyc_wait <= 32'd0; cyc_hidden <= 32'd0;
+            cyc_link <= 32'd0; cyc_pstall <= 32'd0; cyc_mwait <= 32'd0;
+            cyc_first <= 32'd0; cyc_last <= 32'd0; cyc_now <= 32'd0; cyc_dma_first <= 32'd0; cyc_dma_last <= 32'd0;
         end else begin
-            cyc_f <= cyc_f + cinc;
+            cyc_now <= cyc_now + 32'd1;
+            if (cact != 8'd0) begin
+                if (cact[C_BUSY]) cyc_busy <= cyc_busy + 32'd1;
+                if (cact[C_MM]) cyc_mm <= cyc_mm + 32'd1;
+                if (cact[C_VEC]) cyc_vec <= cyc_vec + 32'd1;
+                if (cact[C_MWAIT]) cyc_mwait <= cyc_mwait + 32'd1;
+                if (cact[C_WAIT]) cyc_wait <= cyc_wait + 32'd1;
+                if (cact[C_HIDDEN]) cyc_hidden <= cyc_hidden + 32'd1;
+                if (cact[C_LINK]) cyc_link <= cyc_link + 32'd1;
+                if (cact[C_PSTALL]) cyc_pstall <= cyc_pstall + 32'd1;
+            end
             if (cmark) begin
                 if (dma_req_valid && cnt_k + cnt_v + cnt_mask + cnt_q == 32'd0) cyc_dma_first <= cyc_now;
                 if (land) cyc_dma_last <= cyc_now + 32'd1;
