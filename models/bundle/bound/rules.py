@@ -31,8 +31,6 @@ judged lane whose bound is not finite.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from models.numerics.formats import ACC, E8M15, FP16, Format, decode
@@ -71,18 +69,9 @@ def e8(bits: np.ndarray) -> np.ndarray:
     return np.where((u & np.uint32(0x7F8000)) == 0, np.copysign(0.0, value), value)
 
 
-@functools.cache
-def _f16_values() -> np.ndarray:
-    """Every FP16 pattern's exact value, by models.numerics.formats.decode (once: 65,536 lanes)."""
-    values = decode(np.arange(1 << 16, dtype=np.int64), FP16)
-    values.setflags(write=False)
-    return values
-
-
 def f16(bits: np.ndarray) -> np.ndarray:
-    """FP16 patterns -> exact float64 values: a look-up in the format decode of every pattern (the analysis
-    decodes every lane a kernel reads or writes; decode itself costs some 60 us a call whatever its size)."""
-    return _f16_values()[np.asarray(bits, dtype=np.int64) & 0xFFFF]
+    """FP16 patterns -> exact float64 values."""
+    return decode(np.asarray(bits, dtype=np.int64) & 0xFFFF, FP16)
 
 
 def _ulp(x: np.ndarray, fmt: Format, floor: float, at_zero: float) -> np.ndarray:

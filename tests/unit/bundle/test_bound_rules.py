@@ -164,17 +164,3 @@ def test_the_fast_e8m15_decode_is_the_format_decode_on_every_pattern() -> None:
     same = ((ref == fast) & (np.signbit(ref) == np.signbit(fast))) | (np.isnan(ref) & np.isnan(fast))
     assert np.all(same), bits[~same][:5]
 
-
-def test_the_fp16_table_is_the_format_decode_on_every_pattern() -> None:
-    """rules.f16 (a table) against models.numerics.formats.decode on all 2^16 patterns, and on patterns with
-    bits above the low 16 (which it ignores, as the decode of the masked pattern does)."""
-    from models.bundle.bound.rules import f16
-    from models.numerics.formats import FP16, decode
-
-    bits = np.arange(1 << 16, dtype=np.int64)
-    ref, fast = decode(bits, FP16), f16(bits)
-    same = ((ref == fast) & (np.signbit(ref) == np.signbit(fast))) | (np.isnan(ref) & np.isnan(fast))
-    assert np.all(same), bits[~same][:5]
-    high = bits[:: 97] | (0x5A << 16)
-    assert np.array_equal(f16(high), f16(high & 0xFFFF), equal_nan=True)
-    assert f16(np.array([0x3C00]))[0] == 1.0 and np.signbit(f16(np.array([0x8000]))[0])

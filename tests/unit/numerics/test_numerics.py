@@ -105,6 +105,19 @@ def test_known_patterns():
     assert (e8m15.K0, e8m15.K1, e8m15.K2) == (0, 0x3F8000, 0xBF8000)
 
 
+def test_a_narrow_format_decodes_by_its_table_as_by_its_fields():
+    """decode's table (FP16: every pattern, made once) against the field arithmetic on all 2^16 patterns:
+    the same value, the same sign of zero, NaN where it is NaN; bits above the width ignored as the fields
+    ignore them; a scalar pattern gives a scalar."""
+    bits = np.arange(1 << 16, dtype=np.int64)
+    ref, fast = formats.decode_fields(bits, FP16), decode(bits, FP16)
+    same = ((ref == fast) & (np.signbit(ref) == np.signbit(fast))) | (np.isnan(ref) & np.isnan(fast))
+    assert np.all(same), bits[~same][:5]
+    high = bits[::97] | (0x5A << 16)
+    assert np.array_equal(decode(high, FP16), formats.decode_fields(high, FP16), equal_nan=True)
+    assert np.ndim(decode(0x3C00, FP16)) == 0 and decode(0x8000, FP16) == 0.0 and np.signbit(decode(0x8000, FP16))
+
+
 def test_encode_matches_oracle():
     x = np.concatenate([RNG.normal(0, 1, 2000) * 2.0 ** RNG.integers(-140, 140, 2000),
                         [65504, 65519.99, 65520, 2.0 ** -25, 2.0 ** -25 * 1.0001, 3 * 2.0 ** -26]])
