@@ -58,9 +58,15 @@ VERILATOR_BUILD_ARGS: tuple[str, ...] = ("--timing", "-Wno-fatal", "-Wno-lint", 
 COCOTB_CLOCK_FLAG = "AGSIM_COCOTB_CLOCK"
 
 
+FLIT_TRACE_ENV = "AGSIM_FLIT_TRACE"  # set: machine tops log every flit at their endpoints
+
+
 def build_defines(sim: str) -> dict[str, object]:
     """Verilog defines of a bench build on `sim`."""
-    return {COCOTB_CLOCK_FLAG: 1} if sim == "verilator" else {}
+    defines: dict[str, object] = {COCOTB_CLOCK_FLAG: 1} if sim == "verilator" else {}
+    if os.environ.get(FLIT_TRACE_ENV):
+        defines[FLIT_TRACE_ENV] = 1  # the machine top's flit trace (tb/system/machine_top.py)
+    return defines
 
 
 # cocotb rewrites the asserts of every module imported after it starts ("*.py") with pytest's rewriter: a
