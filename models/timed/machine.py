@@ -44,8 +44,11 @@ class TimedMachine(MachineModel):
         super().__init__(machine, unit_models)
         old = self.orch
         self.orch = TimedOrch(old.own, old.slots)
-        self.mesh = TimedMesh(machine.geometry, self._arrive)
+        self.mesh = TimedMesh(machine.geometry, self._arrive, self._accept, self._wake)
         self.now = 0
+        for coord, unit in self.units.items():
+            if hasattr(unit, "wake"):  # a unit with work of its own (the agent's writes): it asks to be called
+                unit.schedule = lambda edge, c=coord: self.mesh.wake(edge, c)
 
     # ------------------------------------------------------------ network
     def _send_stamped(self, src: tuple[int, int], stamped: list[Stamped]) -> None:
@@ -66,6 +69,15 @@ class TimedMachine(MachineModel):
             self.errors.append(f"undeliverable flit to {dst} (no endpoint there)")
             return
         self._send_stamped(dst, unit.take_at(flit, edge))
+
+    def _accept(self, dst: tuple[int, int], edge: int) -> int:
+        """The edge `dst` takes a flit offered from `edge` (a unit with an intake that can be busy says)."""
+        unit = self.units.get(dst)
+        intake = getattr(unit, "intake_edge", None)
+        return intake(edge) if intake is not None else edge
+
+    def _wake(self, edge: int, coord: tuple[int, int]) -> None:
+        self._send_stamped(coord, self.units[coord].wake(edge))
 
     def advance(self, edge: int) -> None:
         """Everything in the machine up to and including `edge`."""

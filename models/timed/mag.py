@@ -139,6 +139,10 @@ class TimedMag(MagUnit):
         self._slot: dict[Coord, int] = {}      # a writer's open write -> its slot
         self._held: dict[int, int] = {}        # slot -> the edge a request waiting for it can pop (_NEVER: open)
         self._next_slot = 0
+        # writes ready and not yet issued, in ready order: (ready edge, beats, the ack event, slot); with a
+        # machine's scheduler attached (``schedule``), a write is issued only once no read can go first
+        self._pending: list[tuple[int, int, object, int]] = []
+        self.schedule = None  # set by a timed machine: schedule(edge) calls wake(edge) at that edge
         self._rq_pops: list[int] = []          # pop edges of queued flits (for intake_edge)
         self._wq_pops: list[int] = []
 
@@ -159,10 +163,42 @@ class TimedMag(MagUnit):
         self._prune(t)
         if ftype == FlitType.MEM_RD_REQ:
             assert d is not None
-            return self._rd_timed(t, d, events)
+            before = self._issue_before(self._read_pop(t, d))
+            return before + self._rd_timed(t, d, events)
         if ftype in (FlitType.MEM_WR_REQ, FlitType.MEM_WR_DATA):
             return self._write_flit(t, ftype, src, d, was_open, done_before, events)
         return []
+
+    # ------------------------------------------------------------ writes waiting for their turn
+    def _read_pop(self, t: int, d) -> int:
+        """The edge a read taken at ``t`` leaves the read queue, as things stand (nothing committed)."""
+        if d.entry_read and not d.staging:
+            return max(t + 1, self._rd_pop + 1, self._eng_free, self._plain_free)
+        return max(t + 1, self._rd_pop + 1, self._eng_free, self._st_free)
+
+    def _issue_before(self, edge: int) -> list[Stamped]:
+        """Issue every waiting write whose issue edge comes before ``edge`` (a read at the head at a write's
+        issue edge goes first: rtl/mag/mag.v takes a plain read before a ready write)."""
+        out: list[Stamped] = []
+        while self._pending:
+            ready, beats, ev, slot = self._pending[0]
+            if self._place(ready, beats)[0] >= edge:
+                break
+            self._pending.pop(0)
+            out.append(self._issue_pending(ready, beats, ev, slot))
+        if self._pending and self.schedule is not None:
+            self.schedule(self._place(self._pending[0][0], self._pending[0][1])[0])
+        return out
+
+    def _issue_pending(self, ready: int, beats: int, ev, slot: int) -> Stamped:
+        L = self._issue(ready, beats)
+        self._held[slot] = L + 2
+        return (L + 1, ev)
+
+    def wake(self, edge: int) -> list[Stamped]:
+        """The machine's call at ``edge``: the waiting writes whose issue edge has come are issued."""
+        return self._issue_before(edge + 1)
+
 
     def intake_edge(self, e: int) -> int:
         """The first edge from ``e`` at which the agent's endpoint takes a flit (``noc_in_busy`` low in the
@@ -264,19 +300,34 @@ class TimedMag(MagUnit):
         self._pop_write(p)
         if was_open is None or done_before != was_open.beats - 1 or was_open.discard:
             return []                                   # not a write's last beat into the DRAM
-        L = self._issue(p + 1, was_open.beats)
         slot = self._slot.pop(src)
-        self._held[slot] = L + 2
         assert len(events) == 1
-        return [(L + 1, events[0])]
+        if self.schedule is None:  # no machine to call back: issued at once, in ready order
+            return [self._issue_pending(p + 1, was_open.beats, events[0], slot)]
+        self._pending.append((p + 1, was_open.beats, events[0], slot))
+        self.schedule(self._place(*self._pending[0][:2])[0])
+        return []
 
     def _pop_write(self, p: int) -> None:
         self._wq_pop = p
         self._wq_pops.append(p)
 
+    def _pending_frees(self) -> dict[int, int]:
+        """The edge each waiting write's slot would be usable again if the waiting writes issued one after
+        another from now, no read between them (a slot-opening request's pop is taken from these: a read that
+        goes first later delays the slot in the RTL, not here)."""
+        out: dict[int, int] = {}
+        st = max(self._st_free, self._wr_free)
+        for ready, beats, _, slot in self._pending:
+            i = max(ready, st)
+            st = self._transaction(i, beats) + 1
+            out[slot] = st + 1
+        return out
+
     def _slot_for(self, src: Coord, p: int) -> int:
         """The edge a slot-opening MEM_WR_REQ at the head from ``p`` pops (a slot free in the cycle before)."""
-        held = sorted(r for r in self._held.values() if r > p)
+        frees = self._pending_frees() if self._pending else {}
+        held = sorted(frees.get(slot, r) for slot, r in self._held.items() if frees.get(slot, r) > p)
         if len(held) >= self._slots_n:
             r = held[len(held) - self._slots_n]
             if r >= _NEVER:
@@ -289,6 +340,19 @@ class TimedMag(MagUnit):
         self._held[slot] = _NEVER
         self._slot[src] = slot
         return p
+
+    def _place(self, ready: int, beats: int) -> tuple[int, int]:
+        """Where a write ready from ``ready`` would issue now: (issue edge, ack load edge); nothing committed."""
+        i0 = max(ready, self._wr_free)
+        for gap in self._gaps:
+            if gap[1] <= i0:
+                continue
+            i = max(i0, gap[0])
+            L = self._transaction(i, beats)
+            if L + 1 <= gap[1]:
+                return i, L
+        i = max(i0, self._st_free)
+        return i, self._transaction(i, beats)
 
     def _issue(self, ready: int, beats: int) -> int:
         """Commit a write ready (in the ready queue) from edge ``ready``: the edge its ack is loaded."""
