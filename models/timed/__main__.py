@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pathlib import Path
+
 from models.bundle.reader import Bundle
+from models.machine.layouts import UnitKind, get_machine
 from models.machine.unit_timing import parse_overrides
 
 from .run import run_timed, table
+from .trace import compare, model_trace, read_rtl_trace, round_limits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,14 +21,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dirs", nargs="+", metavar="DIR", help="bundle folders (clients/README.md format)")
     ap.add_argument("--timing", action="append", default=[], metavar="FACT=VALUE",
                     help="a timing fact of models/machine/unit_timing.py overridden (repeat for more)")
+    ap.add_argument("--rtl-trace", type=Path, metavar="FILE",
+                    help="one bundle: the RTL's flit_trace.txt (a run built with AGSIM_FLIT_TRACE=1), compared "
+                         "flit by flit with the models' (models/timed/trace.py)")
     args = ap.parse_args(argv)
     try:
         timing = parse_overrides(args.timing)
     except ValueError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    runs = [run_timed(Bundle(d), timing=timing) for d in args.dirs]
+    if args.rtl_trace is not None and len(args.dirs) != 1:
+        print(f"refused: --rtl-trace compares one bundle's flits; {len(args.dirs)} bundles given", file=sys.stderr)
+        return 2
+    if args.rtl_trace is not None and not args.rtl_trace.is_file():
+        print(f"refused: --rtl-trace {args.rtl_trace}: no such file (run the bundle on the RTL with "
+              f"AGSIM_FLIT_TRACE=1: the build folder's clients/flit_trace.txt)", file=sys.stderr)
+        return 2
+    runs = [run_timed(Bundle(d), timing=timing, trace=args.rtl_trace is not None) for d in args.dirs]
     print("\n".join(table(runs)))
+    if args.rtl_trace is not None:
+        run = runs[0]
+        machine = get_machine(run.bundle.meta["machine"]["name"])
+        g = machine.geometry
+        assert run.trace is not None
+        limits = round_limits([(r.kicked, r.timing.machine_cycles) for r in run.result.rounds if r.timing])
+        cmp = compare(model_trace(run.trace, machine), read_rtl_trace(args.rtl_trace),
+                      g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
+        names = {g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()}
+        print("\n".join(cmp.lines(names)))
     return 0
 
 

@@ -46,18 +46,25 @@ class TimedMachine(MachineModel):
         self.orch = TimedOrch(old.own, old.slots)
         self.mesh = TimedMesh(machine.geometry, self._arrive, self._accept, self._wake)
         self.now = 0
+        # set to a list to record every flit as the RTL top's flit trace does (models/timed/trace.py):
+        # (edge, "IN" an endpoint takes it / "OUT" the mesh takes it from an endpoint, endpoint, flit)
+        self.trace: list[tuple[int, str, tuple[int, int], int]] | None = None
         for coord, unit in self.units.items():
             if hasattr(unit, "wake"):  # a unit with work of its own (the agent's writes): it asks to be called
                 unit.schedule = lambda edge, c=coord: self.mesh.wake(edge, c)
 
     # ------------------------------------------------------------ network
     def _send_stamped(self, src: tuple[int, int], stamped: list[Stamped]) -> None:
+        if self.trace is not None:
+            self.trace += [(edge - 1, "OUT", src, ev.flit) for edge, ev in stamped]  # offered the cycle before
         for edge, ev in stamped:
             if flit_type(ev.flit) == _MEM_WR_DATA:
                 self.wr_data_sent += 1
             self.mesh.send(edge, src, ev.flit)
 
     def _arrive(self, edge: int, dst: tuple[int, int], flit: int) -> None:
+        if self.trace is not None:
+            self.trace.append((edge - 1, "IN", dst, flit))  # offered the cycle before it is taken
         self.steps += 1
         self.delivered[_TYPE_NAMES.get(flit_type(flit), 'reserved')] += 1
         if dst == self.orch.own:

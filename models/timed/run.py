@@ -47,19 +47,24 @@ class TimedRun:
     bundle: Bundle
     result: ExecResult
     cpu_s: float
+    trace: list[tuple[int, str, tuple[int, int], int]] | None = None
 
     @property
     def rounds(self) -> list[RoundTiming]:
         return [r.timing for r in self.result.rounds if r.timing is not None]
 
 
-def run_timed(b: Bundle, machine: Machine | None = None, timing: Mapping[str, int] | None = None) -> TimedRun:
-    """Every round of `b` on a fresh timed machine through the loader (the executor's own round stamps)."""
+def run_timed(b: Bundle, machine: Machine | None = None, timing: Mapping[str, int] | None = None,
+              trace: bool = False) -> TimedRun:
+    """Every round of `b` on a fresh timed machine through the loader (the executor's own round stamps);
+    `trace`: record every flit at its endpoint (TimedRun.trace, models/timed/trace.py)."""
     machine = machine or get_machine(b.meta["machine"]["name"])
     tm = TimedMachine(machine, timed_units(timing), timing)
+    if trace:
+        tm.trace = []
     t0 = time.process_time()
     res = run_sync(execute(b, TimedHost(tm, DeliveryBudget.of(b, machine)), machine))
-    return TimedRun(b, res, time.process_time() - t0)
+    return TimedRun(b, res, time.process_time() - t0, tm.trace)
 
 
 def table(runs: list[TimedRun]) -> list[str]:

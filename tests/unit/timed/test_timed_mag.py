@@ -11,6 +11,7 @@ from the take of an n-entry run to the next take, 14 cycles a single-beat write 
 
 from __future__ import annotations
 
+import heapq
 import random
 import subprocess
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 
 from models.mag.model import DramImage, MagUnit
 from models.mag.proto import rd_req, wr_data, wr_req
+from models.noc.flit import FlitType, flit_type
 from models.timed.mag import TimedMag
 from tb.run.benches import INCLUDE_DIRS, MAG_AGENT_DEPS
 
@@ -256,3 +258,47 @@ def test_model_matches_the_rtl_live(tmp_path: Path, name: str, facts) -> None:
     assert not bad, f"{len(bad)} of {len(sent)} flits differ, first: model edge {bad[0][1][0]}, RTL edge {bad[0][2][0]}"
     if facts is None and name in RTL:
         assert [e for e, _ in sent] == RTL[name] and taken == AT[name]   # the figures written above
+
+
+def _feed_scheduled(m: TimedMag, flits, at) -> list[tuple[int, int]]:
+    """As a timed machine drives the agent: its wake-ups (a waiting write's issue edge) run before the flits of
+    their edge; (stamp, flit) of every answer in stamp order."""
+    wakes: list[int] = []
+    m.schedule = lambda e: heapq.heappush(wakes, e)
+    out: list[tuple[int, int]] = []
+    for f, t in zip(flits, at):
+        while wakes and wakes[0] <= t:
+            out += [(e, ev.flit) for e, ev in m.wake(heapq.heappop(wakes))]
+        out += [(e, ev.flit) for e, ev in m.take_at(f, t)]
+    while wakes:
+        out += [(e, ev.flit) for e, ev in m.wake(heapq.heappop(wakes))]
+    out.sort(key=lambda x: x[0])
+    return out
+
+
+def _drain_then_fill(n_writes: int, n_reads: int) -> tuple[list[int], list[int]]:
+    """A vector core's VDRAIN (single-beat writes, a pair every 3 edges) and, while its writes still wait, the
+    next RUN's VFILL (single-beat plain reads every 3 edges): the RTL serves the reads before the writes left."""
+    flits, at = [], []
+    for i in range(n_writes):
+        flits += _write(1, 1024 + 8 * i, 1)
+        at += [3 * i, 3 * i + 1]
+    t0 = 3 * n_writes + 40
+    for j in range(n_reads):
+        flits.append(rd_req(MAG, SRC, j, 32 * j, 0))
+        at.append(t0 + 3 * j)
+    return flits, at
+
+
+def test_reads_go_before_waiting_writes_as_on_the_rtl(tmp_path: Path) -> None:
+    """With a machine's wake-ups, a read at the head when a ready write would issue goes first, and the write
+    intake's slots and busy back-pressure follow: every flit at the RTL's edge (the RTL's own take edges fed)."""
+    flits, at = _drain_then_fill(40, 12)
+    taken, sent = _rtl(tmp_path, flits, at)
+    model = _feed_scheduled(TimedMag(MAG, DramImage(4096)), flits, taken)
+    assert len(model) == len(sent)
+    bad = [(i, m, r) for i, (m, r) in enumerate(zip(model, sent)) if m != r]
+    assert not bad, f"{len(bad)} of {len(sent)} flits differ, first: model {bad[0][1]}, RTL {bad[0][2]}"
+    # and the order is the RTL's reason for it: some read is answered before the last write's ack
+    kinds = [flit_type(f) for _, f in sent]
+    assert kinds.index(FlitType.MEM_RD_RESP) < len(kinds) - 1 - kinds[::-1].index(FlitType.MEM_WR_ACK)

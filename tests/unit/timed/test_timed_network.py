@@ -54,3 +54,25 @@ def test_a_contended_output_grants_one_flit_an_edge() -> None:
     mesh.send(11, local, _flit(local, MAG, 2))  # held at 12, wants 13: free, no wait
     mesh.advance(10_000)
     assert [e for e, _, _ in got] == [13, 14]
+
+
+def test_a_busy_endpoint_holds_its_register_and_the_input_behind_it() -> None:
+    """The agent takes nothing before edge 100: its flit waits in (1,1)'s West register; a flit for the
+    orchestrator queued behind it in the same input FIFO waits too (head of line); one from another input
+    goes by."""
+    got: list[tuple[int, tuple[int, int], int]] = []
+    mesh = TimedMesh(FUSED4.geometry, lambda e, dst, f: got.append((e, dst, f)),
+                     accept=lambda dst, e: max(e, 100) if dst == MAG else e)
+    north = (1, 0)
+    mesh.send(10, north, _flit(north, MAG, 1))     # offered to the agent at 13, taken at 100
+    mesh.send(11, north, _flit(north, MAG, 2))     # same register: granted once it reloads at 100, taken 101
+    mesh.send(12, north, _flit(north, ORCH, 3))    # behind flit 2 in the North input: granted after it
+    mesh.send(12, (1, 1), _flit((1, 1), ORCH, 4))  # the cluster's own input: not held
+    mesh.advance(10_000)
+    when = {f: (e, dst) for e, dst, f in got}
+    assert when[_flit(north, MAG, 1)] == (100, MAG)
+    assert when[_flit(north, MAG, 2)] == (101, MAG)
+    far = FUSED4.geometry.hops((1, 1), ORCH)  # (1,1) -> (2,1) -> (3,1) -> (3,2)
+    assert when[_flit((1, 1), ORCH, 4)] == (12 + 3 * far, ORCH)
+    # flit 3 leaves the North holding register the edge after flit 2 is granted (100) and goes on unhindered
+    assert when[_flit(north, ORCH, 3)] == (101 + 1 + 3 * (far - 1), ORCH)
