@@ -14,9 +14,10 @@
 #                          SPEED=1: the mesh comparison and the simulation speed figures only)
 #   make fuzz              every bundle of clients/ damaged every way (tb/fuzz), then 2,000 staged-flit bits flipped
 #                          on a VC and an MG+VC bundle: tables, each defect named; SEED=n (make test: a seeded part)
-#   make sweep FACT=mag.R_FIFO_LAT VALUES=1,2,3,6 BUNDLES='clients/model/*/' RTL=1 SIM=verilator
-#                          a timing sweep: every point a Dask task running the bundles on the RTL built with
-#                          the facts' values (crossed: FACT=a,b VALUES='1,2;4,8'); a table and a PNG in sim_build/sweep
+#   make sweep FACT=mag.R_FIFO_LAT VALUES=1,2,3,6 BUNDLES='clients/model/*/' [RTL=1 SIM=verilator]
+#                          a timing sweep: every point a Dask task running the bundles on the timed golden models
+#                          (RTL=1: on the RTL built with the facts' values; crossed: FACT=a,b VALUES='1,2;4,8');
+#                          a table and a PNG in sim_build/sweep
 #   make layer CONTEXT=32768 B=1   one Llama3-70B layer's decode attention on AHBM: a CUBE launch per KV head, each a
 #                          Dask task (Verilator; LINK=256 bits, TILE=64, CUBES=8), merged into one layer report
 #   make cost              what a token costs (time, energy) from the layer runs' records, priced in an HBM3 cube
@@ -82,7 +83,7 @@ lint:
 bench: bootstrap
 	@$(PY) -m tb.perf $(if $(QUICK),--quick) $(if $(SPEED),--speed)
 
-# timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' RTL=1 [SIM= SCHEDULER= OUT= MARGIN=]
+# timing sweeps (tb/timing_sweep.py): FACT=a[,b] VALUES='1,2[;4,8]' BUNDLES='clients/model/*/' [RTL=1 SIM= SCHEDULER= OUT= MARGIN=]
 # a whole layer's AHBM decode attention (tb/ahbm/layer.py): CONTEXT= B= [LINK= TILE= CUBES= SCHEDULER= OUT=]; on
 # Verilator (the CUBE at 32k-128k tokens is C++ work), JOBS local workers unless SCHEDULER names a cluster
 layer: CXX_BOOT := --with-cxx

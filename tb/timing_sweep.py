@@ -19,9 +19,11 @@ machine at upstream's timing, run in the same sweep as its first point.
 * the table (bundle x point: machine cycles, speed-up = cycles at upstream's
   timing / cycles at the point) is printed and written with a PNG plot into
   ``sim_build/sweep/`` (``OUT=`` for another folder);
-* the points run on the RTL (``RTL=1``, on ``SIM``): the golden models keep no
-  clock of cycles yet, so without RTL=1 the sweep is refused in one line rather
-  than answered with figures the models do not have.
+* the points run on the timed golden models by default (models/timed: every
+  round of the 24 bundles of clients/ within 1 % of the RTL's cycles, at
+  upstream's timing and under overrides of each fact family; their bits judged
+  as ``tb.client run --models`` judges them), or on the RTL with ``RTL=1`` (on
+  ``SIM``).
 A bad fact, value, margin or bundle folder is refused in one line before any point runs. A machine much
 slower than upstream's may outrun the cycle limits, which start from upstream's cycles: ``MARGIN=<factor>``
 (``--cycle-margin``) raises them for every point, as ``tb.client run --cycle-margin`` does.
@@ -59,6 +61,7 @@ class Point:
     build: str
     seed: int
     margin: str | None = None  # the cycle limits' factor over upstream's cycles (tb/bundle/cycle_limits.py)
+    rtl: bool = True  # the RTL machine on `sim`; False: the timed golden models (models/timed)
 
     @property
     def label(self) -> str:
@@ -115,7 +118,32 @@ def bundle_dirs(specs: Sequence[str]) -> list[Path]:
 
 
 def run_point(point: Point) -> list[Cell]:
-    """Every bundle on the RTL machine of `point` (a task on a worker): one cell per bundle, in order."""
+    """Every bundle on the machine of `point` (a task on a worker): one cell per bundle, in order."""
+    return run_point_rtl(point) if point.rtl else run_point_models(point)
+
+
+def run_point_models(point: Point) -> list[Cell]:
+    """Every bundle on the timed golden models with the point's overrides, judged as `tb.client run --models`
+    judges the bits (the bundle judge, no FAULT signal, no model error): a bundle that fails is a failed cell."""
+    from models.bundle.judge import judge
+    from models.timed.run import run_timed
+
+    cells = []
+    for p in point.bundles:
+        b = Bundle(Path(p))
+        try:
+            run = run_timed(b, timing=dict(point.timing))
+        except Exception as exc:  # a refusal or a fault of the run is that bundle's failure at this point
+            cells.append(Cell(b.name, False, 0, f"{type(exc).__name__}: {exc}"))
+            continue
+        failures = judge(b, run.result) + [f"model error: {e}" for e in run.errors]
+        cells.append(Cell(b.name, not failures, sum(r.machine_cycles for r in run.rounds),
+                          failures[0] if failures else ""))
+    return cells
+
+
+def run_point_rtl(point: Point) -> list[Cell]:
+    """Every bundle on the RTL machine of `point`: one cell per bundle, in order."""
     from tb.client import run_rtl, what_if_build
 
     timing = dict(point.timing)
@@ -202,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fact", required=True, help="timing fact(s), comma-separated (crossed)")
     ap.add_argument("--values", required=True, help="values per fact: '1,2,3' or, crossed, '1,2;4,8'")
     ap.add_argument("--bundles", nargs="+", required=True, help="bundle folders or glob patterns")
-    ap.add_argument("--rtl", action="store_true", help="run the points on the RTL machine (required today)")
+    ap.add_argument("--rtl", action="store_true",
+                    help="run the points on the RTL machine (SIM); default: the timed golden models")
     ap.add_argument("--sim", default="verilator", choices=("icarus", "verilator"))
     ap.add_argument("--scheduler", default=None, help="a Dask scheduler's address (default: a local cluster)")
     ap.add_argument("--jobs", default="auto", help="local cluster: workers, or auto (the machine's cores)")
@@ -218,19 +247,17 @@ def main(argv: list[str] | None = None) -> int:
         folders = bundle_dirs(args.bundles)
         jobs = parse_jobs(args.jobs)
         override_env(args.cycle_margin, None)  # a bad margin refused here, before any point runs
-        if not args.rtl:
-            raise ValueError("the timed golden models do not exist yet (they keep no clock of cycles): run the "
-                             "sweep's points on the RTL with RTL=1 (make sweep ... RTL=1)")
     except (ValueError, BadInput) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
     points = [Point(tuple(o.items()), tuple(str(f) for f in folders), args.sim, str(args.out / "build"), args.seed,
-                    args.cycle_margin) for o in overrides]
+                    args.cycle_margin, args.rtl) for o in overrides]
+    engine = f"the RTL ({args.sim})" if args.rtl else "the timed golden models"
     from tb.farm.calls import run_calls
     from tb.farm.engine import FarmError
 
     where = f"the Dask cluster at {args.scheduler}" if args.scheduler else f"a local Dask cluster of {jobs}"
-    print(f"timing sweep: {len(points)} point(s) x {len(folders)} bundle(s) on the RTL ({args.sim}), each point a "
+    print(f"timing sweep: {len(points)} point(s) x {len(folders)} bundle(s) on {engine}, each point a "
           f"task on {where}", flush=True)
     t0 = time.monotonic()
     try:
@@ -243,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     text = table(points, results)
-    title = f"{args.fact} on {args.sim}: speed-up against upstream's timing"
+    title = f"{args.fact} on {args.sim if args.rtl else 'the timed models'}: speed-up against upstream's timing"
     (args.out / "sweep.md").write_text(f"{title}\n\n{text}\n")
     plot(points, results, args.out / "sweep.png", title)
     print(text)

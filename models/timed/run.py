@@ -9,7 +9,7 @@ RTL (each bundle's timing_rtl.json) before anything judges with it; this is that
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from models.bundle.executor import ExecResult, execute, run_sync
@@ -48,6 +48,7 @@ class TimedRun:
     result: ExecResult
     cpu_s: float
     trace: list[tuple[int, str, tuple[int, int], int]] | None = None
+    errors: list[str] = field(default_factory=list)  # the units' monitors and FAULT signals, as --models fails on
 
     @property
     def rounds(self) -> list[RoundTiming]:
@@ -64,7 +65,8 @@ def run_timed(b: Bundle, machine: Machine | None = None, timing: Mapping[str, in
         tm.trace = []
     t0 = time.process_time()
     res = run_sync(execute(b, TimedHost(tm, DeliveryBudget.of(b, machine)), machine))
-    return TimedRun(b, res, time.process_time() - t0, tm.trace)
+    errors = tm.unit_errors() + [f"FAULT signal from {node}: code {code}" for node, code in tm.orch.faults]
+    return TimedRun(b, res, time.process_time() - t0, tm.trace, errors)
 
 
 def table(runs: list[TimedRun]) -> list[str]:

@@ -77,13 +77,19 @@ def test_a_sweep_runs_each_point_as_a_task_and_tables_it(tmp_path: Path) -> None
     assert (out / "build" / "timing-dram.RD_LATENCY=8").is_dir() and (out / "build" / "clients").is_dir()
 
 
-def test_without_rtl_the_sweep_is_refused_since_the_models_keep_no_clock() -> None:
-    done = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "dram.RD_LATENCY", "--values", "8",
-                           "--bundles", str(MATMUL)], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == ["refused: the timed golden models do not exist yet (they keep no "
-                                                "clock of cycles): run the sweep's points on the RTL with RTL=1 "
-                                                "(make sweep ... RTL=1)"]
+def test_without_rtl_the_points_run_on_the_timed_models(tmp_path: Path) -> None:
+    """The default engine: the timed golden models; a longer cascade slows the matmul (its sweep's tail), a
+    faster one speeds it up, each cell judged (the bundle's bits) and the table and plot written."""
+    out = tmp_path / "sweep"
+    done = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "cluster.CASCADE_LAT", "--values",
+                           "7,27", "--bundles", str(MATMUL), "--jobs", "1", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "3 point(s) x 1 bundle(s) on the timed golden models" in done.stdout
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| matmul_m32k64n32 |"))
+    base, fast, slow = (int(c.split()[0].replace(",", "")) for c in row.strip("| ").split(" | ")[1:])
+    assert fast < base < slow  # 10 cycles of cascade fewer, 10 more: the GEMM -> DRAIN wait moves with them
+    assert (out / "sweep.md").is_file() and (out / "sweep.png").stat().st_size > 10_000
 
 
 def test_a_bundle_that_does_not_read_or_two_of_one_name_are_refused(tmp_path: Path) -> None:
