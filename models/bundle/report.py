@@ -88,8 +88,9 @@ class BundleReport:
 
     @property
     def timed(self) -> bool:
-        """Whether the run's clock is cycles (the RTL): the golden models count network deliveries."""
-        return self.machine == "rtl"
+        """Whether the run's clock is cycles: the RTL's, or the timed golden models' (models/timed) when their
+        rounds were timed; the untimed golden models count network deliveries."""
+        return self.machine == "rtl" or any(r.timing is not None for r in self.rows)
 
     def timing(self) -> BundleTiming:
         """Our rounds beside upstream's (models/bundle/timing.py), or why they cannot be compared."""
@@ -99,8 +100,10 @@ class BundleReport:
 
     @classmethod
     def of_run(cls, b: Bundle, res: ExecResult, machine: str, failures: list[str], wall_s: float, checks: int,
-               extra: dict[str, Any] | None = None) -> "BundleReport":
-        """The report of a finished run (RTL or models): rows, lanes against both references, the bound."""
+               extra: dict[str, Any] | None = None, timed: bool | None = None) -> "BundleReport":
+        """The report of a finished run (RTL or models): rows, lanes against both references, the bound.
+        `timed`: the rounds' timing is cycles (default: on the RTL only; the models when the timed models
+        stamped them)."""
         assert res.image is not None
         vs_rtl, (bounds, no_bound) = lanes_vs_rtl(b, res.image), bound_check(b, res.image)
         kernels = kernel_verdicts(b, res) or []
@@ -110,7 +113,8 @@ class BundleReport:
             [(v.worst, v.bound_max) for v in kernels if v.lanes]
         worst = max((w for w, _ in judged), default=None)
         bound_max = max((m for _, m in judged), default=None)
-        return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl"), res.cycles,
+        return cls(b.name, machine, not failures, list(failures[:20]), round_rows(res, machine == "rtl" if timed is None else timed),
+                   res.cycles,
                    wall_s, checks, sum(r.nbytes // 2 for r in b.outputs.values()),
                    None if vs_rtl is None else sum(vs_rtl.values()), sum(lanes_vs_models(b, res.image).values()),
                    worst, no_bound, dict(extra or {}),
@@ -157,7 +161,7 @@ def _pair(ours: int | None, upstream: int | None) -> str:
 def format_rounds(rep: BundleReport) -> str:
     """The per-round table of one bundle; on the RTL with each round's host and machine cycles, ours beside
     upstream's, and the machine ratio (ours / upstream)."""
-    clock = "cycles" if rep.machine == "rtl" else "deliveries"
+    clock = "cycles" if rep.timed else "deliveries"
     timing = f" {'host ours/upstream':>18s} {'machine ours/upstream':>21s} {'ratio':>6s}" if rep.timed else ""
     head = (f"  {'round':>5s}  {'unit':4s} {'staged':>6s} {'flits':>6s} {clock:>10s} {'awaits met':>11s} "
             f"{'relayouts':>9s}{timing}  name")
@@ -304,7 +308,7 @@ def format_verdict(rep: BundleReport) -> str:
     vs_rtl = "-" if rep.lanes_vs_rtl is None else f"{rep.lanes_vs_rtl}"
     vs_mod = "-" if rep.lanes_vs_models is None else f"{rep.lanes_vs_models}"
     word = "PASS" if rep.passed else f"{rep.verdict} ({len(rep.failures)} failure(s))"
-    clock = "cycles" if rep.machine == "rtl" else "deliveries"
+    clock = "cycles" if rep.timed else "deliveries"
     bound = "-" if rep.bound_worst is None else f"{rep.bound_worst:.3g} ({rep.bound_source})"
     return (f"{word} {rep.bundle} on {rep.machine}: {rep.checks} checks, lanes differing from expected_rtl "
             f"{vs_rtl} / from expected {vs_mod} of {rep.lanes}, worst error/bound {bound}, {rep.cycles} {clock}, "

@@ -1,7 +1,7 @@
 """Timing what-ifs from the command line (`python -m tb.client run DIR --timing FACT=VALUE`): the RTL machine is
 built with the override in a folder of its own and kept; the run changes the machine's cycles, its outputs stay
-bit exact, and the timing is compared with upstream's, not judged; a bad fact, or an override with --models, is
-refused in one line before anything runs."""
+bit exact, and the timing is compared with upstream's, not judged; the same what-if on the timed golden models
+(--models) gives the RTL's cycles within 1 %; a bad fact or value is refused in one line before anything runs."""
 
 from __future__ import annotations
 
@@ -53,11 +53,20 @@ def test_a_slower_memory_is_a_what_if_built_once_and_not_judged(tmp_path: Path) 
     assert vvp.stat().st_mtime_ns == built  # the same set: nothing rebuilt
     assert WHAT_IF.search(again.stdout).group(1) == str(ours)  # type: ignore[union-attr]
 
+    # the same what-if on the timed golden models: the RTL's cycles within 1 %, the bits the same
+    models = client(str(BUNDLES / MATMUL), "--build", str(build), "--timing", SLOWER, "--models")
+    assert models.returncode == 0, models.stdout[-3000:] + models.stderr[-2000:]
+    assert f"timing what-if: the timed models with {SLOWER}" in models.stdout
+    mine = int(WHAT_IF.search(models.stdout).group(1))  # type: ignore[union-attr]
+    assert abs(mine / ours - 1) <= 0.01, (mine, ours)
+    assert "lanes differing from expected_rtl 0 " in models.stdout
+
 
 @pytest.mark.parametrize("args, message", [
     (["--timing", "dram.RD_LATENCY=0"], "refused: --timing dram.RD_LATENCY=0 is outside 1..64 cycles"),
     (["--timing", "vector.NOPE=2"], "refused: --timing 'vector.NOPE' names no timing fact"),
-    (["--timing", SLOWER, "--models"], f"refused: --timing {SLOWER} with --models: the golden models keep no clock"),
+    (["--timing", "vector.FETCH=2", "--timing", "vector.FETCH=3", "--models"],
+     "refused: --timing vector.FETCH given twice (2 and 3)"),
 ])
 def test_a_what_if_the_run_cannot_honour_is_refused_before_anything_runs(tmp_path: Path, args: list[str],
                                                                        message: str) -> None:
