@@ -27,10 +27,12 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
 
 from models.bundle.bound.machine import DerivedBound, derive_with_run
 from models.bundle.bound.rules import BoundError
 from models.bundle.reader import Bundle
+from models.bundle.round_timing import RoundTiming
 from models.bundle.lane_bound import derived_bound, remember
 from models.machine.event_model import ModelRefused, ModelRun, model_refusal, run_bundle
 from models.machine.layouts import Machine, get_machine
@@ -43,6 +45,9 @@ class Golden:
     model: ModelRun | None
     model_error: str
     bound: DerivedBound | BoundError
+    # the timed golden models' rounds (models/timed), the RTL's second clock; or why there are none
+    timed: list[RoundTiming] | None = None
+    timed_error: str = ""
 
 
 def judged_run(b: Bundle, m: Machine) -> Golden:
@@ -71,9 +76,20 @@ def judged_run(b: Bundle, m: Machine) -> Golden:
     return Golden(model, error, bound)
 
 
-def compute(bundle_dir: str | Path, machine: str) -> Golden:
-    """Both golden results of one bundle on the named machine."""
-    return judged_run(Bundle(str(bundle_dir)), get_machine(machine))  # an unknown machine is an error
+def compute(bundle_dir: str | Path, machine: str, timing: Mapping[str, int] | None = None) -> Golden:
+    """Both golden results of one bundle on the named machine, and its rounds on the timed golden models with
+    `timing`'s overrides (the RTL machine's own)."""
+    b, m = Bundle(str(bundle_dir)), get_machine(machine)  # an unknown machine is an error
+    golden = judged_run(b, m)
+    if golden.model is not None:
+        from models.timed.run import run_timed
+
+        try:
+            run = run_timed(b, m, timing)
+            golden.timed = [r.timing for r in run.result.rounds if r.timing is not None]
+        except Exception as exc:  # the second clock's own failure, named where the RTL run reports it
+            golden.timed_error = f"{type(exc).__name__}: {exc}"
+    return golden
 
 
 EXIT_PARENT_GONE = 3  # the status of a child whose parent closed its stdin (or died) before it finished
@@ -101,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         exit_when_stdin_ends()
     from models.bundle import golden as bundle_golden  # run as __main__: pickle the importable module's class, not __main__'s
 
-    golden = bundle_golden.compute(args.bundle, args.machine)
+    from models.machine.unit_timing import TIMING_ENV, from_canonical
+
+    golden = bundle_golden.compute(args.bundle, args.machine, from_canonical(os.environ.get(TIMING_ENV, "")))
     tmp = Path(args.out + ".part")
     tmp.write_bytes(pickle.dumps(golden))
     tmp.replace(args.out)  # whole or absent: a reader never sees half a file

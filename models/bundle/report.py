@@ -27,6 +27,7 @@ from models.bundle.kernel_judge import KernelVerdict, ProgramError, program_erro
 from models.bundle.reader import Bundle
 from models.bundle.lane_bound import BOUND_SOURCE, bound_check
 from models.bundle.judge import NOT_JUDGED, kernel_verdicts, lanes_vs_models, lanes_vs_rtl, one_kernel, op_losses
+from models.bundle.models_beside import ModelsBeside
 from models.bundle.timing import NO_REFERENCE, NO_TIMING, BundleTiming, compare, ratio, speed_up
 from models.bundle.executor import ExecResult
 from models.bundle.loader import COUNT_MOD
@@ -181,8 +182,14 @@ def format_rounds(rep: BundleReport) -> str:
 
 def format_timing(rep: BundleReport) -> str:
     """One line: the bundle's machine cycles, ours beside upstream's, the ratio and the worst round; or why
-    there is no comparison."""
-    t = rep.timing()
+    there is no comparison. An RTL run held to the timed golden models too gets their line below it
+    (models/bundle/models_beside.py), with or without upstream's figures."""
+    head = _timing_line(rep, rep.timing())
+    beside = rep.extra.get("models_beside")
+    return head if beside is None else head + "\n" + ModelsBeside.from_json(beside).line()
+
+
+def _timing_line(rep: BundleReport, t: BundleTiming) -> str:
     if t.note == NO_TIMING:
         return f"  timing: {NO_TIMING} (a run on the golden models: their clock is network deliveries, not cycles)"
     if t.note == NO_REFERENCE:

@@ -68,10 +68,12 @@ import numpy as np
 from cocotb.triggers import RisingEdge
 
 from models.bundle import timing as bundle_timing
+from models.bundle.golden import Golden
 from models.bundle.hazard_reference import note_hazards
 from models.bundle.reader import Bundle, bundle_names
 from models.bundle.lane_bound import remember
 from models.bundle.judge import check_count, judge, lanes_vs_models, reference
+from models.bundle.models_beside import ModelsBeside
 from models.bundle.report import BundleReport, format_bound, format_program
 from models.bundle.executor import compare_observed, expected_signals
 from models.noc.flit import FlitType, make_flit
@@ -118,18 +120,33 @@ def _client(tb: SystemTB, b: Bundle, limits: CycleLimits | None = None) -> RtlBu
                            timeouts=Timeouts.for_bundle(b, limits))
 
 
-def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> ModelRun | None:
+def _model(tb: SystemTB, golden: GoldenAhead, b: Bundle) -> Golden:
     """The bundle on the machine model (same loop, golden units), computed beside the simulator
-    (tb/bundle/golden_ahead.py); a refusal or a model error is a failure. Its derived bound is taken too."""
+    (tb/bundle/golden_ahead.py); a refusal or a model error is a failure. Its derived bound is taken too, and
+    the timed models' rounds (the RTL's second clock)."""
     g = golden.result()
     remember(b, g.bound)
     if g.model is not None:
         note_hazards(b, g.model.hazards)  # which expected set is normative follows from the models' run (H1)
     tb.verdict.check(not g.model_error, f"machine model: {g.model_error}")
-    return g.model
+    tb.verdict.check(not g.timed_error, f"timed models: {g.timed_error}")
+    return g
 
 
-def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: float) -> None:
+def _beside_models(tb: SystemTB, b: Bundle, run: RtlRun, golden: Golden) -> ModelsBeside | None:
+    """The RTL's rounds held to the timed golden models' (models/bundle/models_beside.py): logged and judged
+    with upstream's targets; None when the models gave no rounds (their failure is already a check)."""
+    if golden.timed is None:
+        return None
+    res = run.result
+    beside = ModelsBeside.of(b.name, [r.unit for r in res.rounds], [r.timing for r in res.rounds], golden.timed)
+    tb.log.info("REPORT %s %s", b.name, beside.line().strip())
+    tb.verdict.add_checks(len(beside.rtl) + 1, beside.failures())
+    return beside
+
+
+def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: float,
+           beside: ModelsBeside | None = None) -> None:
     """Every check of the module doc on one finished run; the run's report into the artifacts."""
     v = tb.verdict
     lanes = sum(r.nbytes // 2 for r in b.outputs.values())
@@ -165,7 +182,8 @@ def _judge(tb: SystemTB, b: Bundle, run: RtlRun, model: ModelRun | None, t0: flo
     report = BundleReport.of_run(b, run.result, "rtl", v.failures, time.monotonic() - t0, v.checks,
                                  {**{f"hazards_{hid.lower()}": n for hid, n in rtl_hz.items()}, "polls": run.polls, "dram_read": run.dram_read,
                                   "dram_written": run.dram_written, "wr_data_sent": run.wr_data_sent,
-                                  "timing_overrides": WHAT_IF})
+                                  "timing_overrides": WHAT_IF,
+                                  **({"models_beside": beside.to_json()} if beside is not None else {})})
     art.add("report_json", json.dumps(report.to_json()))
     if report.bound_note:
         tb.log.warning("NOTE %s: %s", b.name, report.bound_note)
@@ -233,7 +251,8 @@ async def _run_bundle(dut, test: str, b: Bundle, env: Mapping[str, str] | None =
         tb.doing = where  # the watchdogs name the round and the client's step
         run = await client.run(b)
         assert ahead is not None, "a bundle that runs to its end is judged against the machine model"
-        _judge(tb, b, run, _model(tb, ahead, b), t0)
+        golden = _model(tb, ahead, b)
+        _judge(tb, b, run, golden.model, t0, _beside_models(tb, b, run, golden))
         rounds = ", ".join(f"r{r.index}={r.cycles}" for r in run.result.rounds)
         tb.log.info("REPORT %s: %d cycles (%s), %.1f s wall, %d polls, DRAM %d B read / %d B written, "
                     "%d MEM_WR_DATA", b.name, run.result.cycles, rounds, time.monotonic() - t0, run.polls,
