@@ -34,6 +34,7 @@ from tb.perf.compare import PERF_ROOT
 
 JUDGE_ROOT = PERF_ROOT / "judge"
 TARGET_RATIO = 10.0  # RTL seconds over models seconds, at least
+TIMED_TARGET = 30.0  # RTL seconds over the timed models' seconds on the median bundle, at least
 
 
 @dataclass
@@ -45,6 +46,7 @@ class JudgeSpeed:
     rtl_s: float | None
     passed: bool
     golden_s: float | None = None
+    timed_s: float | None = None  # the timed golden models alone (models/timed: the RTL's clock at model speed)
 
     @property
     def ratio(self) -> float | None:
@@ -73,6 +75,13 @@ def golden_seconds(bundles: list[Bundle]) -> dict[str, float]:
     return out
 
 
+def timed_seconds(bundles: list[Bundle]) -> dict[str, float]:
+    """Each bundle on the timed golden models alone (models.timed.run.run_timed), CPU seconds, in this process."""
+    from models.timed.run import run_timed
+
+    return {b.name: run_timed(b).cpu_s for b in bundles}
+
+
 def rtl_seconds(bundles: list[Bundle], seed: int) -> dict[str, tuple[float, bool]]:
     """Each bundle's own test on Verilator, the second of two runs (builds and golden results warm)."""
     from tb.client import run_rtl
@@ -83,19 +92,26 @@ def rtl_seconds(bundles: list[Bundle], seed: int) -> dict[str, tuple[float, bool
 
 def format_speeds(rows: list[JudgeSpeed]) -> str:
     lines = [f"{'bundle':36s} {'models s':>9s} {'RTL s':>8s} {'RTL/models':>10s}  target >= {TARGET_RATIO:g}"
-             f"   {'golden s':>8s} {'RTL/golden':>10s}"]
+             f"   {'golden s':>8s} {'RTL/golden':>10s}   {'timed s':>8s} {'RTL/timed':>9s} (target >= {TIMED_TARGET:g})"]
     for r in rows:
         ratio = r.ratio
         met = "-" if ratio is None else ("yes" if ratio >= TARGET_RATIO else "NO ")
         g = "-" if r.golden_s is None else f"{r.golden_s:8.3f}"
         g_ratio = "-" if r.golden_s is None or r.rtl_s is None or r.golden_s <= 0 else f"{r.rtl_s / r.golden_s:10.1f}"
+        t = "-" if r.timed_s is None else f"{r.timed_s:8.3f}"
+        t_ratio = "-" if r.timed_s is None or r.rtl_s is None or r.timed_s <= 0 else f"{r.rtl_s / r.timed_s:9.1f}"
         lines.append(f"{r.bundle:36s} {r.models_s:9.2f} {'-' if r.rtl_s is None else f'{r.rtl_s:8.2f}':>8s} "
                      f"{'-' if ratio is None else f'{ratio:10.2f}':>10s}  {met}{'' if r.passed else ' (FAILED)':9s}"
-                     f"   {g:>8s} {g_ratio:>10s}")
+                     f"   {g:>8s} {g_ratio:>10s}   {t:>8s} {t_ratio:>9s}")
     met = sum(1 for r in rows if r.ratio is not None and r.ratio >= TARGET_RATIO)
     total_m, total_r = sum(r.models_s for r in rows), sum(r.rtl_s or 0.0 for r in rows)
     lines.append(f"{'all':36s} {total_m:9.2f} {total_r:8.2f} {total_r / total_m if total_m else 0:10.2f}  "
                  f"{met} of {len(rows)} bundle(s) meet the target")
+    timed = sorted(r.rtl_s / r.timed_s for r in rows if r.timed_s and r.rtl_s)
+    if timed:
+        median = timed[len(timed) // 2] if len(timed) % 2 else (timed[len(timed) // 2 - 1] + timed[len(timed) // 2]) / 2
+        lines.append(f"the timed models: the RTL's cycles at {median:.1f}x its speed on the median bundle "
+                     f"(target {TIMED_TARGET:g}x; {timed[0]:.1f}-{timed[-1]:.1f}x over {len(timed)} bundles)")
     return "\n".join(lines)
 
 
@@ -105,13 +121,15 @@ def judge_speed_main(seed: int = 1) -> int:
     rtl = rtl_seconds(bundles, seed)
     models = models_seconds(bundles)
     golden = golden_seconds(bundles)
+    timed = timed_seconds(bundles)
     rows = [JudgeSpeed(b.name, models[b.name][0], rtl.get(b.name, (None, False))[0],
-                       models[b.name][1] and rtl.get(b.name, (0.0, False))[1], golden[b.name]) for b in bundles]
+                       models[b.name][1] and rtl.get(b.name, (0.0, False))[1], golden[b.name], timed[b.name])
+            for b in bundles]
     print("The judge against the machine: golden models (tb.client --models) beside the RTL on Verilator "
           "(builds and golden results warm), seconds per bundle")
     print(format_speeds(rows))
     return 0 if all(r.passed for r in rows) else 1
 
 
-__all__ = ["JUDGE_ROOT", "JudgeSpeed", "TARGET_RATIO", "format_speeds", "golden_seconds", "judge_speed_main",
-           "models_seconds", "rtl_seconds"]
+__all__ = ["JUDGE_ROOT", "JudgeSpeed", "TARGET_RATIO", "TIMED_TARGET", "format_speeds", "golden_seconds",
+           "judge_speed_main", "models_seconds", "rtl_seconds", "timed_seconds"]

@@ -1,0 +1,17 @@
+"""make bench's judge table (tb/perf/judge_speed.py) with the timed models' column: constructed seconds, the
+RTL / timed ratio per bundle and the median line against its target."""
+
+from __future__ import annotations
+
+from tb.perf.judge_speed import TIMED_TARGET, JudgeSpeed, format_speeds
+
+
+def test_the_timed_models_median_against_its_target() -> None:
+    rows = [JudgeSpeed("a", 1.0, 4.0, True, 0.5, 2.0), JudgeSpeed("b", 1.0, 9.0, True, 0.5, 1.0),
+            JudgeSpeed("c", 1.0, 30.0, True, 0.5, 0.5)]  # RTL / timed: 2, 9, 60
+    lines = format_speeds(rows).splitlines()
+    assert lines[-1] == (f"the timed models: the RTL's cycles at 9.0x its speed on the median bundle (target "
+                         f"{TIMED_TARGET:g}x; 2.0-60.0x over 3 bundles)")
+    assert lines[1].endswith("   2.000       2.0")
+    even = format_speeds(rows[:2]).splitlines()[-1]
+    assert "at 5.5x its speed on the median bundle" in even  # the middle two's mean
