@@ -49,13 +49,18 @@ AR/R/W/B FIFO latencies; LAT, G: the DRAM's RD_LATENCY, RD_INTERVAL; QL: QUANT_L
 What is not modelled, or differs from the RTL:
 
 * the intake's back-pressure (``noc_in_busy`` at RDQ_DEPTH / WRQ_DEPTH - Q_MARGIN flits): take_at takes
-  every flit at the ``t`` it is given. :meth:`TimedMag.intake_edge` answers the first edge at which the RTL
-  would take the next flit, for a network model that honours it; take_at does not check it.
-* later arrivals: take_at must stamp a flit's answers when it is taken, so every arbitration is decided in
-  favour of what was committed first (in the order the flits causing them were taken). The RTL decides a few
-  of them for a flit that arrives later, so in these cases a stamp differs from the RTL by the loser's wait:
-  (a) a plain read at the read queue's head the edge a write would issue goes first in the RTL (here: the
-  write, when its last beat came first); (b) a write that becomes ready while a plain read committed
+  every flit at the ``t`` it is given; :meth:`TimedMag.intake_edge` answers the first edge at which the RTL
+  would take the next flit, and the timed mesh (models/timed/network.py) offers no flit before it.
+* writes waiting for their turn: with a machine's scheduler attached (``schedule``, set by
+  models/timed/machine.py), a ready write is not committed when its last beat arrives: it waits, and the
+  machine wakes the agent at the edge it would issue (``wake``); a plain read taken before that edge, at the
+  head when the write would issue, goes first, as rtl/mag/mag.v takes it (``_issue_before``). A
+  slot-opening MEM_WR_REQ's pop is taken from the waiting writes' would-be acks (``_pending_frees``): a read
+  that later goes first delays that slot on the RTL, not here. Without a scheduler (a bench feeding flits
+  alone) every write is committed at once, in ready order.
+* other later arrivals: take_at stamps a read's answers when it is taken, so the remaining arbitrations are
+  decided for what was committed first. The RTL decides a few of them for a flit that arrives later, so a
+  stamp differs from the RTL by the loser's wait: (b) a write that becomes ready while a plain read committed
   earlier waits for the entry engine issues in the RTL and delays that read; here it issues in that gap only
   if its whole transaction fits before the read, else after the read; (c) an emit buffer flit wanting an
   edge already given to an ack goes first in the RTL (the ack waits); here the emit waits one edge; (d) an
@@ -343,6 +348,12 @@ class TimedMag(MagUnit):
 
     def _place(self, ready: int, beats: int) -> tuple[int, int]:
         """Where a write ready from ``ready`` would issue now: (issue edge, ack load edge); nothing committed."""
+        i, L, _ = self._slot_in_time(ready, beats)
+        return i, L
+
+    def _slot_in_time(self, ready: int, beats: int) -> tuple[int, int, list[int] | None]:
+        """(issue edge, ack load edge, the idle gap before a committed plain read it fits in, or None: after
+        every committed plain read and write)."""
         i0 = max(ready, self._wr_free)
         for gap in self._gaps:
             if gap[1] <= i0:
@@ -350,26 +361,19 @@ class TimedMag(MagUnit):
             i = max(i0, gap[0])
             L = self._transaction(i, beats)
             if L + 1 <= gap[1]:
-                return i, L
+                return i, L, gap
         i = max(i0, self._st_free)
-        return i, self._transaction(i, beats)
+        return i, self._transaction(i, beats), None
 
     def _issue(self, ready: int, beats: int) -> int:
         """Commit a write ready (in the ready queue) from edge ``ready``: the edge its ack is loaded."""
-        i0 = max(ready, self._wr_free)
-        for gap in self._gaps:
-            if gap[1] <= i0:
-                continue
-            i = max(i0, gap[0])
-            L = self._transaction(i, beats)
-            if L + 1 <= gap[1]:
-                self._gaps.append([L + 1, gap[1]])
-                gap[1] = i
-                self._gaps = sorted(g for g in self._gaps if g[1] > g[0])
-                return self._commit(i, L)
-        i = max(i0, self._st_free)
-        L = self._transaction(i, beats)
-        self._st_free = L + 1
+        i, L, gap = self._slot_in_time(ready, beats)
+        if gap is not None:
+            self._gaps.append([L + 1, gap[1]])
+            gap[1] = i
+            self._gaps = sorted(g for g in self._gaps if g[1] > g[0])
+        else:
+            self._st_free = L + 1
         return self._commit(i, L)
 
     def _commit(self, i: int, L: int) -> int:
