@@ -148,6 +148,7 @@ class TimedMag(MagUnit):
         # machine's scheduler attached (``schedule``), a write is issued only once no read can go first
         self._pending: list[tuple[int, int, object, int]] = []
         self.schedule = None  # set by a timed machine: schedule(edge) calls wake(edge) at that edge
+        self._calls: set[int] = set()  # edges a wake is asked for and not yet made
         self._rq_pops: list[int] = []          # pop edges of queued flits (for intake_edge)
         self._wq_pops: list[int] = []
 
@@ -192,7 +193,7 @@ class TimedMag(MagUnit):
             self._pending.pop(0)
             out.append(self._issue_pending(ready, beats, ev, slot))
         if self._pending and self.schedule is not None:
-            self.schedule(self._place(self._pending[0][0], self._pending[0][1])[0])
+            self._call_back(self._place(self._pending[0][0], self._pending[0][1])[0])
         return out
 
     def _issue_pending(self, ready: int, beats: int, ev, slot: int) -> Stamped:
@@ -202,7 +203,14 @@ class TimedMag(MagUnit):
 
     def wake(self, edge: int) -> list[Stamped]:
         """The machine's call at ``edge``: the waiting writes whose issue edge has come are issued."""
+        self._calls.discard(edge)
         return self._issue_before(edge + 1)
+
+    def _call_back(self, edge: int) -> None:
+        """Ask the machine to wake the agent at ``edge`` (once: an edge already asked for is not asked again)."""
+        if edge not in self._calls:
+            self._calls.add(edge)
+            self.schedule(edge)
 
 
     def intake_edge(self, e: int) -> int:
@@ -310,7 +318,7 @@ class TimedMag(MagUnit):
         if self.schedule is None:  # no machine to call back: issued at once, in ready order
             return [self._issue_pending(p + 1, was_open.beats, events[0], slot)]
         self._pending.append((p + 1, was_open.beats, events[0], slot))
-        self.schedule(self._place(*self._pending[0][:2])[0])
+        self._call_back(self._place(*self._pending[0][:2])[0])
         return []
 
     def _pop_write(self, p: int) -> None:
