@@ -30,6 +30,9 @@
    clients/ (bundles, scale/, model/) on the golden models (tb.client --models)
    and on the RTL on Verilator (builds and golden results warm): seconds each,
    their ratio beside the target (the models at least 10x faster).
+6b. The timed golden models against the RTL (tb/perf/timed_matrix.py): the corpus
+   on the RTL on Verilator and on the timed models, at upstream's timing and
+   under one override of each fact family: rounds within 1 %, the ratio's range.
 7. The Python models' speed (tb/perf/model_speed.py): the flit scoreboard on
    20,000 flits and an E8M15 ALU op on 128 lanes (figures the suite does not
    assert: a test's verdict may not depend on the machine).
@@ -64,7 +67,7 @@ import os
 import sys
 import time
 
-from tb.perf import farm_scaling, judge_speed, model_speed, targets, vc_random, vec_timing
+from tb.perf import farm_scaling, judge_speed, model_speed, targets, timed_matrix, vc_random, vec_timing
 from tb.ahbm import launch_sweep as ahbm_launch
 from tb.ahbm import layer as ahbm_layer
 from tb.ahbm import decode_sweep as ahbm_sweep
@@ -157,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     print("", flush=True)
     rc |= judge_speed.judge_speed_main(seed=seed)
     step_done("the judge against the machine")
+    print("", flush=True)
+    rc |= timed_matrix.timed_matrix_main(seed=seed)
+    step_done("the timed models against the RTL")
     print("", flush=True)
     rc |= model_speed.model_speed_main()
     step_done("Python model speed")

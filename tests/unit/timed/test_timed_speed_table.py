@@ -15,3 +15,12 @@ def test_the_timed_models_median_against_its_target() -> None:
     assert lines[1].endswith("   2.000       2.0")
     even = format_speeds(rows[:2]).splitlines()[-1]
     assert "at 5.5x its speed on the median bundle" in even  # the middle two's mean
+
+
+def test_the_matrix_line_counts_the_rounds_within_one_percent() -> None:
+    from tb.perf.timed_matrix import SetResult
+
+    res = SetResult("vector.FETCH=2", [("a", 0, 1000, 1010), ("a", 1, 2000, 1979), ("b", 0, 500, 500)], True)
+    assert res.line() == ("vector.FETCH=2                  3 rounds,    2 within 1 % of the RTL; models / RTL per "
+                          "round 0.990-1.010, summed 3,489 / 3,500 = 0.997")
+    assert SetResult("x", [("a", 0, 100, 100)], False).line().endswith(" (a run FAILED its checks)")
