@@ -63,14 +63,14 @@ from models.bundle.report import (BundleReport, format_bound, format_kernels, fo
 from models.bundle.executor import check_machine
 from models.bundle.round_timing import RoundTiming
 from models.bundle.golden import judged_run
-from models.machine.layouts import MACHINES, get_machine
+from models.machine.layouts import MACHINES, UnitKind, get_machine
 from models.machine.unit_timing import canonical, parse_overrides
 from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env, wall_backstop_s
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
 from tb.run.options import WALL_ENV, BadInput, wall_override
 from tb.vector.hazard_counts import model_counts
 from tb.run.runner import CaseResult, bench_build_dir
-from tb.run.simulators import SIMULATORS, SimulatorMissing
+from tb.run.simulators import FLIT_TRACE_ENV, SIMULATORS, SimulatorMissing
 
 CLIENT_BUILD = Path(__file__).resolve().parent.parent / "sim_build" / "client"
 RTL_MACHINE = "fused4"  # the machine of the `clients` bench
@@ -310,6 +310,27 @@ def print_timing(reports: list[BundleReport], what_if: str = "") -> bool:
     return verdict.state is not bundle_timing.TimingState.NOT_MET
 
 
+def print_flit_trace(b: Bundle, trace: Path, timing: dict[str, int]) -> None:
+    """The RTL run's flit trace beside the timed models' (models/timed/trace.py): where the two clocks part."""
+    from models.timed.run import run_timed
+    from models.timed.trace import compare, model_trace, read_rtl_trace, round_limits
+
+    if not trace.is_file():
+        print(f"flit trace: {trace} was not written (the run stopped before the machine started)")
+        return
+    machine = get_machine(b.meta["machine"]["name"])
+    run = run_timed(b, machine, timing, trace=True)
+    assert run.trace is not None
+    g = machine.geometry
+    limits = round_limits([(r.kicked, r.timing.machine_cycles) for r in run.result.rounds if r.timing])
+    cmp = compare(model_trace(run.trace, machine), read_rtl_trace(trace),
+                  g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
+    names = {g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()}
+    print(f"flit trace ({trace}) beside the timed models', per endpoint (models - RTL, cycles from the last "
+          f"dispatched flit; the limit 1 % of the flit's round):")
+    print("\n".join(cmp.lines(names)))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tb.client", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -330,11 +351,18 @@ def main(argv: list[str] | None = None) -> int:
                           "vector.FETCH=2; repeat for more): on the RTL the machine built with it (its build kept in "
                           "a folder of its own), with --models the timed models' fact; the timing is compared with "
                           "upstream's, not judged")
+    run.add_argument("--flit-trace", action="store_true",
+                     help="RTL, one bundle: build the machine top with its flit trace (a build folder of its own) "
+                          "and print where the RTL's flits and the timed models' part, endpoint by endpoint")
     args = ap.parse_args(argv)
     try:
         limit_env = override_env(args.cycle_margin, args.max_cycles)
         timing = timing_overrides(args.timing, args.models)
         bundles = resolve(args.dirs, rtl=not args.models)
+        if args.flit_trace and (args.models or len(bundles) != 1):
+            raise Refused(f"--flit-trace compares one bundle's RTL flits with the timed models'; "
+                          f"{'--models has no RTL' if args.models else f'{len(bundles)} bundles given'}: "
+                          f"run one bundle on the RTL")
     except (Refused, BadInput) as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
@@ -348,9 +376,16 @@ def main(argv: list[str] | None = None) -> int:
     else:
         try:
             build = what_if_build(args.build, timing)
+            if args.flit_trace:  # a build of its own: the traced top is another machine top
+                build = build / "flit-trace"
+                os.environ[FLIT_TRACE_ENV] = "1"  # read by the build (tb/run/simulators.py build_defines)
             if timing:
                 print(f"timing what-if: the machine built with {what_if} (build folder {build})")
-            reports = run_rtl(bundles, build, args.seed, args.waves, args.sim, limit_env, timing)
+            try:
+                reports = run_rtl(bundles, build, args.seed, args.waves, args.sim, limit_env, timing)
+            finally:
+                if args.flit_trace:
+                    os.environ.pop(FLIT_TRACE_ENV, None)
         except SimulatorMissing as exc:
             print(f"refused: {exc}", file=sys.stderr)
             return 2
@@ -358,6 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     for rep in reports:
         print_report(rep, artifacts)
     timing_ok = print_timing(reports, what_if)
+    if args.flit_trace:
+        print_flit_trace(bundles[0], artifacts.parent / "flit_trace.txt", timing)
     print(f"artifacts: {artifacts}" + ("" if not args.waves else " (one per bundle folder with --waves)"))
     print(format_summary(reports))
     return 0 if reports and all(r.passed for r in reports) and timing_ok else 1

@@ -44,3 +44,17 @@ def test_the_comparison_names_a_moved_flit() -> None:
     cmp = compare(models, moved, ORCH)
     port = next(p for p in cmp.ports if p.key == ("IN", vc))
     assert port.worst <= -(200 - 12) and port.first_past is not None and cmp.past > 0
+
+
+def test_flit_trace_is_refused_where_it_has_nothing_to_compare(capsys) -> None:
+    """--flit-trace needs one bundle on the RTL: with --models, or two bundles, one refusal line, exit 2."""
+    from models.bundle.reader import BUNDLES
+    from tb.client import main
+
+    assert main(["run", str(BUNDLES / "ops_log2_m32n64"), "--models", "--flit-trace"]) == 2
+    assert main(["run", str(BUNDLES / "ops_log2_m32n64"), str(BUNDLES / "matmul_m32k64n32"), "--flit-trace"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["refused: --flit-trace compares one bundle's RTL flits with the timed models'; --models has no "
+                   "RTL: run one bundle on the RTL",
+                   "refused: --flit-trace compares one bundle's RTL flits with the timed models'; 2 bundles given: "
+                   "run one bundle on the RTL"]
