@@ -41,7 +41,9 @@ class _ArrivalMemory(FillMemory):
 
 @dataclass(frozen=True)
 class EndpointTiming:
-    """Edges between the endpoint base and the kernel (ours: rtl/cu/cu_base.v, rtl/vector/vector_core.v)."""
+    """Edges between the endpoint base and the kernel (ours: rtl/cu/cu_base.v, rtl/vector/vector_core.v), each
+    the register stages between the two; checked flit by flit against the RTL's flit traces
+    (tests/unit/timed/test_timed_trace.py)."""
 
     accept: int = 2        # a CU_INST taken at edge t is accepted at t + accept (FIFO write, then inst_valid)
     imem_done: int = 2     # IMEM / DESC: accept to exec_done (E_IDLE -> E_DEC -> done)
@@ -49,8 +51,10 @@ class EndpointTiming:
     halt_done: int = 1     # the RUN's cycle count to exec_done
     to_router: int = 4     # exec_done to the completion entering the router (queue, output register, link)
     next_accept: int = 2   # exec_done to the next CU_INST's acceptance
-    req_lead: int = 2      # a VFILL / VDRAIN's fire count to its first flit entering the router (vc_xfer go,
-                           # vc_link queue, cu_base output register)
+    req_lead: int = 4      # a VFILL / VDRAIN's fire count to its first flit entering the router: vc_xfer's go
+                           # the cycle after (1), vc_link's queue (2), its send register (3), cu_base's output
+                           # register (4); the RTL's flit trace agrees (ops_log2: the RUN's first VFILL request
+                           # 21 cycles after its dispatch, as here)
     resp_land: int = 0     # a fill response taken at edge e counts from kernel count e - run0 + resp_land
     ack_lead: int = 3      # a CU_DATA burst's last word taken to its DATA_RECEIVED entering the router
 
