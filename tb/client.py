@@ -198,11 +198,20 @@ def _run_model(b: Bundle, build: Path, timed: Future | None, what_if: str = "") 
 
 def timing_overrides(items: list[str], models: bool = False) -> dict[str, int]:
     """The --timing items as overrides (Refused in one line naming the fact, its limits and what it counts);
-    on the RTL a machine built with them, on --models the timed models' facts."""
+    on the RTL a machine built with them, on --models the timed models' facts (a combination their units
+    refuse, as the RTL's do at elaboration, refused here too)."""
     try:
-        return parse_overrides(items)
+        timing = parse_overrides(items)
     except ValueError as exc:
         raise Refused(str(exc)) from None
+    if models and timing:
+        from models.timed.run import check_timing
+
+        try:
+            check_timing(timing)
+        except ValueError as exc:
+            raise Refused(f"--timing {canonical(timing)}: {exc}") from None
+    return timing
 
 
 def what_if_build(build: Path, timing: dict[str, int]) -> Path:

@@ -244,6 +244,14 @@ def main(argv: list[str] | None = None) -> int:
     args.out = args.out.resolve()
     try:
         overrides = parse_grid(args.fact, args.values)
+        if not args.rtl:  # a combination the timed units refuse (as the RTL's elaboration would), before any point
+            from models.timed.run import check_timing
+
+            for point in overrides:
+                try:
+                    check_timing(point)
+                except ValueError as exc:
+                    raise ValueError(f"VALUES: {canonical(point)}: {exc}") from None
         folders = bundle_dirs(args.bundles)
         jobs = parse_jobs(args.jobs)
         override_env(args.cycle_margin, None)  # a bad margin refused here, before any point runs

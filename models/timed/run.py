@@ -40,6 +40,22 @@ def timed_units(timing: Mapping[str, int] | None = None) -> dict[UnitKind, Facto
     }
 
 
+def check_timing(timing: Mapping[str, int] | None) -> None:
+    """Refuse (ValueError, one line) an override set the timed units cannot run: a fact's limits, and the
+    combinations the RTL's units refuse at elaboration (a drain queue limit past its depth, an intake margin
+    past its queue), before anything runs."""
+    from models.mag.model import DramImage
+
+    for factory, coord in ((UnitKind.VECTOR, (1, 0)), (UnitKind.CLUSTER, (1, 1)), (UnitKind.MAG, (0, 1))):
+        t = dict(timing or {})
+        if factory == UnitKind.VECTOR:
+            TimedVector(coord, (0, 1), _facts(t, "vector"))
+        elif factory == UnitKind.CLUSTER:
+            TimedCluster(coord, (0, 1), _facts(t, "cluster"))
+        else:
+            TimedMag(coord, DramImage(1), facts=_facts(t, "mag", "dram"))
+
+
 @dataclass
 class TimedRun:
     """One bundle on the timed models: the executor's result (its rounds carry the timing) and CPU seconds."""
@@ -98,4 +114,4 @@ def table(runs: list[TimedRun]) -> list[str]:
     return lines
 
 
-__all__ = ["TimedRun", "run_timed", "table", "timed_units"]
+__all__ = ["TimedRun", "check_timing", "run_timed", "table", "timed_units"]

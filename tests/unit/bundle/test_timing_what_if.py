@@ -75,3 +75,19 @@ def test_a_what_if_the_run_cannot_honour_is_refused_before_anything_runs(tmp_pat
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(message), done.stderr
     assert not (tmp_path / "build").exists()
+
+
+def test_a_combination_the_timed_units_refuse_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """A drain-queue limit of 1 is inside the fact's own limits (1..1023) but the cluster refuses it with its
+    depth, as the RTL's elaboration does: one line, exit 2, on --models and on a models sweep."""
+    done = client(str(BUNDLES / MATMUL), "--build", str(tmp_path / "build"), "--timing", "cluster.DQ_LIMIT=1",
+                  "--models", timeout=120)
+    assert done.returncode == 2 and not (tmp_path / "build").exists()
+    assert done.stderr.strip().splitlines() == [
+        "refused: --timing cluster.DQ_LIMIT=1: TimedCluster: cluster.DQ_LIMIT=1 with DQ_DEPTH=128: need 2 <= "
+        "DQ_LIMIT <= DQ_DEPTH - 4 (rtl/cluster/cl_drain.v: room for the granules issued while the limit is seen)"]
+    sweep = subprocess.run([sys.executable, "-m", "tb.timing_sweep", "--fact", "cluster.DQ_LIMIT", "--values",
+                            "1,64", "--bundles", str(BUNDLES / MATMUL), "--out", str(tmp_path / "o")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert sweep.returncode == 2 and not (tmp_path / "o").exists()
+    assert sweep.stderr.strip().splitlines()[0].startswith("refused: VALUES: cluster.DQ_LIMIT=1: TimedCluster:")
