@@ -1,5 +1,7 @@
 """``python -m models.timed DIR... [--timing FACT=VALUE ...]``: bundles on the timed models, each round's machine
-cycles beside upstream's RTL (models/timed/run.py)."""
+cycles beside upstream's RTL (models/timed/run.py). Each run's bits are judged as ``tb.client run --models``
+judges them (the bundle judge, the units' monitors): a run that fails is named and the exit status is 1, so no
+figure of a wrong run passes unnoticed."""
 
 from __future__ import annotations
 
@@ -8,11 +10,12 @@ import sys
 
 from pathlib import Path
 
+from models.bundle.judge import judge
 from models.bundle.reader import Bundle
 from models.machine.layouts import UnitKind, get_machine
 from models.machine.unit_timing import parse_overrides
 
-from .run import run_timed, table
+from .run import check_timing, run_timed, table
 from .trace import compare, model_trace, read_rtl_trace, round_limits
 
 
@@ -27,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         timing = parse_overrides(args.timing)
+        check_timing(timing)
     except ValueError as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
@@ -39,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     runs = [run_timed(Bundle(d), timing=timing, trace=args.rtl_trace is not None) for d in args.dirs]
     print("\n".join(table(runs)))
+    failed = 0
+    for run in runs:
+        failures = judge(run.bundle, run.result) + run.errors
+        if failures:
+            failed += 1
+            print(f"FAILED {run.bundle.name}: {len(failures)} failure(s), the first: {failures[0]}")
     if args.rtl_trace is not None:
         run = runs[0]
         machine = get_machine(run.bundle.meta["machine"]["name"])
@@ -49,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                       g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
         names = {g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()}
         print("\n".join(cmp.lines(names)))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
