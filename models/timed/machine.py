@@ -49,6 +49,7 @@ class TimedMachine(MachineModel):
         # set to a list to record every flit as the RTL top's flit trace does (models/timed/trace.py):
         # (edge, "IN" an endpoint takes it / "OUT" the mesh takes it from an endpoint, endpoint, flit)
         self.trace: list[tuple[int, str, tuple[int, int], int]] | None = None
+        self._intakes = {c: u.intake_edge for c, u in self.units.items() if hasattr(u, "intake_edge")}
         for coord, unit in self.units.items():
             if hasattr(unit, "wake"):  # a unit with work of its own (the agent's writes): it asks to be called
                 unit.schedule = lambda edge, c=coord: self.mesh.wake(edge, c)
@@ -79,8 +80,7 @@ class TimedMachine(MachineModel):
 
     def _accept(self, dst: tuple[int, int], edge: int) -> int:
         """The edge `dst` takes a flit offered from `edge` (a unit with an intake that can be busy says)."""
-        unit = self.units.get(dst)
-        intake = getattr(unit, "intake_edge", None)
+        intake = self._intakes.get(dst)
         return intake(edge) if intake is not None else edge
 
     def _wake(self, edge: int, coord: tuple[int, int]) -> None:

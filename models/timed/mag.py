@@ -77,6 +77,7 @@ What is not modelled, or differs from the RTL:
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import deque
 from types import MappingProxyType
 from typing import Mapping
 
@@ -146,7 +147,7 @@ class TimedMag(MagUnit):
         self._next_slot = 0
         # writes ready and not yet issued, in ready order: (ready edge, beats, the ack event, slot); with a
         # machine's scheduler attached (``schedule``), a write is issued only once no read can go first
-        self._pending: list[tuple[int, int, object, int]] = []
+        self._pending: deque[tuple[int, int, object, int]] = deque()
         self.schedule = None  # set by a timed machine: schedule(edge) calls wake(edge) at that edge
         self._calls: set[int] = set()  # edges a wake is asked for and not yet made
         self._rq_pops: list[int] = []          # pop edges of queued flits (for intake_edge)
@@ -186,14 +187,16 @@ class TimedMag(MagUnit):
         """Issue every waiting write whose issue edge comes before ``edge`` (a read at the head at a write's
         issue edge goes first: rtl/mag/mag.v takes a plain read before a ready write)."""
         out: list[Stamped] = []
-        while self._pending:
-            ready, beats, ev, slot = self._pending[0]
-            if self._place(ready, beats)[0] >= edge:
-                break
-            self._pending.pop(0)
+        pending = self._pending
+        while pending:
+            ready, beats, ev, slot = pending[0]
+            at = self._place(ready, beats)[0]
+            if at >= edge:
+                if self.schedule is not None:
+                    self._call_back(at)
+                return out
+            pending.popleft()
             out.append(self._issue_pending(ready, beats, ev, slot))
-        if self._pending and self.schedule is not None:
-            self._call_back(self._place(self._pending[0][0], self._pending[0][1])[0])
         return out
 
     def _issue_pending(self, ready: int, beats: int, ev, slot: int) -> Stamped:

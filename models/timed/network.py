@@ -28,6 +28,7 @@ use it.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
 from typing import Callable
 
@@ -57,7 +58,7 @@ class TimedMesh:
         self.held: dict[tuple[Coord, int], int] = {}  # ejection register -> grant edge of the flit it holds, untaken
         self.waiting: dict[tuple[Coord, int], list[tuple[Coord, int]]] = {}  # held register -> inputs waiting on it
         self.heap: list[tuple[int, int, int, Coord, int, int]] = []  # (edge, kind, seq, router/dst, port, flit)
-        self.seq = 0
+        self.seq = itertools.count(1)  # ties of one edge and kind: the order they were pushed
         self.hold_free: dict[tuple[Coord, int], int] = {}  # (router, input port) -> edge its holding register reloads
         self.out_free: dict[tuple[Coord, int], int] = {}   # (router, output port) -> edge its register reloads
         self.now = 0
@@ -93,8 +94,7 @@ class TimedMesh:
         self.in_flight += 1
 
     def _push(self, edge: int, kind: int, where: Coord, port: int, flit: int) -> None:
-        self.seq += 1
-        heapq.heappush(self.heap, (edge, kind, self.seq, where, port, flit))
+        heapq.heappush(self.heap, (edge, kind, next(self.seq), where, port, flit))
 
     def wake(self, edge: int, unit: Coord) -> None:
         """Call the machine back at `edge` for `unit`'s own work (before the flits of that edge)."""
@@ -128,32 +128,33 @@ class TimedMesh:
         a head whose output register holds a flit its endpoint has not taken waits for that take."""
         q = self.inputs[key]
         router = key[0]
+        held, hold_free, out_free, heap, seq = self.held, self.hold_free, self.out_free, self.heap, self.seq
         while q:
             edge, flit = q[0]
             dst = flit_dst(flit)
             out, nxt, nxt_in = self._next(router, dst)
             okey = (router, out)
-            if okey in self.held:  # the register's flit waits for its endpoint: so does this input
+            if okey in held:  # the register's flit waits for its endpoint: so does this input
                 waiting = self.waiting.setdefault(okey, [])
                 if key not in waiting:
                     waiting.append(key)
                 return
             hold = edge + 1
-            free = self.hold_free.get(key, 0)
+            free = hold_free.get(key, 0)
             if free > hold:
                 hold = free
             grant = hold + 1
-            free = self.out_free.get(okey, 0)
+            free = out_free.get(okey, 0)
             if free > grant:
                 grant = free
             q.popleft()
-            self.hold_free[key] = grant
+            hold_free[key] = grant
             if nxt is None:  # to the endpoint: the register holds it until the endpoint takes it
-                self.held[okey] = grant
-                self._push(grant + 1, _TAKE, dst, out, flit)
+                held[okey] = grant
+                heapq.heappush(heap, (grant + 1, _TAKE, next(seq), dst, out, flit))
             else:
-                self.out_free[okey] = grant + 1
-                self._push(grant + 1, _HOP, nxt, nxt_in, flit)
+                out_free[okey] = grant + 1
+                heapq.heappush(heap, (grant + 1, _HOP, next(seq), nxt, nxt_in, flit))
 
     def _take(self, edge: int, dst: Coord, out: int, flit: int) -> None:
         """The endpoint `dst` is offered `flit` from its router's output register from `edge`."""
