@@ -63,7 +63,7 @@ from models.bundle.report import (BundleReport, format_bound, format_kernels, fo
 from models.bundle.executor import check_machine
 from models.bundle.round_timing import RoundTiming
 from models.bundle.golden import judged_run
-from models.machine.layouts import MACHINES, UnitKind, get_machine
+from models.machine.layouts import MACHINES, get_machine
 from models.machine.unit_timing import canonical, parse_overrides
 from tb.bundle.cycle_limits import DEFAULT_MARGIN, MARGIN_ENV, MAX_CYCLES_ENV, override_env, wall_backstop_s
 from tb.lib.artifacts import FILE_NAME, Artifacts, load
@@ -321,23 +321,14 @@ def print_timing(reports: list[BundleReport], what_if: str = "") -> bool:
 
 def print_flit_trace(b: Bundle, trace: Path, timing: dict[str, int]) -> None:
     """The RTL run's flit trace beside the timed models' (models/timed/trace.py): where the two clocks part."""
-    from models.timed.run import run_timed
-    from models.timed.trace import compare, model_trace, read_rtl_trace, round_limits
+    from models.timed.run import run_timed, trace_lines
 
     if not trace.is_file():
         print(f"flit trace: {trace} was not written (the run stopped before the machine started)")
         return
-    machine = get_machine(b.meta["machine"]["name"])
-    run = run_timed(b, machine, timing, trace=True)
-    assert run.trace is not None
-    g = machine.geometry
-    limits = round_limits([(r.kicked, r.timing.machine_cycles) for r in run.result.rounds if r.timing])
-    cmp = compare(model_trace(run.trace, machine), read_rtl_trace(trace),
-                  g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
-    names = {g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()}
     print(f"flit trace ({trace}) beside the timed models', per endpoint (models - RTL, cycles from the last "
           f"dispatched flit; the limit 1 % of the flit's round):")
-    print("\n".join(cmp.lines(names)))
+    print("\n".join(trace_lines(run_timed(b, timing=timing, trace=True), trace)))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,11 +12,9 @@ from pathlib import Path
 
 from models.bundle.judge import judge
 from models.bundle.reader import Bundle
-from models.machine.layouts import UnitKind, get_machine
 from models.machine.unit_timing import parse_overrides
 
-from .run import check_timing, run_timed, table
-from .trace import compare, model_trace, read_rtl_trace, round_limits
+from .run import check_timing, run_timed, table, trace_lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,15 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             failed += 1
             print(f"FAILED {run.bundle.name}: {len(failures)} failure(s), the first: {failures[0]}")
     if args.rtl_trace is not None:
-        run = runs[0]
-        machine = get_machine(run.bundle.meta["machine"]["name"])
-        g = machine.geometry
-        assert run.trace is not None
-        limits = round_limits([(r.kicked, r.timing.machine_cycles) for r in run.result.rounds if r.timing])
-        cmp = compare(model_trace(run.trace, machine), read_rtl_trace(args.rtl_trace),
-                      g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
-        names = {g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()}
-        print("\n".join(cmp.lines(names)))
+        print("\n".join(trace_lines(runs[0], args.rtl_trace)))
     return 1 if failed else 0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 
 from models.bundle.executor import ExecResult, execute, run_sync
@@ -46,14 +47,10 @@ def check_timing(timing: Mapping[str, int] | None) -> None:
     past its queue), before anything runs."""
     from models.mag.model import DramImage
 
-    for factory, coord in ((UnitKind.VECTOR, (1, 0)), (UnitKind.CLUSTER, (1, 1)), (UnitKind.MAG, (0, 1))):
-        t = dict(timing or {})
-        if factory == UnitKind.VECTOR:
-            TimedVector(coord, (0, 1), _facts(t, "vector"))
-        elif factory == UnitKind.CLUSTER:
-            TimedCluster(coord, (0, 1), _facts(t, "cluster"))
-        else:
-            TimedMag(coord, DramImage(1), facts=_facts(t, "mag", "dram"))
+    t = dict(timing or {})
+    TimedVector((1, 0), (0, 1), _facts(t, "vector"))
+    TimedCluster((1, 1), (0, 1), _facts(t, "cluster"))
+    TimedMag((0, 1), DramImage(1), facts=_facts(t, "mag", "dram"))
 
 
 @dataclass
@@ -85,6 +82,20 @@ def run_timed(b: Bundle, machine: Machine | None = None, timing: Mapping[str, in
     return TimedRun(b, res, time.process_time() - t0, tm.trace, errors)
 
 
+def trace_lines(run: TimedRun, rtl_trace: Path) -> list[str]:
+    """A traced run's flits beside the RTL's flit trace of the same bundle (models/timed/trace.py), each
+    endpoint named, the limit 1 % of each flit's round: the report lines."""
+    from .trace import compare, model_trace, read_rtl_trace, round_limits
+
+    assert run.trace is not None, "run_timed(..., trace=True) records the flits this compares"
+    machine = get_machine(run.bundle.meta["machine"]["name"])
+    g = machine.geometry
+    limits = round_limits([(r.kicked, r.timing.machine_cycles) for r in run.result.rounds if r.timing])
+    cmp = compare(model_trace(run.trace, machine), read_rtl_trace(rtl_trace),
+                  g.port_index(machine.coords(UnitKind.ORCH)[0]), limits)
+    return cmp.lines({g.port_index(c): f"{k.value} ({c[0]},{c[1]})" for c, k in machine.units.items()})
+
+
 def table(runs: list[TimedRun]) -> list[str]:
     """Per round: the timed models' machine and host cycles beside upstream's (timing_rtl.json), and the
     ratio; per bundle its total and worst round; last, the corpus's total and the rounds within 1 %."""
@@ -114,4 +125,4 @@ def table(runs: list[TimedRun]) -> list[str]:
     return lines
 
 
-__all__ = ["TimedRun", "check_timing", "run_timed", "table", "timed_units"]
+__all__ = ["TimedRun", "check_timing", "run_timed", "table", "timed_units", "trace_lines"]
