@@ -55,27 +55,7 @@ API (all numbers are edges):
 
 from __future__ import annotations
 
-NEVER = -(1 << 62)  # an edge before every edge
-
-
-class OutRegister:
-    """cu_base's output register: at most one flit loaded per edge; a flit loaded at ``L`` enters the router
-    at ``L + 1``. ``load(ready)`` gives the first free edge from ``ready`` and marks it used."""
-
-    def __init__(self) -> None:
-        self.used: set[int] = set()
-        self.last = NEVER  # the latest edge loaded so far
-
-    def load(self, ready: int) -> int:
-        e = ready
-        used = self.used
-        if e <= self.last:  # the common case (in order) skips the search
-            while e in used:
-                e += 1
-        used.add(e)
-        if e > self.last:
-            self.last = e
-        return e
+from .unit import NEVER, OutRegister
 
 
 class CuBaseTiming:

@@ -14,25 +14,23 @@ it is one edge after the read is issued (the orchestrator loads the read data on
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Mapping
 
 import numpy as np
 
 from models.bundle.executor import NotLanded, PollFailed, describe_poll, stage_writes
 from models.bundle.loader import Poll
 from models.bundle.round_budget import DeliveryBudget
-from models.machine.event_model import Factory, MachineModel, ModelHost, model_run, ModelRun, UNIT_MODELS
+from models.machine.event_model import Factory, MachineModel, ModelHost, _type_name
 from models.machine.layouts import Machine, UnitKind
 from models.noc.flit import FlitType, flit_type
-from models.vector.link import Event
 
 from .network import TimedMesh
 from .orch import TimedOrch
-from .unit import Stamped
+from .unit import FlitRecord, Stamped
 
 AXI_CYCLES = 4  # one AXI-Lite transfer of upstream's host (AW, W, B or AR, R)
 _MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
-_TYPE_NAMES = {int(t): t.name for t in FlitType}
 
 
 class TimedMachine(MachineModel):
@@ -48,7 +46,7 @@ class TimedMachine(MachineModel):
         self.now = 0
         # set to a list to record every flit as the RTL top's flit trace does (models/timed/trace.py):
         # (edge, "IN" an endpoint takes it / "OUT" the mesh takes it from an endpoint, endpoint, flit)
-        self.trace: list[tuple[int, str, tuple[int, int], int]] | None = None
+        self.trace: list[FlitRecord] | None = None
         self._intakes = {c: u.intake_edge for c, u in self.units.items() if hasattr(u, "intake_edge")}
         for coord, unit in self.units.items():
             if hasattr(unit, "wake"):  # a unit with work of its own (the agent's writes): it asks to be called
@@ -67,7 +65,7 @@ class TimedMachine(MachineModel):
         if self.trace is not None:
             self.trace.append((edge - 1, "IN", dst, flit))  # offered the cycle before it is taken
         self.steps += 1
-        self.delivered[_TYPE_NAMES.get(flit_type(flit), 'reserved')] += 1
+        self.delivered[_type_name(flit_type(flit))] += 1
         if dst == self.orch.own:
             self.orch.now = edge
             self._send_stamped(dst, self.orch.take_at(flit, edge))

@@ -70,8 +70,8 @@ What is not modelled, or differs from the RTL:
   taken as free every edge.
 * stamps are non-decreasing within one returned list; across calls they are not: an ack is stamped in the
   gap between two entries' emits of an entry read returned by an earlier call, as the RTL sends it, so a
-  caller must order this unit's flits by their stamps. (:class:`models.timed.unit.OutLink`, which assumes
-  sends in edge order, is therefore not used; the output register's one flit an edge is kept by the rules.)
+  caller must order this unit's flits by their stamps (the output register's one flit an edge is kept by the
+  rules).
 """
 
 from __future__ import annotations

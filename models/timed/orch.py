@@ -28,7 +28,7 @@ from models.orch.event_model import OrchModel
 from models.orch.host_port import ProgStat, Reg
 from models.vector.link import Event
 
-from .unit import OutLink, Stamped
+from .unit import OutRegister, Stamped
 
 FLIT_WORDS = 5        # staging words a flit: one read a cycle
 FIRST_WORD = 2        # the kick's W edge to its first word's read
@@ -42,7 +42,7 @@ class TimedOrch(OrchModel):
     now: int = 0              # the machine's edge, set by the timed machine before the host reads
     word_at: int = 0          # the edge the dispatcher reads the next flit's first word
     idle_at: int = 0          # run reads 0 from this edge on
-    link: OutLink = field(default_factory=OutLink)
+    link: OutRegister = field(default_factory=OutRegister)
 
     def read(self, addr: int) -> int:
         if addr == Reg.PROG_STAT:

@@ -23,6 +23,7 @@ from models.machine.layouts import Machine, UnitKind, get_machine
 from .cluster import TimedCluster
 from .mag import TimedMag
 from .machine import TimedHost, TimedMachine
+from .unit import FlitRecord
 from .vector import TimedVector
 
 
@@ -60,7 +61,7 @@ class TimedRun:
     bundle: Bundle
     result: ExecResult
     cpu_s: float
-    trace: list[tuple[int, str, tuple[int, int], int]] | None = None
+    trace: list[FlitRecord] | None = None
     errors: list[str] = field(default_factory=list)  # the units' monitors and FAULT signals, as --models fails on
 
     @property

@@ -19,7 +19,10 @@ from pathlib import Path
 
 from models.machine.layouts import Machine
 
+from .unit import FlitRecord
+
 Key = tuple[str, int]  # ("IN" | "OUT", endpoint port index)
+Line = tuple[int, str, int, int]  # a trace line: (cycle, "IN" | "OUT", port index, 32-bit header)
 
 
 def round_limits(run_rounds: list[tuple[int, int]], share: float = 0.01) -> list[float]:
@@ -28,7 +31,7 @@ def round_limits(run_rounds: list[tuple[int, int]], share: float = 0.01) -> list
     return [share * cycles for kicked, cycles in run_rounds for _ in range(kicked)]
 
 
-def read_rtl_trace(path: Path) -> list[tuple[int, str, int, int]]:
+def read_rtl_trace(path: Path) -> list[Line]:
     """The RTL's flit trace: (cycle, "IN" | "OUT", port, 32-bit header) per line."""
     out = []
     for line in path.read_text().splitlines():
@@ -37,13 +40,13 @@ def read_rtl_trace(path: Path) -> list[tuple[int, str, int, int]]:
     return out
 
 
-def model_trace(trace: list[tuple[int, str, tuple[int, int], int]], machine: Machine) -> list[tuple[int, str, int, int]]:
+def model_trace(trace: list[FlitRecord], machine: Machine) -> list[Line]:
     """A TimedMachine's ``trace`` in the RTL's form (port index, header)."""
     g = machine.geometry
     return [(e, way, g.port_index(c), flit >> 256) for e, way, c, flit in trace]
 
 
-def _by_port(trace: list[tuple[int, str, int, int]]) -> dict[Key, list[tuple[int, int]]]:
+def _by_port(trace: list[Line]) -> dict[Key, list[tuple[int, int]]]:
     out: dict[Key, list[tuple[int, int]]] = defaultdict(list)
     for cyc, way, port, hdr in sorted(trace, key=lambda r: r[0]):
         out[(way, port)].append((cyc, hdr))
@@ -92,7 +95,7 @@ class TraceComparison:
         return out
 
 
-def compare(models: list[tuple[int, str, int, int]], rtl: list[tuple[int, str, int, int]], orch_port: int,
+def compare(models: list[Line], rtl: list[Line], orch_port: int,
             limits: list[float] | None = None, limit: float = 50) -> TraceComparison:
     """Every endpoint's flits, models beside RTL (module doc). The offset difference worth naming: after the
     orchestrator's j-th flit ``limits[j]`` (e.g. 1 % of that flit's round), else `limit` cycles."""

@@ -9,8 +9,7 @@ noc_outport.v). A unit's endpoint is such a receiver on its router's Local port,
   event's flit, i.e. one edge after the unit's output register first holds it (a unit whose output register
   is loaded at edge L offers the flit during the cycle after L and the router takes it at L+1).
 
-A unit sends at most one flit per edge on its link (:class:`OutLink` keeps that); the stamps of one unit's
-flits never decrease in the order returned (the link is first in, first out).
+A unit sends at most one flit per edge on its link (:class:`OutRegister` keeps that).
 """
 
 from __future__ import annotations
@@ -20,23 +19,41 @@ from typing import Protocol
 from models.vector.link import Event
 
 Stamped = tuple[int, Event]
+# one flit at an endpoint: (cycle, "IN" the endpoint takes it / "OUT" the mesh takes it from it, endpoint, flit)
+FlitRecord = tuple[int, str, tuple[int, int], int]
 
 
 class TimedUnit(Protocol):
     def take_at(self, flit: int, t: int) -> list[Stamped]: ...
 
 
-class OutLink:
-    """A unit's one outbound link: a flit ready at edge ``e`` enters the router at the first free edge from e."""
+NEVER = -(1 << 62)  # an edge before every edge
+
+
+class OutRegister:
+    """A unit's output register, the one flit a cycle it offers its router: at most one flit loaded per edge; a
+    flit loaded at ``L`` enters the router at ``L + 1``. ``load(ready)`` gives the first free edge from
+    ``ready`` and marks it used, so a flit placed later (a completion, an ack) takes the first edge still free
+    instead of queueing behind flits already placed for later edges."""
 
     def __init__(self) -> None:
-        self.free = 0  # the first edge at which the link can take another flit
+        self.used: set[int] = set()
+        self.last = NEVER  # the latest edge loaded so far
 
-    def send(self, e: int) -> int:
-        """The edge a flit ready at ``e`` enters the router; the link is busy at that edge."""
-        at = e if e >= self.free else self.free
-        self.free = at + 1
-        return at
+    def load(self, ready: int) -> int:
+        e = ready
+        used = self.used
+        if e <= self.last:  # the common case (in order) skips the search
+            while e in used:
+                e += 1
+        used.add(e)
+        if e > self.last:
+            self.last = e
+        return e
+
+    def send(self, edge: int) -> int:
+        """The edge the router takes a flit that could enter it at ``edge`` (loaded the edge before)."""
+        return self.load(edge - 1) + 1
 
 
-__all__ = ["OutLink", "Stamped", "TimedUnit"]
+__all__ = ["NEVER", "FlitRecord", "OutRegister", "Stamped", "TimedUnit"]

@@ -26,7 +26,7 @@ from models.vector.isa import Word
 from models.vector.kernel_clock import FillMemory
 from models.vector.timed_core import TimedVectorCore
 
-from .unit import OutLink, Stamped
+from .unit import OutRegister, Stamped
 
 _NOT_YET = 1 << 62  # fills_done while a VFILL's responses are still on their way
 
@@ -66,7 +66,7 @@ class TimedVector(TimedVectorCore):
                  ep: EndpointTiming = EndpointTiming()) -> None:
         super().__init__(coord, mag, facts, _ArrivalMemory())
         self.ep = ep
-        self.link = OutLink()
+        self.link = OutRegister()
         self.arrivals: deque[int] = deque()  # edges the queued CU_INSTs were taken
         self.free_at = 0                      # the edge the next CU_INST may be accepted
         self.run0 = 0                         # kernel count 0 of the current RUN
@@ -100,7 +100,7 @@ class TimedVector(TimedVectorCore):
     def _execute(self, inst: int) -> list[Event]:
         arrived = self.arrivals.popleft() if self.arrivals else self.now
         accept = max(arrived + self.ep.accept, self.free_at)
-        op = ((inst & ((1 << 256) - 1)) >> 252) & 0xF
+        op = (inst & isa.WORD_MASK) >> 252
         if op == isa.INST_RUN:
             self.run0 = accept + self.ep.run_start
             self.free_at = _NOT_YET  # until the RUN's completion
