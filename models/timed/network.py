@@ -61,10 +61,8 @@ class TimedMesh:
         self.seq = itertools.count(1)  # ties of one edge and kind: the order they were pushed
         self.hold_free: dict[tuple[Coord, int], int] = {}  # (router, input port) -> edge its holding register reloads
         self.out_free: dict[tuple[Coord, int], int] = {}   # (router, output port) -> edge its register reloads
-        self.now = 0
         self._entry: dict[Coord, tuple[Coord, int]] = {}
         self._route: dict[tuple[Coord, Coord], tuple[int, Coord | None, int]] = {}
-        self.in_flight = 0
 
     def entry(self, endpoint: Coord) -> tuple[Coord, int]:
         got = self._entry.get(endpoint)
@@ -91,7 +89,6 @@ class TimedMesh:
         """`src`'s endpoint offers `flit`; its router's input FIFO takes it at `edge`."""
         router, port = self.entry(src)
         self._push(edge, _HOP, router, port, flit)
-        self.in_flight += 1
 
     def _push(self, edge: int, kind: int, where: Coord, port: int, flit: int) -> None:
         heapq.heappush(self.heap, (edge, kind, next(self.seq), where, port, flit))
@@ -109,7 +106,6 @@ class TimedMesh:
         heap = self.heap
         while heap and heap[0][0] <= until:
             edge, kind, _, where, port, flit = heapq.heappop(heap)
-            self.now = edge
             if kind == _HOP:  # into an input FIFO: granted in order, behind the flits before it
                 key = (where, port)
                 q = self.inputs.get(key)
@@ -166,7 +162,6 @@ class TimedMesh:
         okey = (router, out)
         del self.held[okey]
         self.out_free[okey] = edge  # the register reloads the edge its flit is taken
-        self.in_flight -= 1
         self.deliver(edge, dst, flit)
         for key in self.waiting.pop(okey, ()):
             self._grant(key)

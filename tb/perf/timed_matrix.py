@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from models.bundle.models_beside import CLOSE
 from models.bundle.reader import Bundle, client_bundle_dirs
+from models.bundle.timing import within
 from models.machine.unit_timing import parse_overrides
 from tb.perf.compare import PERF_ROOT
 
 MATRIX_ROOT = PERF_ROOT / "timed_matrix"
 SETS: tuple[tuple[str, ...], ...] = ((), ("vector.FETCH=2",), ("cluster.CASCADE_LAT=27",), ("mag.QUANT_LAT=12",),
                                      ("dram.RD_LATENCY=8",), ("orch.TX_DEPTH=2",))
-CLOSE = 0.01  # the timed models' target against the RTL, a round
 
 
 @dataclass
@@ -37,7 +38,7 @@ class SetResult:
 
     def line(self) -> str:
         rs = self.ratios
-        close = sum(1 for _, _, r, m in self.rounds if abs(m - r) * 100 <= 100 * CLOSE * r)  # within 1 % of r
+        close = sum(1 for _, _, r, m in self.rounds if within(m, r, 100 * CLOSE))
         rtl, mod = sum(r for _, _, r, _ in self.rounds), sum(m for *_, m in self.rounds)
         return (f"{self.label:28s} {len(rs):4d} rounds, {close:4d} within {100 * CLOSE:g} % of the RTL; models / RTL "
                 f"per round {min(rs):.3f}-{max(rs):.3f}, summed {mod:,} / {rtl:,} = {mod / rtl:.3f}"
