@@ -104,13 +104,15 @@ UNIT_MODELS: Mapping[UnitKind, Factory] = {
 class MachineModel:
     """One machine's unit models on an ideal network, with its host port and DRAM."""
 
+    orch_model: Callable[[Coord, int], OrchModel] = OrchModel  # a subclass may stand a timed one (models/timed)
+
     def __init__(self, machine: Machine, unit_models: Mapping[UnitKind, Factory] = UNIT_MODELS) -> None:
         orch = machine.coords(UnitKind.ORCH)
         if len(orch) != 1:
             raise ModelRefused(f"machine {machine.name} has {len(orch)} orchestrators; the model's host needs one")
         self.machine = machine
         self.dram = DramImage(machine.dram_words)  # word 0 = machine byte address mem_base
-        self.orch = OrchModel(orch[0], machine.stage_slots)
+        self.orch = self.orch_model(orch[0], machine.stage_slots)
         self.units: dict[Coord, Unit] = {}
         for coord, kind in machine.units.items():
             if kind == UnitKind.ORCH:

@@ -36,12 +36,11 @@ _MEM_WR_DATA = int(FlitType.MEM_WR_DATA)
 class TimedMachine(MachineModel):
     """MachineModel on a clock: units' flits stamped, carried by a TimedMesh, delivered at their edges."""
 
-    def __init__(self, machine: Machine, unit_models: Mapping[UnitKind, Factory],
-                 timing: Mapping[str, int] | None = None) -> None:
-        self.timing = dict(timing or {})
+    orch_model = TimedOrch
+    orch: TimedOrch
+
+    def __init__(self, machine: Machine, unit_models: Mapping[UnitKind, Factory]) -> None:
         super().__init__(machine, unit_models)
-        old = self.orch
-        self.orch = TimedOrch(old.own, old.slots)
         self.mesh = TimedMesh(machine.geometry, self._arrive, self._accept, self._wake)
         self.now = 0
         # set to a list to record every flit as the RTL top's flit trace does (models/timed/trace.py):

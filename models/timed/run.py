@@ -74,7 +74,7 @@ def run_timed(b: Bundle, machine: Machine | None = None, timing: Mapping[str, in
     """Every round of `b` on a fresh timed machine through the loader (the executor's own round stamps);
     `trace`: record every flit at its endpoint (TimedRun.trace, models/timed/trace.py)."""
     machine = machine or get_machine(b.meta["machine"]["name"])
-    tm = TimedMachine(machine, timed_units(timing), timing)
+    tm = TimedMachine(machine, timed_units(timing))
     if trace:
         tm.trace = []
     t0 = time.process_time()

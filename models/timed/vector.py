@@ -79,8 +79,6 @@ class TimedVector(TimedVectorCore):
         ftype = flit_type(flit)
         if ftype == FlitType.CU_INST:
             self.arrivals.append(t)
-        elif ftype == FlitType.MEM_RD_RESP:
-            self.last_response = t
         events = self.take(flit)
         stamps, out = self.stamps, []
         default = t + self.ep.ack_lead
