@@ -49,7 +49,6 @@ import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -60,7 +59,7 @@ from models.bundle.reader import Bundle, BundleError
 from models.bundle.judge import check_count, judge, reference
 from models.bundle.report import (BundleReport, format_bound, format_kernels, format_program, format_rounds,
                                   format_summary, format_table, format_timing, format_verdict)
-from models.bundle.executor import check_machine
+from models.bundle.executor import ExecResult, check_machine
 from models.bundle.round_timing import RoundTiming
 from models.bundle.golden import judged_run
 from models.machine.layouts import MACHINES, get_machine
@@ -131,7 +130,7 @@ def _timed_rounds(path: str, timing: dict[str, int]) -> tuple[list[dict], list[i
             [r.cycles for r in run.result.rounds], run.errors)
 
 
-def _apply_timing(res: Any, timed: tuple[list[dict], list[int], list[str]]) -> list[str]:
+def _apply_timing(res: ExecResult, timed: tuple[list[dict], list[int], list[str]]) -> list[str]:
     """The timed models' round timing and cycles in place of the golden run's delivery counts; failures."""
     rounds, cycles, errors = timed
     if len(rounds) != len(res.rounds):

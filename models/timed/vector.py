@@ -26,7 +26,8 @@ from models.vector.isa import Word
 from models.vector.kernel_clock import FillMemory
 from models.vector.timed_core import TimedVectorCore
 
-from .unit import OutRegister, Stamped
+from .cu_base import CuBaseTiming
+from .unit import Stamped
 
 _NOT_YET = 1 << 62  # fills_done while a VFILL's responses are still on their way
 
@@ -41,16 +42,14 @@ class _ArrivalMemory(FillMemory):
 
 @dataclass(frozen=True)
 class EndpointTiming:
-    """Edges between the endpoint base and the kernel (ours: rtl/cu/cu_base.v, rtl/vector/vector_core.v), each
-    the register stages between the two; checked flit by flit against the RTL's flit traces
-    (tests/unit/timed/test_timed_trace.py)."""
+    """The vector core's own edges around its endpoint base (the base's are models/timed/cu_base.py's: a
+    CU_INST accepted from the cycle after it is taken, the next 2 edges after exec_done, the completion on the
+    router 3 after): rtl/vector/vector_core.v's envelope and vc_xfer.v / vc_link.v, each the register stages
+    between the two; checked flit by flit against the RTL's flit traces (tests/unit/timed/test_timed_trace.py)."""
 
-    accept: int = 2        # a CU_INST taken at edge t is accepted at t + accept (FIFO write, then inst_valid)
-    imem_done: int = 2     # IMEM / DESC: accept to exec_done (E_IDLE -> E_DEC -> done)
-    run_start: int = 2     # RUN: accept to kernel count 0 (E_DEC, run_start; count 1 the cycle after)
-    halt_done: int = 1     # the RUN's cycle count to exec_done
-    to_router: int = 4     # exec_done to the completion entering the router (queue, output register, link)
-    next_accept: int = 2   # exec_done to the next CU_INST's acceptance
+    imem_done: int = 1     # IMEM / DESC: acceptance to exec_done ("retires the cycle after acceptance")
+    run_start: int = 3     # RUN: acceptance to kernel count 0 (E_DEC, run_start, the sequencer's start)
+    halt_done: int = 2     # the RUN's cycle count to exec_done (the sequencer's done, the envelope's exec_done)
     req_lead: int = 4      # a VFILL / VDRAIN's fire count to its first flit entering the router: vc_xfer's go
                            # the cycle after (1), vc_link's queue (2), its send register (3), cu_base's output
                            # register (4); the RTL's flit trace agrees (ops_log2: the RUN's first VFILL request
@@ -66,12 +65,12 @@ class TimedVector(TimedVectorCore):
                  ep: EndpointTiming = EndpointTiming()) -> None:
         super().__init__(coord, mag, facts, _ArrivalMemory())
         self.ep = ep
-        self.link = OutRegister()
+        self.endpoint = CuBaseTiming()        # the endpoint base (cu_base): accept, retire, its output register
         self.arrivals: deque[int] = deque()  # edges the queued CU_INSTs were taken
-        self.free_at = 0                      # the edge the next CU_INST may be accepted
         self.run0 = 0                         # kernel count 0 of the current RUN
         self.now = 0
         self.stamps: dict[int, int] = {}      # id(event) -> edge it is ready to enter the router
+        self.placed: dict[int, int] = {}      # id(completion) -> its router edge, placed by the base
 
     # ------------------------------------------------------------ the link
     def take_at(self, flit: int, t: int) -> list[Stamped]:
@@ -80,11 +79,13 @@ class TimedVector(TimedVectorCore):
         if ftype == FlitType.CU_INST:
             self.arrivals.append(t)
         events = self.take(flit)
-        stamps, out = self.stamps, []
+        stamps, placed, out, register = self.stamps, self.placed, [], self.endpoint.out
         default = t + self.ep.ack_lead
         for ev in events:
-            out.append((self.link.send(stamps.pop(id(ev), default)), ev))
+            edge = placed.pop(id(ev), None)
+            out.append((register.send(stamps.pop(id(ev), default)) if edge is None else edge, ev))
         stamps.clear()
+        placed.clear()
         return out
 
     def _fill_response(self, flit: int) -> list[Event]:
@@ -97,25 +98,20 @@ class TimedVector(TimedVectorCore):
     # ------------------------------------------------------------ the envelope
     def _execute(self, inst: int) -> list[Event]:
         arrived = self.arrivals.popleft() if self.arrivals else self.now
-        accept = max(arrived + self.ep.accept, self.free_at)
-        op = (inst & isa.WORD_MASK) >> 252
-        if op == isa.INST_RUN:
+        accept = self.endpoint.accept(self.endpoint.inst_readable(arrived))
+        if (inst & isa.WORD_MASK) >> 252 == isa.INST_RUN:
             self.run0 = accept + self.ep.run_start
-            self.free_at = _NOT_YET  # until the RUN's completion
             return super()._execute(inst)
         events = super()._execute(inst)
-        done = accept + self.ep.imem_done
-        self.free_at = done + self.ep.next_accept
+        edge = self.endpoint.retire(accept + self.ep.imem_done)
         for ev in events:
-            self.stamps[id(ev)] = done + self.ep.to_router
+            self.placed[id(ev)] = edge
         return events
 
     def _finish(self, out: list[Event], fault: int | None) -> list[Event]:
         count = self.run_counts[-1] if self.run_counts and self.run_counts[-1] is not None else self.clock.t_next
-        done = self.run0 + count + self.ep.halt_done
-        self.free_at = done + self.ep.next_accept
         events = super()._finish(out, fault)
-        self.stamps[id(events[-1])] = done + self.ep.to_router
+        self.placed[id(events[-1])] = self.endpoint.retire(self.run0 + count + self.ep.halt_done)
         return events
 
     # ------------------------------------------------------------ a word's flits
