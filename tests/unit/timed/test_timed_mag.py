@@ -1,7 +1,7 @@
 """models/timed/mag.py: the memory agent's stamps are the RTL's (rtl/mag/mag.v with mag_dram.v), edge for edge.
 
-The RTL figures below were measured with the bench in this file (:data:`TB`: the agent and its DRAM alone under
-Icarus, every flit offered from edge 0 in order, the output never busy; ``IN <edge>`` is the edge the agent
+The RTL figures below were measured with rtl/bench/mag_timed_tb.v (tb/mag/alone.py: the agent and its DRAM alone
+under Icarus, every flit offered from edge 0 in order, the output never busy; ``IN <edge>`` is the edge the agent
 takes a flit, ``OUT <edge>`` the edge a flit it sends is taken, i.e. the router's Local input FIFO takes it),
 run as ``_rtl(tmp, flits, at, params)`` on the sequences here (e.g. ``PYTHONPATH=. .venv/bin/python -c`` calling
 it, or test_model_matches_the_rtl_live below, which re-measures them). They agree with the service times of
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import heapq
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,9 +21,8 @@ from models.mag.model import DramImage, MagUnit
 from models.mag.proto import rd_req, wr_data, wr_req
 from models.noc.flit import FlitType, flit_type
 from models.timed.mag import TimedMag
-from tb.run.benches import INCLUDE_DIRS, MAG_AGENT_DEPS
+from tb.mag.alone import run_alone
 
-ROOT = Path(__file__).resolve().parents[3]
 MAG = (0, 1)
 SRC = (1, 0)
 PEERS = [(2, 0), (1, 2), (2, 2)]
@@ -188,32 +186,16 @@ def test_one_write_slot_and_two_writers_wedge() -> None:
 
 
 # ---------------------------------------------------------------- against the RTL, live
-TB = (ROOT / "rtl/bench/mag_timed_tb.v").read_text()  # the agent alone, flits at given edges
 PARAM = {"mag.QUANT_LAT": "QUANT_LAT", "dram.RD_LATENCY": "RD_LATENCY", "dram.RD_INTERVAL": "RD_INTERVAL",
          "mag.AR_FIFO_LAT": "AR_FIFO_LAT", "mag.R_FIFO_LAT": "R_FIFO_LAT", "mag.W_FIFO_LAT": "W_FIFO_LAT",
          "mag.B_FIFO_LAT": "B_FIFO_LAT", "mag.R_FIFO_DEPTH": "R_FIFO_DEPTH", "mag.WR_SLOTS": "WR_SLOTS"}
 
 
 def _rtl(tmp: Path, flits, at, facts=None, drain: int = 2000) -> tuple[list[int], list[tuple[int, int]]]:
-    """Run the agent on `flits` offered from edges `at`: (edges taken, [(edge, flit) sent])."""
-    (tmp / "tb.v").write_text(TB)
-    (tmp / "flits.hex").write_text("".join(f"{f:072x}\n" for f in flits))
-    (tmp / "at.hex").write_text("".join(f"{a:08x}\n" for a in at))
-    params = {"N": len(flits), "DRAIN": drain, **{PARAM[k]: v for k, v in (facts or {}).items()}}
-    build = ["iverilog", "-g2012", "-o", str(tmp / "t.vvp"), "-s", "tmag_tb",
-             *[f"-Ptmag_tb.{k}={v}" for k, v in params.items()], *[f"-I{ROOT / d}" for d in INCLUDE_DIRS],
-             str(tmp / "tb.v"), *[str(ROOT / s) for s in (*MAG_AGENT_DEPS, "rtl/mag/mag_dram.v")]]
-    subprocess.run(build, check=True, capture_output=True, text=True, cwd=tmp)
-    run = subprocess.run(["vvp", "-n", str(tmp / "t.vvp")], capture_output=True, text=True, timeout=300, cwd=tmp)
-    assert "END mon_err=0" in run.stdout, run.stdout[-2000:] + run.stderr
-    taken, sent = [], []
-    for line in run.stdout.splitlines():
-        w = line.split()
-        if w and w[0] == "IN":
-            taken.append(int(w[1]))
-        elif w and w[0] == "OUT":
-            sent.append((int(w[1]), int(w[2], 16)))
-    return taken, sent
+    """Run the agent on `flits` offered from edges `at` (tb/mag/alone.py): (edges taken, [(edge, flit) sent])."""
+    run = run_alone(tmp, flits, at, {PARAM[k]: v for k, v in (facts or {}).items()}, drain)
+    assert not run.mon_err, run.log[-2000:]
+    return run.taken, run.sent
 
 
 def _reads_only(seed: int, n: int) -> tuple[list[int], list[int]]:
